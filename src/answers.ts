@@ -1,0 +1,64 @@
+/** What the receiver answers: adapters copy it onto their framework's response as it is. */
+export interface ReceiverResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The error codes of the receiver's answers, in the JSON body as `error.code`. */
+export type AnswerCode =
+  | 'invalid_signature'
+  | 'invalid_json'
+  | 'invalid_payload'
+  | 'method_not_allowed'
+  | 'payload_too_large'
+  | 'body_unreadable'
+  | 'in_progress'
+  | 'handler_failed'
+  | 'body_unavailable'
+  | 'shutting_down'
+  | 'internal_error';
+
+function respond(status: number, body: string, extraHeaders?: Record<string, string>): ReceiverResponse {
+  return {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...extraHeaders },
+    body,
+  };
+}
+
+function failure(status: number, code: AnswerCode, message: string, extraHeaders?: Record<string, string>) {
+  return respond(status, JSON.stringify({ ok: false, error: { code, message } }), extraHeaders);
+}
+
+const OK = JSON.stringify({ ok: true });
+const DUPLICATE = JSON.stringify({ ok: true, duplicate: true });
+
+// Messages are fixed or come from jobhook's own checks: no secret, signature or stack reaches them.
+export const answers = {
+  ok: () => respond(200, OK),
+  duplicate: () => respond(200, DUPLICATE),
+  inProgress: () =>
+    failure(409, 'in_progress', 'This delivery is being handled right now; retry later.', { 'retry-after': '1' }),
+  invalidSignature: (reason: string) => failure(401, 'invalid_signature', reason),
+  invalidJson: (message: string) => failure(400, 'invalid_json', message),
+  invalidPayload: (message: string) => failure(400, 'invalid_payload', message),
+  methodNotAllowed: () =>
+    failure(405, 'method_not_allowed', 'Webhook deliveries must be sent with POST.', { allow: 'POST' }),
+  tooLarge: (limit: number) =>
+    failure(413, 'payload_too_large', `The body is larger than the receiver's limit of ${limit} bytes.`),
+  bodyUnreadable: () => failure(400, 'body_unreadable', 'The request body could not be read to its end.'),
+  handlerFailed: () =>
+    failure(500, 'handler_failed', 'A handler failed to process this delivery; it will run again on retry.'),
+  bodyUnavailable: () =>
+    failure(
+      500,
+      'body_unavailable',
+      'The raw request body was consumed before jobhook could read it, so its signature cannot be checked. ' +
+        'Mount the webhook handler before any body parser (such as express.json()), ' +
+        'or give it the raw bytes (express.raw({ type: "*/*" }) on its route, or req.rawBody).',
+    ),
+  shuttingDown: () =>
+    failure(503, 'shutting_down', 'The receiver is shutting down; retry later.', { 'retry-after': '5' }),
+  internal: () => failure(500, 'internal_error', 'The receiver failed unexpectedly; retry later.'),
+};

@@ -1,0 +1,60 @@
+import { JobhookError } from './errors.js';
+import { messageOf } from './logger.js';
+
+/** What a handler learns about the delivery besides its payload. */
+export interface DeliveryContext {
+  /** The sender's delivery id (`webhook-id`, else the payload's `id`), stable across retries. */
+  deliveryId: string | undefined;
+  /** The event type. */
+  type: string;
+  /** Aborted when the handler timeout passes: long work should stop then, a retry will follow. */
+  signal: AbortSignal;
+}
+
+export type EventHandler<E> = (event: E, context: DeliveryContext) => unknown;
+
+/**
+ * Runs one delivery's handlers concurrently and resolves to their failures (empty when all
+ * succeeded). Past `timeoutMs` it stops waiting, aborts `context.signal` and reports a timeout.
+ */
+export async function runHandlers<E>(
+  handlers: readonly EventHandler<E>[],
+  event: E,
+  delivery: { deliveryId: string | undefined; type: string },
+  timeoutMs: number,
+): Promise<JobhookError[]> {
+  const controller = new AbortController();
+  const context: DeliveryContext = { ...delivery, signal: controller.signal };
+  const failures: JobhookError[] = [];
+  const running = handlers.map(async (handler) => {
+    try {
+      await handler(event, context);
+    } catch (error) {
+      failures.push(
+        new JobhookError('handler_failed', `A ${delivery.type} handler failed: ${messageOf(error)}`, {
+          cause: error,
+          ...delivery,
+        }),
+      );
+    }
+  });
+  const all = Promise.all(running);
+  if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) {
+    await all;
+    return failures;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = await Promise.race([
+    all.then(() => false),
+    new Promise<true>((resolve) => (timer = setTimeout(resolve, timeoutMs, true))),
+  ]);
+  clearTimeout(timer);
+  if (!timedOut) return failures;
+  const timeout = new JobhookError(
+    'handler_timeout',
+    `A ${delivery.type} handler did not finish within ${timeoutMs} ms.`,
+    delivery,
+  );
+  controller.abort(timeout);
+  return [...failures, timeout];
+}

@@ -1,0 +1,35 @@
+/**
+ * Request headers as adapters hand them over: a Fetch `Headers`, or a Node-style object whose
+ * values may be arrays (repeated headers) and whose keys are usually, but not always, lowercase.
+ */
+export type HeadersInput = Headers | Readonly<Record<string, string | readonly string[] | number | undefined>>;
+
+/** Case-insensitive, read-only access to one request's headers. */
+export interface HeaderReader {
+  get(name: string): string | undefined;
+}
+
+/** `name` must be lowercase. Repeated headers are joined with a space. */
+export function readHeaders(input: HeadersInput): HeaderReader {
+  if (isFetchHeaders(input)) {
+    return { get: (name) => input.get(name) ?? undefined };
+  }
+  return {
+    get(name) {
+      const value = name in input ? input[name] : findCaseInsensitive(input, name);
+      if (value === undefined) return undefined;
+      return Array.isArray(value) ? value.join(' ') : String(value as string | number);
+    },
+  };
+}
+
+function isFetchHeaders(input: HeadersInput): input is Headers {
+  return typeof (input as Headers).get === 'function' && typeof (input as Headers).has === 'function';
+}
+
+function findCaseInsensitive(input: Readonly<Record<string, unknown>>, name: string): unknown {
+  for (const key of Object.keys(input)) {
+    if (key.toLowerCase() === name) return input[key];
+  }
+  return undefined;
+}

@@ -1,0 +1,30 @@
+export { createReceiver } from './receiver.js';
+export type { Receiver, DeliveryInput, AnyEvent, ErrorHandler, EventMap } from './receiver.js';
+export type { ReceiverOptions } from './options.js';
+export type { ReceiverResponse, AnswerCode } from './answers.js';
+export type { DeliveryContext, EventHandler } from './handlers.js';
+export type { HeadersInput } from './headers.js';
+export type { BodyInput } from './body.js';
+export type { Logger } from './logger.js';
+export { JobhookError, type JobhookErrorCode } from './errors.js';
+export { memoryDedupeStore, type DedupeStore, type ClaimResult, type MemoryDedupeOptions } from './dedupe.js';
+export { standardWebhooks } from './signatures/standard-webhooks.js';
+export { hmacSha256, type HmacSha256Options } from './signatures/hmac-sha256.js';
+export type {
+  Verifier,
+  VerifyFunction,
+  CustomVerifyFunction,
+  VerifyOutcome,
+  SignedRequest,
+  SignInput,
+} from './signatures/verifier.js';
+export {
+  defaultSchemas,
+  jobCompletedSchema,
+  jobFailedSchema,
+  type JobCompletedEvent,
+  type JobFailedEvent,
+  type DefaultEvents,
+  type EventSchemas,
+  type UnknownEvent,
+} from './events.js';

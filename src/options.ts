@@ -1,0 +1,112 @@
+import type { DedupeStore } from './dedupe.js';
+import { memoryDedupeStore } from './dedupe.js';
+import { JobhookError } from './errors.js';
+import type { EventSchemas } from './events.js';
+import { defaultLogger, type Logger } from './logger.js';
+import { standardWebhooks } from './signatures/standard-webhooks.js';
+import type { CustomVerifyFunction, Verifier, VerifyFunction, VerifyOutcome } from './signatures/verifier.js';
+
+export interface ReceiverOptions<S extends EventSchemas = EventSchemas> {
+  /**
+   * The webhook's `secret_key`, or several during a rotation (any one that matches passes).
+   * `whsec_…` secrets are base64 after the prefix; any other string is used as its UTF-8 bytes.
+   */
+  secret?: string | readonly string[];
+  /** The signature scheme. Default: `standardWebhooks()`. A function is a custom verifier. */
+  verifier?: Verifier | CustomVerifyFunction;
+  /** Accept deliveries without checking any signature. Only for local experiments. */
+  dangerouslySkipVerification?: boolean;
+  /** How far a signed timestamp may be from the clock, in seconds, either way. Default 300. */
+  toleranceSeconds?: number;
+  /** The clock, in milliseconds since the epoch. Default `Date.now`. */
+  now?: () => number;
+  /** Replace the schema of an event type, or add one. Unknown fields should be kept (`z.looseObject`). */
+  schemas?: S;
+  /** Where handled delivery ids are remembered. Default: in memory. `false` turns dedupe off. */
+  dedupe?: DedupeStore | false;
+  /** Largest body accepted, in bytes. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** How long handlers may run before the delivery answers 500, in ms. Default 10,000; 0 for none. */
+  handlerTimeoutMs?: number;
+  /** Where jobhook writes. Default: errors to `console.error`, nothing else. */
+  logger?: Logger;
+}
+
+export interface ResolvedOptions {
+  verify: VerifyFunction | undefined;
+  secrets: readonly string[];
+  toleranceSeconds: number;
+  now: () => number;
+  dedupe: DedupeStore | undefined;
+  maxBodyBytes: number;
+  handlerTimeoutMs: number;
+  logger: Logger;
+}
+
+const MIB = 1024 * 1024;
+
+export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new JobhookError('invalid_options', 'createReceiver needs an options object with your `secret`.');
+  }
+  const skip = options.dangerouslySkipVerification === true;
+  const secrets = skip && options.secret === undefined ? [] : secretsOf(options.secret);
+  return {
+    verify: skip ? undefined : verifyFunction(options.verifier, secrets),
+    secrets,
+    toleranceSeconds: nonNegative('toleranceSeconds', options.toleranceSeconds, 300),
+    now: options.now ?? Date.now,
+    dedupe: options.dedupe === false ? undefined : (options.dedupe ?? memoryDedupeStore()),
+    maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, MIB),
+    handlerTimeoutMs: nonNegative('handlerTimeoutMs', options.handlerTimeoutMs, 10_000),
+    logger: options.logger ?? defaultLogger,
+  };
+}
+
+function secretsOf(secret: ReceiverOptions['secret']): string[] {
+  const secrets = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? [...secret] : [];
+  if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
+    throw new JobhookError(
+      'invalid_options',
+      'createReceiver needs `secret`: the secret_key your webhook was created with (a non-empty string, ' +
+        'or an array of them during a rotation). To accept unsigned deliveries in a local experiment, ' +
+        'pass `dangerouslySkipVerification: true` instead.',
+    );
+  }
+  return secrets;
+}
+
+function verifyFunction(verifier: ReceiverOptions['verifier'], secrets: readonly string[]): VerifyFunction {
+  if (verifier === undefined) return standardWebhooks().prepare(secrets);
+  if (typeof verifier === 'function') {
+    return async (request) => outcomeOf(await verifier({ ...request, secrets }));
+  }
+  if (typeof verifier.prepare !== 'function') {
+    throw new JobhookError('invalid_options', '`verifier` must be a function or an object with prepare(secrets).');
+  }
+  return verifier.prepare(secrets);
+}
+
+function outcomeOf(result: VerifyOutcome | boolean): VerifyOutcome {
+  if (result === true) return { ok: true };
+  if (typeof result === 'object' && result !== null && (result.ok === true || typeof result.reason === 'string')) {
+    return result;
+  }
+  return { ok: false, reason: 'No signature matches.' };
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !(value >= 0)) {
+    throw new JobhookError('invalid_options', `\`${name}\` must be a number of at least 0.`);
+  }
+  return value;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new JobhookError('invalid_options', `\`${name}\` must be a positive whole number.`);
+  }
+  return value;
+}

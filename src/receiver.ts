@@ -1,0 +1,251 @@
+import { answers, type ReceiverResponse } from './answers.js';
+import { decodeJson, rawBytes, type BodyInput } from './body.js';
+import type { JobhookError } from './errors.js';
+import {
+  defaultSchemas,
+  type DefaultEvents,
+  type EventMapOf,
+  type EventSchemas,
+  type MergedSchemas,
+  type UnknownEvent,
+} from './events.js';
+import { createFetchHandler } from './fetch.js';
+import { runHandlers, type DeliveryContext, type EventHandler } from './handlers.js';
+import { readHeaders, type HeadersInput } from './headers.js';
+import { messageOf, quote } from './logger.js';
+import { resolveOptions, type ReceiverOptions, type ResolvedOptions } from './options.js';
+
+/** One delivery as it came off the wire. */
+export interface DeliveryInput {
+  /** Default `POST`. */
+  method?: string | undefined;
+  headers: HeadersInput;
+  /** The raw body. `null`/`undefined` or a parsed object means a body parser consumed it first. */
+  body: BodyInput | null | undefined;
+}
+
+/** The event maps receivers can have: the two job events always exist. */
+export type EventMap = { 'job.completed': unknown; 'job.failed': unknown } & Record<string, unknown>;
+
+/** What `onAny` handlers receive: any typed event, or a verified event of a type with no schema. */
+export type AnyEvent<E extends EventMap> = E[keyof E] | UnknownEvent;
+
+export type ErrorHandler = (error: JobhookError, context: { deliveryId: string | undefined; type: string }) => unknown;
+
+export interface Receiver<E extends EventMap = DefaultEvents> {
+  /** Runs for every verified, valid `job.completed` delivery. */
+  onJobCompleted(handler: EventHandler<E['job.completed']>): Receiver<E>;
+  /** Runs for every verified, valid `job.failed` delivery. */
+  onJobFailed(handler: EventHandler<E['job.failed']>): Receiver<E>;
+  /** Runs for every verified, valid delivery of `type`. */
+  on<K extends keyof E & string>(type: K, handler: EventHandler<E[K]>): Receiver<E>;
+  /** Runs for every verified delivery, including event types jobhook has no schema for. */
+  onAny(handler: EventHandler<AnyEvent<E>>): Receiver<E>;
+  /** Receives every handler failure and timeout. Without one, failures are logged. */
+  onError(handler: ErrorHandler): Receiver<E>;
+  /** Verifies, validates and dispatches one delivery. Never rejects for anything a sender sends. */
+  receive(input: DeliveryInput): Promise<ReceiverResponse>;
+  /** The Web-standard handler: Bun, Deno, Workers, Next.js route handlers. */
+  fetch(request: Request): Promise<Response>;
+  /** Stops accepting deliveries (they answer 503) and resolves once running handlers finish. */
+  close(): Promise<void>;
+  /** Largest body accepted, in bytes; adapters enforce it while streaming. */
+  readonly maxBodyBytes: number;
+  /** The event types that have a schema. */
+  readonly eventTypes: readonly (keyof E & string)[];
+}
+
+type Events<S extends EventSchemas> = EventMapOf<MergedSchemas<S>> & EventMap;
+
+/** Creates a receiver. Throws a `JobhookError` for a missing secret or invalid options. */
+export function createReceiver<const S extends EventSchemas = Record<never, never>>(
+  options: ReceiverOptions<S>,
+): Receiver<Events<S>> {
+  type E = Events<S>;
+  const config = resolveOptions(options);
+  const schemas: EventSchemas = { ...defaultSchemas, ...options.schemas };
+  const handlersByType = new Map<string, EventHandler<unknown>[]>();
+  const anyHandlers: EventHandler<unknown>[] = [];
+  const errorHandlers: ErrorHandler[] = [];
+  const lifecycle = inFlightTracker();
+
+  function addHandler(type: string, handler: EventHandler<never>) {
+    assertFunction(handler);
+    const list = handlersByType.get(type) ?? [];
+    list.push(handler as EventHandler<unknown>);
+    handlersByType.set(type, list);
+    return receiver;
+  }
+
+  async function receive(input: DeliveryInput): Promise<ReceiverResponse> {
+    if (lifecycle.closing) return answers.shuttingDown();
+    lifecycle.enter();
+    try {
+      return await handleDelivery(input, config);
+    } catch (error) {
+      config.logger.error(`jobhook: unexpected failure while receiving a delivery: ${messageOf(error)}`);
+      return answers.internal();
+    } finally {
+      lifecycle.leave();
+    }
+  }
+
+  async function handleDelivery(input: DeliveryInput, config: ResolvedOptions): Promise<ReceiverResponse> {
+    const method = input.method?.toUpperCase() ?? 'POST';
+    if (method !== 'POST') return answers.methodNotAllowed();
+    const body = rawBytes(input.body);
+    if (body === undefined) {
+      config.logger.error(`jobhook: ${answers.bodyUnavailable().body}`);
+      return answers.bodyUnavailable();
+    }
+    if (body.byteLength > config.maxBodyBytes) return answers.tooLarge(config.maxBodyBytes);
+
+    let signedId: string | undefined;
+    if (config.verify) {
+      const headers = readHeaders(input.headers ?? {});
+      const outcome = await verifySafely(config, headers, body);
+      if (!outcome.ok) {
+        config.logger.warn?.(`jobhook: rejected a delivery (401): ${outcome.reason}`);
+        return answers.invalidSignature(outcome.reason);
+      }
+      signedId = outcome.id;
+    }
+
+    const decoded = decodeJson(body);
+    if (!decoded.ok) return reject400(answers.invalidJson(decoded.message));
+    const payload = decoded.value;
+    if (!isRecord(payload) || typeof payload.type !== 'string') {
+      return reject400(answers.invalidPayload('The body must be a JSON object with a string "type".'));
+    }
+    const type = payload.type;
+    let event: unknown = payload;
+    const schema = schemas[type];
+    if (schema) {
+      const parsed = schema.safeParse(payload);
+      if (!parsed.success) return reject400(answers.invalidPayload(describeIssues(type, parsed.error.issues)));
+      event = parsed.data;
+    }
+
+    const handlers = [...(schema ? (handlersByType.get(type) ?? []) : []), ...anyHandlers];
+    if (handlers.length === 0) return answers.ok();
+    const deliveryId = signedId ?? (typeof payload.id === 'string' ? payload.id : undefined);
+    return dispatch(handlers, event, { deliveryId, type });
+  }
+
+  async function dispatch(
+    handlers: EventHandler<unknown>[],
+    event: unknown,
+    delivery: { deliveryId: string | undefined; type: string },
+  ): Promise<ReceiverResponse> {
+    const { deliveryId } = delivery;
+    const store = deliveryId === undefined ? undefined : config.dedupe;
+    if (store && deliveryId !== undefined) {
+      const claim = await store.claim(deliveryId);
+      if (claim === 'done') return answers.duplicate();
+      if (claim === 'busy') return answers.inProgress();
+    }
+    const failures = await runHandlers(handlers, event, delivery, config.handlerTimeoutMs);
+    if (failures.length === 0) {
+      if (store && deliveryId !== undefined) await store.complete(deliveryId);
+      return answers.ok();
+    }
+    if (store && deliveryId !== undefined) await store.release(deliveryId);
+    await reportFailures(failures, delivery);
+    return answers.handlerFailed();
+  }
+
+  async function reportFailures(failures: JobhookError[], delivery: { deliveryId: string | undefined; type: string }) {
+    for (const failure of failures) {
+      if (errorHandlers.length === 0) {
+        config.logger.error(`jobhook: delivery ${quote(delivery.deliveryId)}: ${failure.message}`);
+      }
+      for (const handler of errorHandlers) {
+        try {
+          await handler(failure, delivery);
+        } catch (error) {
+          config.logger.error(`jobhook: an onError handler failed: ${messageOf(error)}`);
+        }
+      }
+    }
+  }
+
+  function reject400(response: ReceiverResponse): ReceiverResponse {
+    config.logger.warn?.(`jobhook: rejected a delivery (400): ${response.body}`);
+    return response;
+  }
+
+  const receiver: Receiver<E> = {
+    onJobCompleted: (handler) => addHandler('job.completed', handler),
+    onJobFailed: (handler) => addHandler('job.failed', handler),
+    on: (type, handler) => addHandler(type, handler),
+    onAny(handler) {
+      assertFunction(handler);
+      anyHandlers.push(handler as EventHandler<unknown>);
+      return receiver;
+    },
+    onError(handler) {
+      assertFunction(handler);
+      errorHandlers.push(handler);
+      return receiver;
+    },
+    receive,
+    fetch: createFetchHandler(receive, config.maxBodyBytes),
+    close: () => lifecycle.close(),
+    maxBodyBytes: config.maxBodyBytes,
+    eventTypes: Object.keys(schemas) as (keyof E & string)[],
+  };
+  return receiver;
+}
+
+async function verifySafely(config: ResolvedOptions, headers: ReturnType<typeof readHeaders>, body: Uint8Array) {
+  try {
+    return await config.verify!({ headers, body, now: config.now(), toleranceSeconds: config.toleranceSeconds });
+  } catch (error) {
+    // A verifier that throws on malformed input is a rejection, never a 500.
+    config.logger.warn?.(`jobhook: the verifier threw: ${messageOf(error)}`);
+    return { ok: false as const, reason: 'The signature could not be verified.' };
+  }
+}
+
+function describeIssues(type: string, issues: readonly { path: PropertyKey[]; message: string }[]): string {
+  const listed = issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
+    .join('; ');
+  return `The ${type} payload does not match its schema: ${listed}.`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function assertFunction(handler: unknown): void {
+  if (typeof handler !== 'function') throw new TypeError('A handler must be a function.');
+}
+
+/** Counts deliveries in progress so that `close()` can wait for them. */
+function inFlightTracker() {
+  let count = 0;
+  let closing = false;
+  let drained: (() => void) | undefined;
+  let whenDrained: Promise<void> | undefined;
+  return {
+    get closing() {
+      return closing;
+    },
+    enter() {
+      count++;
+    },
+    leave() {
+      count--;
+      if (closing && count === 0) drained?.();
+    },
+    close() {
+      closing = true;
+      whenDrained ??= count === 0 ? Promise.resolve() : new Promise<void>((resolve) => (drained = resolve));
+      return whenDrained;
+    },
+  };
+}
+
+export type { DeliveryContext, EventHandler };

@@ -1,0 +1,2 @@
+export { signDelivery, type SignDeliveryOptions } from './sign-delivery.js';
+export type { SignedDelivery } from '../signatures/verifier.js';

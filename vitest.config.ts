@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// Tests import the package by its public names, as users do; these point them at the sources.
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^jobhook$/, replacement: source('./src/index.ts') },
+      { find: /^jobhook\/express$/, replacement: source('./adapters/express.ts') },
+      { find: /^jobhook\/hono$/, replacement: source('./adapters/hono.ts') },
+      { find: /^jobhook\/node$/, replacement: source('./adapters/node.ts') },
+      { find: /^jobhook\/client$/, replacement: source('./src/client/index.ts') },
+      { find: /^jobhook\/testing$/, replacement: source('./src/testing/index.ts') },
+    ],
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+  },
+});
