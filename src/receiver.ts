@@ -68,6 +68,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   const anyHandlers: EventHandler<unknown>[] = [];
   const errorHandlers: ErrorHandler[] = [];
   const lifecycle = inFlightTracker();
+  let warnedBodyUnavailable = false;
 
   function addHandler(type: string, handler: EventHandler<never>) {
     assertFunction(handler);
@@ -95,7 +96,9 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     if (method !== 'POST') return answers.methodNotAllowed();
     const body = rawBytes(input.body);
     if (body === undefined) {
-      config.logger.error(`jobhook: ${answers.bodyUnavailable().body}`);
+      // A mounting mistake repeats on every delivery: say it once, answer it every time.
+      if (!warnedBodyUnavailable) config.logger.error(`jobhook: ${answers.bodyUnavailable().body}`);
+      warnedBodyUnavailable = true;
       return answers.bodyUnavailable();
     }
     if (body.byteLength > config.maxBodyBytes) return answers.tooLarge(config.maxBodyBytes);
