@@ -11,6 +11,7 @@ export type AnswerCode =
   | 'invalid_json'
   | 'invalid_payload'
   | 'method_not_allowed'
+  | 'not_found'
   | 'payload_too_large'
   | 'body_unreadable'
   | 'in_progress'
@@ -22,7 +23,11 @@ export type AnswerCode =
 function respond(status: number, body: string, extraHeaders?: Record<string, string>): ReceiverResponse {
   return {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...extraHeaders },
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      ...extraHeaders,
+    },
     body,
   };
 }
@@ -39,12 +44,15 @@ export const answers = {
   ok: () => respond(200, OK),
   duplicate: () => respond(200, DUPLICATE),
   inProgress: () =>
-    failure(409, 'in_progress', 'This delivery is being handled right now; retry later.', { 'retry-after': '1' }),
+    failure(409, 'in_progress', 'This delivery is being handled right now; retry later.', {
+      'retry-after': '1',
+    }),
   invalidSignature: (reason: string) => failure(401, 'invalid_signature', reason),
   invalidJson: (message: string) => failure(400, 'invalid_json', message),
   invalidPayload: (message: string) => failure(400, 'invalid_payload', message),
   methodNotAllowed: () =>
     failure(405, 'method_not_allowed', 'Webhook deliveries must be sent with POST.', { allow: 'POST' }),
+  notFound: () => failure(404, 'not_found', 'No webhook endpoint at this path.'),
   tooLarge: (limit: number) =>
     failure(413, 'payload_too_large', `The body is larger than the receiver's limit of ${limit} bytes.`),
   bodyUnreadable: () => failure(400, 'body_unreadable', 'The request body could not be read to its end.'),

@@ -16,7 +16,9 @@ export type Decoded = { ok: true; value: unknown } | { ok: false; message: strin
 /** JSON text is UTF-8 (RFC 8259): a body that is not is refused rather than silently altered. */
 export function decodeJson(bytes: Uint8Array): Decoded {
   if (!isUtf8(bytes)) return { ok: false, message: 'The body is not valid UTF-8.' };
-  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const buffer = Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let text = buffer.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {

@@ -23,13 +23,21 @@ export interface MemoryDedupeOptions {
   now?: () => number;
 }
 
+/** The in-memory store answers synchronously, and tells how many ids it holds. */
+export interface MemoryDedupeStore extends DedupeStore {
+  claim(id: string): ClaimResult;
+  complete(id: string): void;
+  release(id: string): void;
+  readonly size: number;
+}
+
 interface Entry {
   done: boolean;
   at: number;
 }
 
 /** The default store: one process's memory, bounded in size and age. */
-export function memoryDedupeStore(options: MemoryDedupeOptions = {}): DedupeStore {
+export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedupeStore {
   const maxEntries = options.maxEntries ?? 10_000;
   const ttlMs = options.ttlMs ?? 24 * 60 * 60 * 1000;
   const now = options.now ?? Date.now;
@@ -63,6 +71,9 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): DedupeStor
     },
     release(id) {
       entries.delete(id);
+    },
+    get size() {
+      return entries.size;
     },
   };
 }

@@ -1,10 +1,6 @@
 /** What went wrong, as a stable string a program can switch on. */
 export type JobhookErrorCode =
-  | 'invalid_options'
-  | 'handler_failed'
-  | 'handler_timeout'
-  | 'verifier_failed'
-  | 'dedupe_store_failed';
+  'invalid_options' | 'handler_failed' | 'handler_timeout' | 'verifier_failed' | 'dedupe_store_failed';
 
 /**
  * The error type of jobhook's receiving side. Configuration mistakes throw it from

@@ -2,7 +2,11 @@ import { answers, type ReceiverResponse } from './answers.js';
 import type { BodyInput } from './body.js';
 import type { HeadersInput } from './headers.js';
 
-type Receive = (input: { method?: string; headers: HeadersInput; body: BodyInput }) => Promise<ReceiverResponse>;
+type Receive = (input: {
+  method?: string;
+  headers: HeadersInput;
+  body: BodyInput;
+}) => Promise<ReceiverResponse>;
 
 const EMPTY = new Uint8Array(0);
 const TOO_LARGE = Symbol('too large');

@@ -2,7 +2,8 @@
  * Request headers as adapters hand them over: a Fetch `Headers`, or a Node-style object whose
  * values may be arrays (repeated headers) and whose keys are usually, but not always, lowercase.
  */
-export type HeadersInput = Headers | Readonly<Record<string, string | readonly string[] | number | undefined>>;
+export type HeadersInput =
+  Headers | Readonly<Record<string, string | readonly string[] | number | undefined>>;
 
 /** Case-insensitive, read-only access to one request's headers. */
 export interface HeaderReader {
@@ -16,9 +17,11 @@ export function readHeaders(input: HeadersInput): HeaderReader {
   }
   return {
     get(name) {
-      const value = name in input ? input[name] : findCaseInsensitive(input, name);
-      if (value === undefined) return undefined;
-      return Array.isArray(value) ? value.join(' ') : String(value as string | number);
+      // hasOwn, not `in`: a plain object's prototype has keys like "constructor".
+      const value = Object.hasOwn(input, name) ? input[name] : findCaseInsensitive(input, name);
+      if (Array.isArray(value)) return value.join(' ');
+      if (typeof value === 'string') return value;
+      return typeof value === 'number' ? String(value) : undefined;
     },
   };
 }

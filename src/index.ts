@@ -7,7 +7,13 @@ export type { HeadersInput } from './headers.js';
 export type { BodyInput } from './body.js';
 export type { Logger } from './logger.js';
 export { JobhookError, type JobhookErrorCode } from './errors.js';
-export { memoryDedupeStore, type DedupeStore, type ClaimResult, type MemoryDedupeOptions } from './dedupe.js';
+export {
+  memoryDedupeStore,
+  type MemoryDedupeStore,
+  type DedupeStore,
+  type ClaimResult,
+  type MemoryDedupeOptions,
+} from './dedupe.js';
 export { standardWebhooks } from './signatures/standard-webhooks.js';
 export { hmacSha256, type HmacSha256Options } from './signatures/hmac-sha256.js';
 export type {

@@ -6,7 +6,7 @@ import { defaultLogger, type Logger } from './logger.js';
 import { standardWebhooks } from './signatures/standard-webhooks.js';
 import type { CustomVerifyFunction, Verifier, VerifyFunction, VerifyOutcome } from './signatures/verifier.js';
 
-export interface ReceiverOptions<S extends EventSchemas = EventSchemas> {
+export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> {
   /**
    * The webhook's `secret_key`, or several during a rotation (any one that matches passes).
    * `whsec_…` secrets are base64 after the prefix; any other string is used as its UTF-8 bytes.
@@ -45,7 +45,7 @@ export interface ResolvedOptions {
 
 const MIB = 1024 * 1024;
 
-export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
+export function resolveOptions(options: ReceiverOptions<EventSchemas>): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
     throw new JobhookError('invalid_options', 'createReceiver needs an options object with your `secret`.');
   }
@@ -64,7 +64,8 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
 }
 
 function secretsOf(secret: ReceiverOptions['secret']): string[] {
-  const secrets = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? [...secret] : [];
+  const secrets: unknown[] =
+    typeof secret === 'string' ? [secret] : Array.isArray(secret) ? [...(secret as unknown[])] : [];
   if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
     throw new JobhookError(
       'invalid_options',
@@ -73,7 +74,7 @@ function secretsOf(secret: ReceiverOptions['secret']): string[] {
         'pass `dangerouslySkipVerification: true` instead.',
     );
   }
-  return secrets;
+  return secrets as string[];
 }
 
 function verifyFunction(verifier: ReceiverOptions['verifier'], secrets: readonly string[]): VerifyFunction {
@@ -82,14 +83,21 @@ function verifyFunction(verifier: ReceiverOptions['verifier'], secrets: readonly
     return async (request) => outcomeOf(await verifier({ ...request, secrets }));
   }
   if (typeof verifier.prepare !== 'function') {
-    throw new JobhookError('invalid_options', '`verifier` must be a function or an object with prepare(secrets).');
+    throw new JobhookError(
+      'invalid_options',
+      '`verifier` must be a function or an object with prepare(secrets).',
+    );
   }
   return verifier.prepare(secrets);
 }
 
 function outcomeOf(result: VerifyOutcome | boolean): VerifyOutcome {
   if (result === true) return { ok: true };
-  if (typeof result === 'object' && result !== null && (result.ok === true || typeof result.reason === 'string')) {
+  if (
+    typeof result === 'object' &&
+    result !== null &&
+    (result.ok === true || typeof result.reason === 'string')
+  ) {
     return result;
   }
   return { ok: false, reason: 'No signature matches.' };

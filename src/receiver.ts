@@ -25,12 +25,18 @@ export interface DeliveryInput {
 }
 
 /** The event maps receivers can have: the two job events always exist. */
-export type EventMap = { 'job.completed': unknown; 'job.failed': unknown } & Record<string, unknown>;
+export interface EventMap {
+  'job.completed': unknown;
+  'job.failed': unknown;
+}
 
 /** What `onAny` handlers receive: any typed event, or a verified event of a type with no schema. */
 export type AnyEvent<E extends EventMap> = E[keyof E] | UnknownEvent;
 
-export type ErrorHandler = (error: JobhookError, context: { deliveryId: string | undefined; type: string }) => unknown;
+export type ErrorHandler = (
+  error: JobhookError,
+  context: { deliveryId: string | undefined; type: string },
+) => unknown;
 
 export interface Receiver<E extends EventMap = DefaultEvents> {
   /** Runs for every verified, valid `job.completed` delivery. */
@@ -55,6 +61,7 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
   readonly eventTypes: readonly (keyof E & string)[];
 }
 
+// `& EventMap` only tells the compiler the job events always exist; it changes no field type.
 type Events<S extends EventSchemas> = EventMapOf<MergedSchemas<S>> & EventMap;
 
 /** Creates a receiver. Throws a `JobhookError` for a missing secret or invalid options. */
@@ -125,7 +132,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     const schema = schemas[type];
     if (schema) {
       const parsed = schema.safeParse(payload);
-      if (!parsed.success) return reject400(answers.invalidPayload(describeIssues(type, parsed.error.issues)));
+      if (!parsed.success)
+        return reject400(answers.invalidPayload(describeIssues(type, parsed.error.issues)));
       event = parsed.data;
     }
 
@@ -157,7 +165,10 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     return answers.handlerFailed();
   }
 
-  async function reportFailures(failures: JobhookError[], delivery: { deliveryId: string | undefined; type: string }) {
+  async function reportFailures(
+    failures: JobhookError[],
+    delivery: { deliveryId: string | undefined; type: string },
+  ) {
     for (const failure of failures) {
       if (errorHandlers.length === 0) {
         config.logger.error(`jobhook: delivery ${quote(delivery.deliveryId)}: ${failure.message}`);
@@ -195,14 +206,23 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     fetch: createFetchHandler(receive, config.maxBodyBytes),
     close: () => lifecycle.close(),
     maxBodyBytes: config.maxBodyBytes,
-    eventTypes: Object.keys(schemas) as (keyof E & string)[],
+    eventTypes: Object.keys(schemas),
   };
   return receiver;
 }
 
-async function verifySafely(config: ResolvedOptions, headers: ReturnType<typeof readHeaders>, body: Uint8Array) {
+async function verifySafely(
+  config: ResolvedOptions,
+  headers: ReturnType<typeof readHeaders>,
+  body: Uint8Array,
+) {
   try {
-    return await config.verify!({ headers, body, now: config.now(), toleranceSeconds: config.toleranceSeconds });
+    return await config.verify!({
+      headers,
+      body,
+      now: config.now(),
+      toleranceSeconds: config.toleranceSeconds,
+    });
   } catch (error) {
     // A verifier that throws on malformed input is a rejection, never a 500.
     config.logger.warn?.(`jobhook: the verifier threw: ${messageOf(error)}`);

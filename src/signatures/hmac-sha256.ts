@@ -21,7 +21,8 @@ const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
  */
 export function hmacSha256(options: HmacSha256Options): Verifier {
   const header = options.header?.toLowerCase();
-  if (!header) throw new JobhookError('invalid_options', 'hmacSha256() needs the name of the signature header.');
+  if (!header)
+    throw new JobhookError('invalid_options', 'hmacSha256() needs the name of the signature header.');
   const prefix = options.prefix ?? '';
   const encoding = options.encoding ?? 'hex';
   return {

@@ -21,7 +21,11 @@ export function standardWebhooks(): Verifier {
         const timestamp = headers.get('webhook-timestamp');
         const signature = headers.get('webhook-signature');
         if (!id || !timestamp || !signature) {
-          const missing = [!id && 'webhook-id', !timestamp && 'webhook-timestamp', !signature && 'webhook-signature'];
+          const missing = [
+            !id && 'webhook-id',
+            !timestamp && 'webhook-timestamp',
+            !signature && 'webhook-signature',
+          ];
           return { ok: false, reason: `Missing header: ${missing.filter(Boolean).join(', ')}.` };
         }
         if (id.length > MAX_ID_LENGTH) return { ok: false, reason: 'The webhook-id header is too long.' };

@@ -1,2 +1,13 @@
 export { signDelivery, type SignDeliveryOptions } from './sign-delivery.js';
 export type { SignedDelivery } from '../signatures/verifier.js';
+export {
+  startGateway,
+  type Gateway,
+  type GatewayOptions,
+  type InjectedFailure,
+  type JobOutcome,
+  type JobRequest,
+  type DeliveryAttempt,
+  type RecordedRequest,
+  type WebhookRecord,
+} from './gateway/index.js';

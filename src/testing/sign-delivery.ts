@@ -17,7 +17,9 @@ export interface SignDeliveryOptions {
 }
 
 /** Signs a test delivery; send `headers` and `body` as they are (with `fetch`, supertest, …). */
-export function signDelivery(options: SignDeliveryOptions): SignedDelivery & { id: string; timestamp: number } {
+export function signDelivery(
+  options: SignDeliveryOptions,
+): SignedDelivery & { id: string; timestamp: number } {
   const scheme = options.scheme ?? standardWebhooks();
   if (!scheme.sign) throw new JobhookError('invalid_options', `The ${scheme.name} scheme cannot sign.`);
   const body =

@@ -1,0 +1,80 @@
+import { expect, test, vi } from 'vitest';
+import { createReceiver, JobhookError } from 'jobhook';
+import { completedPayload } from '../support/deliveries.js';
+
+test.each([
+  ['no options', undefined],
+  ['no secret', {}],
+  ['an empty secret', { secret: '' }],
+  ['an empty list of secrets', { secret: [] }],
+  ['a list with an empty secret', { secret: ['ok', ''] }],
+])('creating a receiver with %s is a JobhookError naming the fix', (_case, options) => {
+  const create = () => createReceiver(options as never);
+  expect(create).toThrow(JobhookError);
+  expect(create).toThrow(/secret/);
+});
+
+test('the missing-secret error names the explicit way to turn verification off', () => {
+  expect(() => createReceiver({})).toThrow(/dangerouslySkipVerification/);
+});
+
+test('dangerouslySkipVerification accepts unsigned deliveries', async () => {
+  const receiver = createReceiver({ dangerouslySkipVerification: true });
+  const handler = vi.fn();
+  receiver.onJobCompleted(handler);
+  const response = await receiver.receive({ headers: {}, body: JSON.stringify(completedPayload()) });
+  expect(response.status).toBe(200);
+  expect(handler).toHaveBeenCalledTimes(1);
+});
+
+test.each([
+  ['toleranceSeconds', -1],
+  ['maxBodyBytes', 0],
+  ['maxBodyBytes', 1.5],
+  ['handlerTimeoutMs', Number.NaN],
+])('rejects %s = %s', (name, value) => {
+  expect(() => createReceiver({ secret: 'k', [name]: value })).toThrow(new RegExp(name));
+});
+
+test('a handler that is not a function is refused when registered', () => {
+  const receiver = createReceiver({ secret: 'k' });
+  expect(() => receiver.onJobCompleted('nope' as never)).toThrow(/function/);
+});
+
+test('handlers of one delivery run concurrently', async () => {
+  const receiver = createReceiver({ secret: 'k', dangerouslySkipVerification: true, handlerTimeoutMs: 2000 });
+  // Each handler waits for the other to start: run one after the other, they would time out.
+  let releaseFirst!: () => void;
+  const secondStarted = new Promise<void>((resolve) => (releaseFirst = resolve));
+  receiver.onJobCompleted(() => secondStarted);
+  receiver.onJobCompleted(() => releaseFirst());
+  const response = await receiver.receive({ headers: {}, body: JSON.stringify(completedPayload()) });
+  expect(response.status).toBe(200);
+});
+
+test('an onError handler that throws is logged, and the delivery still answers 500', async () => {
+  const logger = { error: vi.fn() };
+  const receiver = createReceiver({ dangerouslySkipVerification: true, logger });
+  receiver.onJobCompleted(() => {
+    throw new Error('boom');
+  });
+  receiver.onError(() => {
+    throw new Error('reporting failed');
+  });
+  const response = await receiver.receive({ headers: {}, body: JSON.stringify(completedPayload()) });
+  expect(response.status).toBe(500);
+  expect(logger.error).toHaveBeenCalledWith(expect.stringContaining('reporting failed'));
+});
+
+test('without onError, a handler failure is logged as one line with no stack trace', async () => {
+  const logger = { error: vi.fn() };
+  const receiver = createReceiver({ dangerouslySkipVerification: true, logger });
+  receiver.onJobCompleted(() => {
+    throw new Error('boom');
+  });
+  await receiver.receive({ headers: {}, body: JSON.stringify(completedPayload()) });
+  expect(logger.error).toHaveBeenCalledTimes(1);
+  const line = String(logger.error.mock.calls[0]![0]);
+  expect(line).toMatch(/job\.completed handler failed: boom/);
+  expect(line).not.toMatch(/\n\s+at /);
+});
