@@ -1,0 +1,112 @@
+import { GatewayError } from './errors.js';
+import { createTransport, type RequestOptions } from './request.js';
+import { resolveRetry, type RetryOptions } from './retry.js';
+import type {
+  ApiKey,
+  Balances,
+  CreateKeyInput,
+  CreateWebhookInput,
+  GenerateImageInput,
+  GenerateImageResult,
+  ImageTask,
+  Webhook,
+} from './types.js';
+
+export interface ClientOptions {
+  /** Sent as `Authorization: Bearer <apiKey>`. Keep it on the server. */
+  apiKey: string;
+  /** The gateway's `{base_url}`; paths `/api/v1/...` are appended to it. */
+  baseUrl: string;
+  /** A fetch implementation (a proxy agent, a test double). Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** Time allowed for one attempt, in ms. Default 30,000. */
+  timeoutMs?: number;
+  /** Retries of GET and DELETE on 429, 5xx, lost connections and time-outs. Default 2; 0 for none. */
+  retries?: number | RetryOptions;
+}
+
+export interface GatewayClient {
+  keys: {
+    /** POST /api/v1/keys. Store `api_key` at once: it is returned only this time. */
+    create(input: CreateKeyInput, options?: RequestOptions): Promise<ApiKey & { api_key: string }>;
+  };
+  webhooks: {
+    /** POST /api/v1/webhooks */
+    create(input: CreateWebhookInput, options?: RequestOptions): Promise<Webhook>;
+    /** GET /api/v1/webhooks: an array, whether the gateway answers with one or with `{ items }`. */
+    list(options?: RequestOptions): Promise<Webhook[]>;
+    /** DELETE /api/v1/webhooks/{id} */
+    delete(id: number, options?: RequestOptions): Promise<{ id: number }>;
+  };
+  images: {
+    /** POST /api/v1/images/generate. Never retried by default: a re-sent POST could charge twice. */
+    generate(input: GenerateImageInput, options?: RequestOptions): Promise<GenerateImageResult>;
+    /** GET /api/v1/images/{task_id} */
+    get(taskId: string, options?: RequestOptions): Promise<ImageTask>;
+  };
+  account: {
+    /** GET /api/v1/account/balances */
+    balances(options?: RequestOptions): Promise<Balances>;
+  };
+}
+
+/** A client for the gateway's API. Every failure rejects with a GatewayError. */
+export function createClient(options: ClientOptions): GatewayClient {
+  if (typeof options?.apiKey !== 'string' || options.apiKey.length === 0) {
+    throw new TypeError('createClient needs `apiKey`: a non-empty string.');
+  }
+  let base: URL;
+  try {
+    base = new URL(options.baseUrl);
+  } catch {
+    throw new TypeError(
+      'createClient needs `baseUrl`: the gateway address, such as https://gateway.example.com.',
+    );
+  }
+  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const request = createTransport({
+    apiKey: options.apiKey,
+    baseUrl: base.href.replace(/\/+$/, ''),
+    fetch: fetchImpl,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    retry: resolveRetry(options.retries),
+  });
+
+  return {
+    keys: {
+      create: (input, requestOptions) => request('POST', '/api/v1/keys', input, requestOptions),
+    },
+    webhooks: {
+      create: (input, requestOptions) => request('POST', '/api/v1/webhooks', input, requestOptions),
+      async list(requestOptions) {
+        const data = await request<unknown>('GET', '/api/v1/webhooks', undefined, requestOptions);
+        return listItems<Webhook>(data, 'GET /api/v1/webhooks');
+      },
+      delete: (id, requestOptions) =>
+        request('DELETE', `/api/v1/webhooks/${encodeURIComponent(String(id))}`, undefined, requestOptions),
+    },
+    images: {
+      generate: (input, requestOptions) => request('POST', '/api/v1/images/generate', input, requestOptions),
+      get: (taskId, requestOptions) =>
+        request('GET', `/api/v1/images/${encodeURIComponent(taskId)}`, undefined, requestOptions),
+    },
+    account: {
+      balances: (requestOptions) => request('GET', '/api/v1/account/balances', undefined, requestOptions),
+    },
+  };
+}
+
+/** Section 2.1: a list endpoint answers an array, or a paginated object that contains `items`. */
+function listItems<T>(data: unknown, what: string): T[] {
+  if (Array.isArray(data)) return data as T[];
+  if (typeof data === 'object' && data !== null && Array.isArray((data as { items?: unknown }).items)) {
+    return (data as { items: T[] }).items;
+  }
+  throw new GatewayError(
+    `${what} failed (200 invalid_response): the answer holds neither an array nor items.`,
+    {
+      status: 200,
+      code: 'invalid_response',
+    },
+  );
+}

@@ -1,0 +1,49 @@
+/**
+ * Every failure of a gateway call. `status` and `code` come from the gateway's answer (section 7);
+ * failures that never got one use status 0 and the codes of the subclasses below.
+ * Messages never contain the API key or a secret_key.
+ */
+export class GatewayError extends Error {
+  override name = 'GatewayError';
+  /** HTTP status of the answer; 0 when there was none. */
+  readonly status: number;
+  /** `error.code` of the answer (`invalid_request`, `unauthorized`, `not_found`, ...). */
+  readonly code: string;
+  /** `request_id` of the answer, for support; undefined when there was none. */
+  readonly requestId: string | undefined;
+  /** Seconds from a Retry-After header, when the gateway sent one. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    message: string,
+    details: {
+      status: number;
+      code: string;
+      requestId?: string | undefined;
+      retryAfterSeconds?: number;
+      cause?: unknown;
+    },
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.status = details.status;
+    this.code = details.code;
+    this.requestId = details.requestId;
+    this.retryAfterSeconds = details.retryAfterSeconds;
+  }
+}
+
+/** The request never got an answer: DNS, refused or reset connection. `code` is `network_error`. */
+export class GatewayNetworkError extends GatewayError {
+  override name = 'GatewayNetworkError';
+  constructor(message: string, cause: unknown) {
+    super(message, { status: 0, code: 'network_error', cause });
+  }
+}
+
+/** No answer within `timeoutMs`. `code` is `timeout`. */
+export class GatewayTimeoutError extends GatewayError {
+  override name = 'GatewayTimeoutError';
+  constructor(message: string) {
+    super(message, { status: 0, code: 'timeout' });
+  }
+}

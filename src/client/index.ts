@@ -1,0 +1,17 @@
+export { createClient, type ClientOptions, type GatewayClient } from './client.js';
+export { GatewayError, GatewayNetworkError, GatewayTimeoutError } from './errors.js';
+export { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
+export type { RequestOptions } from './request.js';
+export type { RetryOptions } from './retry.js';
+export type {
+  ApiKey,
+  Balances,
+  CreateKeyInput,
+  CreateWebhookInput,
+  GenerateImageInput,
+  GenerateImageResult,
+  ImageTask,
+  TaskStatus,
+  Webhook,
+  WebhookEventType,
+} from './types.js';

@@ -1,0 +1,119 @@
+import type { GatewayClient } from './client.js';
+import { GatewayError } from './errors.js';
+import type { RequestOptions } from './request.js';
+import type { Webhook } from './types.js';
+
+export interface RegisterWebhookOptions {
+  /** The public URL of your receiver. Only webhooks with exactly this URL are ever deleted. */
+  url: string;
+  /** The receiver's secret, sent as `secret_key` when a webhook is created. */
+  secret?: string;
+  /** Event types to subscribe to. */
+  events: readonly string[];
+  /** Restricts the webhook to the key with this id (the client's key). */
+  apiKeyId?: number;
+  /**
+   * Create a new webhook with `secret` even if one with the same URL and events exists, then delete
+   * the old one. The gateway never shows a webhook's secret, so a changed secret cannot be detected:
+   * set this for the deploy that rotates, with the receiver accepting both secrets meanwhile.
+   */
+  rotateSecret?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface RegisterWebhookResult {
+  /** The webhook now delivering to `url`. */
+  webhook: Webhook;
+  /** Whether this call created it. */
+  created: boolean;
+  /** Ids of the older webhooks for `url` this call deleted. */
+  deleted: number[];
+}
+
+/**
+ * Makes sure exactly one active webhook delivers `events` to `url`.
+ *
+ * Reuses an active webhook with the same URL and events, else creates one. Then it converges on
+ * one rule every instance applies the same way: the newest (highest id) webhook for the URL wins
+ * and every older one for that URL is deleted. So a restart reuses, instances that start together
+ * and each create one end with one, and a changed event list or a rotation creates the new webhook
+ * before the old one goes, so no delivery finds none. Webhooks for other URLs are never touched.
+ * Start listening before calling this: deliveries may arrive as soon as it resolves.
+ */
+export async function registerWebhook(
+  client: GatewayClient,
+  options: RegisterWebhookOptions,
+): Promise<RegisterWebhookResult> {
+  const url = normaliseUrl(options.url);
+  const events = [...new Set(options.events)];
+  if (events.length === 0) throw new TypeError('registerWebhook needs at least one event type.');
+  const request: RequestOptions = options.signal ? { signal: options.signal } : {};
+  const fits = (webhook: Webhook) =>
+    webhook.status === 'active' &&
+    sameEvents(webhook.events, events) &&
+    (options.apiKeyId === undefined || webhook.api_key_id === options.apiKeyId);
+  const own = (webhooks: Webhook[]) => webhooks.filter((webhook) => sameUrl(webhook.url, url));
+
+  const before = own(await client.webhooks.list(request));
+  let keep = options.rotateSecret ? undefined : newest(before.filter(fits));
+  let created = false;
+  if (!keep) {
+    keep = await client.webhooks.create(
+      {
+        url: options.url,
+        events,
+        ...(options.secret !== undefined && { secret_key: options.secret }),
+        ...(options.apiKeyId !== undefined && { api_key_id: options.apiKeyId }),
+      },
+      request,
+    );
+    created = true;
+  }
+
+  // Converge: another instance may have created one meanwhile. Whichever fitting webhook is
+  // newest wins; everything older for this URL goes, including what this call just created.
+  const after = created || before.length > 1 ? own(await client.webhooks.list(request)) : before;
+  const winner = newest([keep, ...after.filter((webhook) => fits(webhook) && webhook.id > keep.id)])!;
+  const deleted: number[] = [];
+  for (const webhook of after) {
+    if (webhook.id >= winner.id) continue;
+    try {
+      await client.webhooks.delete(webhook.id, request);
+      deleted.push(webhook.id);
+    } catch (error) {
+      // Another instance converging at the same time may have deleted it first.
+      if (!(error instanceof GatewayError && error.status === 404)) throw error;
+    }
+  }
+  const fresh = after.find((webhook) => webhook.id === winner.id);
+  return { webhook: fresh ?? winner, created: created && winner.id === keep.id, deleted };
+}
+
+function newest(webhooks: Webhook[]): Webhook | undefined {
+  return webhooks.reduce<Webhook | undefined>(
+    (best, webhook) => (!best || webhook.id > best.id ? webhook : best),
+    undefined,
+  );
+}
+
+function sameEvents(a: readonly string[] | undefined, b: readonly string[]): boolean {
+  if (!Array.isArray(a)) return false;
+  const set = new Set(a);
+  return set.size === b.length && b.every((event) => set.has(event));
+}
+
+function normaliseUrl(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    throw new TypeError('registerWebhook needs `url`: the absolute URL of your receiver.');
+  }
+}
+
+function sameUrl(candidate: string, url: string): boolean {
+  try {
+    return new URL(candidate).href === url;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,76 @@
+import type { GatewayError } from './errors.js';
+
+export interface RetryOptions {
+  /** Retries after the first attempt. Default 2. */
+  limit?: number;
+  /** Methods that may be retried. Default GET and DELETE: a re-sent POST could charge credits twice. */
+  methods?: readonly string[];
+  /** First backoff, in ms; each retry doubles it, with full jitter. Default 250. */
+  baseDelayMs?: number;
+  /** Longest wait, in ms. A Retry-After beyond it ends the retries instead. Default 30,000. */
+  maxDelayMs?: number;
+  /** How to wait; tests pass one that records the delay. Default: a timer that stops on abort. */
+  sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+}
+
+export interface ResolvedRetry {
+  limit: number;
+  methods: readonly string[];
+  baseDelayMs: number;
+  maxDelayMs: number;
+  sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+}
+
+export function resolveRetry(option: number | RetryOptions | undefined): ResolvedRetry {
+  const options = typeof option === 'number' ? { limit: option } : (option ?? {});
+  return {
+    limit: Math.max(0, Math.floor(options.limit ?? 2)),
+    methods: (options.methods ?? ['GET', 'DELETE']).map((method) => method.toUpperCase()),
+    baseDelayMs: options.baseDelayMs ?? 250,
+    maxDelayMs: options.maxDelayMs ?? 30_000,
+    sleep: options.sleep ?? sleep,
+  };
+}
+
+/** 429 and 5xx may pass; so may a lost connection or a time-out. 4xx other than 429 will not. */
+export function isRetryable(error: GatewayError): boolean {
+  return error.status === 0 || error.status === 429 || error.status >= 500;
+}
+
+/**
+ * How long to wait before retry number `retry` (1-based): the gateway's Retry-After when it gave
+ * one, else exponential backoff with full jitter, so that many clients do not retry in step.
+ * `undefined` means do not retry (the gateway asked for a longer wait than we allow).
+ */
+export function retryDelay(retry: number, error: GatewayError, options: ResolvedRetry): number | undefined {
+  if (error.retryAfterSeconds !== undefined) {
+    const ms = error.retryAfterSeconds * 1000;
+    return ms > options.maxDelayMs ? undefined : ms;
+  }
+  const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (retry - 1));
+  return Math.round(Math.random() * ceiling);
+}
+
+/** Retry-After is seconds or an HTTP date (RFC 9110 10.2.3). */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    function onAbort() {
+      clearTimeout(timer);
+      reject(signal!.reason as Error);
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

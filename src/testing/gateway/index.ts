@@ -1,0 +1,137 @@
+import { activityTracker } from './activity.js';
+import { rateLimiter } from './auth.js';
+import { resolveGatewayOptions, type GatewayOptions, type JobOutcome } from './config.js';
+import { deliveryService, type DeliveryAttempt } from './deliveries.js';
+import { GatewayFailure } from './envelope.js';
+import { balances, imageService } from './images.js';
+import { createAccount, createKey, postKey } from './keys.js';
+import { route } from './routes.js';
+import { listen, type RecordedRequest } from './server.js';
+import { createState, type TaskRecord, type WebhookRecord } from './state.js';
+import { deleteWebhook, listWebhooks, postWebhook } from './webhooks.js';
+
+/** A failure the next matching requests get instead of their answer, to test a client's handling. */
+export interface InjectedFailure {
+  /** Default 500. */
+  status?: number;
+  /** Default: `rate_limited` for 429, `internal_error` otherwise. */
+  code?: string;
+  /** How many requests fail. Default 1. */
+  times?: number;
+  /** Sent as the Retry-After header, in seconds. */
+  retryAfterSeconds?: number;
+  /** Only requests with this method. */
+  method?: string;
+  /** Only requests to this path (e.g. `/api/v1/webhooks`). */
+  path?: string;
+}
+
+export interface Gateway {
+  /** Append `/api/v1/...` to it; requests to any other host are refused (403). */
+  readonly baseUrl: string;
+  /** A key of an approved account with `credits` credits. */
+  readonly apiKey: string;
+  /** The numeric id of `apiKey`, for a webhook's `api_key_id`. */
+  readonly apiKeyId: number;
+  /** A valid key of an account whose API access is not approved: every request gets 403. */
+  readonly unapprovedApiKey: string;
+  /** Every attempt to deliver an event, in order. */
+  readonly deliveries: readonly DeliveryAttempt[];
+  /** Every request the simulator answered, in order. */
+  readonly requests: readonly RecordedRequest[];
+  /** Adds another account (approved unless told otherwise) and returns its key. */
+  createAccount(options?: { approved?: boolean; credits?: number }): { apiKey: string; apiKeyId: number };
+  /** Moves a task one step (pending -> processing -> its outcome), for `jobs: { auto: false }`. */
+  advanceJob(taskId: string, outcome?: JobOutcome): { task_id: string; status: string };
+  /** Makes the next matching requests fail. */
+  failNext(failure?: InjectedFailure): void;
+  /** The server-side record of a webhook (including secret_key), for assertions. */
+  webhook(id: number): Readonly<WebhookRecord> | undefined;
+  /** Resolves once no automatic job and no delivery (including scheduled retries) is left. */
+  settled(): Promise<void>;
+  /** Stops the server, cancels pending jobs and deliveries. */
+  close(): Promise<void>;
+}
+
+/** Starts an in-memory gateway on 127.0.0.1 with a free port. */
+export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
+  const config = resolveGatewayOptions(options);
+  const state = createState();
+  const activity = activityTracker();
+  const deliveries: DeliveryAttempt[] = [];
+  const requests: RecordedRequest[] = [];
+  const injected: (InjectedFailure & { times: number })[] = [];
+  const limit = rateLimiter(config.rateLimit);
+  const { dispatch } = deliveryService(state, config, activity, deliveries);
+  const images = imageService(state, config, activity, (task: TaskRecord) => dispatch(task));
+
+  const routes = [
+    route('POST', '/api/v1/keys', postKey),
+    route('POST', '/api/v1/webhooks', postWebhook),
+    route('GET', '/api/v1/webhooks', listWebhooks),
+    route('DELETE', '/api/v1/webhooks/:id', deleteWebhook),
+    route('POST', '/api/v1/images/generate', images.generate),
+    route('GET', '/api/v1/images/:task_id', images.get),
+    route('GET', '/api/v1/account/balances', balances),
+  ];
+
+  function beforeRoute(method: string, path: string, key: { id: number }) {
+    limit(key.id);
+    const index = injected.findIndex(
+      (f) => (!f.method || f.method === method) && (!f.path || f.path === path),
+    );
+    if (index === -1) return;
+    const failure = injected[index]!;
+    if (--failure.times <= 0) injected.splice(index, 1);
+    const status = failure.status ?? 500;
+    throw new GatewayFailure(
+      status,
+      failure.code ?? (status === 429 ? 'rate_limited' : 'internal_error'),
+      status === 429 ? 'Rate limit exceeded; retry later.' : 'Internal server error.',
+      failure.retryAfterSeconds === undefined ? {} : { 'retry-after': String(failure.retryAfterSeconds) },
+    );
+  }
+
+  const { server, host } = await listen({ state, routes, beforeRoute, requests });
+  const main = createAccount(state, { approved: true, credits: config.credits });
+  const mainKey = createKey(state, main.id, 'simulator');
+  const unapproved = createAccount(state, { approved: false, credits: config.credits });
+  const unapprovedKey = createKey(state, unapproved.id, 'simulator (not approved)');
+
+  return {
+    baseUrl: `http://${host}`,
+    apiKey: mainKey.api_key,
+    apiKeyId: mainKey.id,
+    unapprovedApiKey: unapprovedKey.api_key,
+    deliveries,
+    requests,
+    createAccount(accountOptions = {}) {
+      const account = createAccount(state, {
+        approved: accountOptions.approved ?? true,
+        credits: accountOptions.credits ?? config.credits,
+      });
+      const key = createKey(state, account.id, 'simulator');
+      return { apiKey: key.api_key, apiKeyId: key.id };
+    },
+    advanceJob(taskId, outcome) {
+      const { task_id, status } = images.advance(taskId, outcome);
+      return { task_id, status };
+    },
+    failNext(failure = {}) {
+      injected.push({ ...failure, times: failure.times ?? 1 });
+    },
+    webhook: (id) => state.webhooks.get(id),
+    settled: () => activity.settled(),
+    async close() {
+      activity.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await activity.settled();
+    },
+  };
+}
+
+export type { GatewayOptions, JobOutcome, JobRequest } from './config.js';
+export type { DeliveryAttempt } from './deliveries.js';
+export type { RecordedRequest } from './server.js';
+export type { WebhookRecord } from './state.js';

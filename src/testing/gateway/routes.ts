@@ -1,0 +1,40 @@
+import type { Account, ApiKeyRecord, GatewayState } from './state.js';
+
+/** What a route handler is given; it returns the `data` of the success envelope or throws a GatewayFailure. */
+export interface RouteContext {
+  state: GatewayState;
+  account: Account;
+  key: ApiKeyRecord;
+  body: Record<string, unknown>;
+  params: Record<string, string>;
+}
+
+export type RouteHandler = (context: RouteContext) => unknown;
+
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE';
+  pattern: RegExp;
+  handler: RouteHandler;
+}
+
+/** `/api/v1/webhooks/:id` to a pattern whose named groups are the parameters. */
+export function route(method: Route['method'], path: string, handler: RouteHandler): Route {
+  const source = path.replace(/:(\w+)/g, '(?<$1>[^/]+)');
+  return { method, pattern: new RegExp(`^${source}$`), handler };
+}
+
+export type Match = { route: Route; params: Record<string, string> } | 'not_found' | 'method_not_allowed';
+
+export function match(routes: readonly Route[], method: string, path: string): Match {
+  let pathKnown = false;
+  for (const candidate of routes) {
+    const found = candidate.pattern.exec(path);
+    if (!found) continue;
+    pathKnown = true;
+    if (candidate.method !== method) continue;
+    const params: Record<string, string> = {};
+    for (const [name, value] of Object.entries(found.groups ?? {})) params[name] = decodeURIComponent(value);
+    return { route: candidate, params };
+  }
+  return pathKnown ? 'method_not_allowed' : 'not_found';
+}

@@ -1,0 +1,112 @@
+import { isIP } from 'node:net';
+import { invalid, notFound } from './envelope.js';
+import { secretBytes } from '../../signatures/secret.js';
+import { nowIso, type WebhookRecord } from './state.js';
+import type { RouteContext } from './routes.js';
+
+export const EVENT_TYPES = ['job.completed', 'job.failed'] as const;
+const MAX_URL_LENGTH = 2048;
+
+/** POST /api/v1/webhooks */
+export function postWebhook({ state, account, key, body }: RouteContext) {
+  const url = webhookUrl(body.url);
+  const events = eventList(body.events);
+  const secret = body.secret_key;
+  if (secret !== undefined && secret !== null) {
+    if (typeof secret !== 'string' || secret.length === 0)
+      throw invalid('secret_key must be a non-empty string.');
+    // The simulator signs with the receiver's secret rules; refuse one it could never sign with.
+    try {
+      secretBytes(secret);
+    } catch {
+      throw invalid('secret_key starts with "whsec_" but is not base64 after the prefix.');
+    }
+  }
+  const apiKeyId = body.api_key_id;
+  if (apiKeyId !== undefined && apiKeyId !== null && apiKeyId !== key.id) {
+    throw invalid('api_key_id must be the ID of the API key that authenticates this request.');
+  }
+  const at = nowIso();
+  const record: WebhookRecord = {
+    id: state.nextId('webhook'),
+    account_id: account.id,
+    url,
+    events,
+    status: 'active',
+    api_key_id: apiKeyId === undefined || apiKeyId === null ? null : key.id,
+    created_at: at,
+    updated_at: at,
+    secret_key: typeof secret === 'string' ? secret : undefined,
+    total_sent: 0,
+    total_failed: 0,
+    last_sent_at: null,
+    last_error: null,
+  };
+  state.webhooks.set(record.id, record);
+  return publicWebhook(record);
+}
+
+/** GET /api/v1/webhooks: the only answer that carries the delivery counters. */
+export function listWebhooks({ state, account }: RouteContext) {
+  return [...state.webhooks.values()]
+    .filter((webhook) => webhook.account_id === account.id)
+    .map((webhook) => ({
+      ...publicWebhook(webhook),
+      total_sent: webhook.total_sent,
+      total_failed: webhook.total_failed,
+      last_sent_at: webhook.last_sent_at,
+      last_error: webhook.last_error,
+    }));
+}
+
+/** DELETE /api/v1/webhooks/{id}: another account's webhook is as absent as a missing one. */
+export function deleteWebhook({ state, account, params }: RouteContext) {
+  const id = /^\d{1,15}$/.test(params.id ?? '') ? Number(params.id) : NaN;
+  const webhook = state.webhooks.get(id);
+  if (!webhook || webhook.account_id !== account.id) throw notFound('Webhook not found.');
+  state.webhooks.delete(id);
+  return { id };
+}
+
+/** What a webhook looks like in a create answer: never the secret_key, never the counters. */
+function publicWebhook(webhook: WebhookRecord) {
+  const { id, url, events, status, api_key_id, created_at, updated_at } = webhook;
+  return { id, url, events: [...events], status, api_key_id, created_at, updated_at };
+}
+
+/** HTTPS, or plain HTTP to a loopback host so that a receiver on the test machine can be reached. */
+function webhookUrl(value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_URL_LENGTH) {
+    throw invalid(`url must be a string of 1 to ${MAX_URL_LENGTH} characters.`);
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid('url is not a valid absolute URL.');
+  }
+  if (url.username || url.password) throw invalid('url must not contain credentials.');
+  if (url.protocol === 'https:') return value;
+  if (url.protocol === 'http:' && isLoopback(url.hostname)) return value;
+  throw invalid('url must use https (plain http is accepted only for loopback hosts).');
+}
+
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return isIP(host) === 6 && (host === '::1' || host === '0:0:0:0:0:0:0:1');
+}
+
+function eventList(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw invalid(`events must be a non-empty array of: ${EVENT_TYPES.join(', ')}.`);
+  }
+  for (const event of value) {
+    if (typeof event !== 'string' || !(EVENT_TYPES as readonly string[]).includes(event)) {
+      throw invalid(`Unknown event type ${JSON.stringify(event)}; supported: ${EVENT_TYPES.join(', ')}.`);
+    }
+  }
+  if (new Set(value).size !== value.length) throw invalid('events must not repeat an event type.');
+  return value as string[];
+}
