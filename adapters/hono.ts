@@ -1,0 +1,24 @@
+/**
+ * Mount a jobhook receiver in Hono, on any runtime Hono runs on:
+ *
+ *   import { Hono } from 'hono';
+ *   import { createReceiver } from 'jobhook';
+ *   import { honoHandler } from 'jobhook/hono';
+ *
+ *   const receiver = createReceiver({ secret: process.env.WEBHOOK_SECRET! });
+ *   const app = new Hono();
+ *   app.post('/webhooks', honoHandler(receiver));
+ */
+import type { Handler } from 'hono';
+import type { Receiver } from '../src/receiver.js';
+
+export function honoHandler(receiver: Pick<Receiver, 'fetch' | 'receive'>): Handler {
+  return async (c) => {
+    if (!c.req.raw.bodyUsed) return receiver.fetch(c.req.raw);
+    // A middleware read the body first. Only a cached `arrayBuffer()` is still the signed bytes
+    // (Hono would derive one by re-encoding its text or JSON); without it the core answers 500.
+    const body = 'arrayBuffer' in c.req.bodyCache ? await c.req.arrayBuffer() : undefined;
+    const result = await receiver.receive({ method: c.req.method, headers: c.req.raw.headers, body });
+    return new Response(result.body, { status: result.status, headers: result.headers });
+  };
+}

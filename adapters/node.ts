@@ -1,0 +1,38 @@
+/**
+ * Mount a jobhook receiver on Node's own HTTP server, or in any connect-style app:
+ *
+ *   import http from 'node:http';
+ *   import { createReceiver } from 'jobhook';
+ *   import { nodeHandler } from 'jobhook/node';
+ *
+ *   const receiver = createReceiver({ secret: process.env.WEBHOOK_SECRET! });
+ *   http.createServer(nodeHandler(receiver, { path: '/webhooks' })).listen(3000);
+ *   // or: app.use(nodeHandler(receiver, { path: '/webhooks' })) in Connect, Express, Polka…
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answers } from '../src/answers.js';
+import { answerNodeRequest, type NodeReceiver } from '../src/node-request.js';
+
+export interface NodeHandlerOptions {
+  /** Answer only this path (query strings ignored); other paths go to `next()`, or get a 404. */
+  path?: string;
+}
+
+export type NodeHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next?: (error?: unknown) => void,
+) => void;
+
+export function nodeHandler(receiver: NodeReceiver, options: NodeHandlerOptions = {}): NodeHandler {
+  const { path } = options;
+  return (req, res, next) => {
+    if (path !== undefined && (req.url ?? '/').split('?')[0] !== path) {
+      if (next) return next();
+      const notFound = answers.notFound();
+      res.writeHead(notFound.status, notFound.headers).end(notFound.body);
+      return;
+    }
+    void answerNodeRequest(receiver, req, res);
+  };
+}

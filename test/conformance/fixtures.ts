@@ -1,0 +1,70 @@
+// Deliveries in the design's payload shape, and a receiver that records what its handlers saw.
+import { randomUUID } from 'node:crypto';
+import { createReceiver, type Receiver } from 'jobhook';
+
+/** A Standard Webhooks secret (base64 after the prefix). */
+export const SECRET = `whsec_${Buffer.from('jobhook-conformance-secret-0123').toString('base64')}`;
+
+/** Small, so that oversized bodies are cheap to send. */
+export const LIMIT = 4096;
+
+export function completed(overrides: Record<string, unknown> = {}) {
+  return {
+    id: `evt_${randomUUID()}`,
+    type: 'job.completed',
+    created_at: '2026-11-21T10:00:00Z',
+    data: { task_id: `task_${randomUUID()}`, status: 'completed', image_url: 'https://img.example/1.png' },
+    ...overrides,
+  };
+}
+
+export function failed(overrides: Record<string, unknown> = {}) {
+  return {
+    id: `evt_${randomUUID()}`,
+    type: 'job.failed',
+    created_at: '2026-11-21T10:00:00Z',
+    data: {
+      task_id: `task_${randomUUID()}`,
+      status: 'failed',
+      error: { code: 'timeout', message: 'Took too long.' },
+    },
+    ...overrides,
+  };
+}
+
+export interface Recorded {
+  type: 'job.completed' | 'job.failed' | 'any';
+  event: unknown;
+}
+
+export interface RecordingReceiver {
+  receiver: Receiver;
+  /** Every handler call, in order. */
+  calls: Recorded[];
+  /** Everything jobhook logged at error level. */
+  errors: string[];
+  /** The next `failures` job.completed handler calls throw. */
+  failNext(failures: number): void;
+}
+
+export function recordingReceiver(): RecordingReceiver {
+  const calls: Recorded[] = [];
+  const errors: string[] = [];
+  let failures = 0;
+  const receiver = createReceiver({
+    secret: SECRET,
+    maxBodyBytes: LIMIT,
+    logger: { error: (message) => errors.push(message), warn: () => undefined },
+  });
+  receiver.onJobCompleted((event) => {
+    calls.push({ type: 'job.completed', event });
+    if (failures > 0) {
+      failures--;
+      throw new Error('the handler failed on purpose');
+    }
+  });
+  receiver.onJobFailed((event) => void calls.push({ type: 'job.failed', event }));
+  receiver.onAny((event) => void calls.push({ type: 'any', event }));
+  receiver.onError(() => undefined);
+  return { receiver, calls, errors, failNext: (n) => (failures = n) };
+}

@@ -1,0 +1,59 @@
+// Every way of mounting a receiver, each as a real HTTP server. Adding one is a few lines here;
+// the conformance suite runs all of its cases against each.
+import { createServer } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import express5 from 'express';
+import express4 from 'express4';
+import { Hono } from 'hono';
+import type { Receiver } from 'jobhook';
+import { expressHandler } from 'jobhook/express';
+import { honoHandler } from 'jobhook/hono';
+import { nodeHandler } from 'jobhook/node';
+import { listen, type Running } from './http.js';
+
+export const PATH = '/webhooks';
+
+export interface Target {
+  name: string;
+  /** Mounted for POST only: other methods get the framework's 404 rather than the receiver's 405. */
+  postOnly?: boolean;
+  start(receiver: Receiver): Promise<Running>;
+}
+
+export const targets: Target[] = [
+  ...[
+    { name: 'express 5', express: express5 },
+    { name: 'express 4', express: express4 },
+  ].flatMap(({ name, express }) => [
+    {
+      name: `${name} app.post`,
+      postOnly: true,
+      start: (receiver: Receiver) => listen(express().post(PATH, expressHandler(receiver))),
+    },
+    {
+      name: `${name} app.use`,
+      start: (receiver: Receiver) => listen(express().use(PATH, expressHandler(receiver))),
+    },
+  ]),
+  {
+    name: 'hono app.post on @hono/node-server',
+    postOnly: true,
+    start: (receiver) => listen(getRequestListener(new Hono().post(PATH, honoHandler(receiver)).fetch)),
+  },
+  {
+    name: 'hono app.all on @hono/node-server',
+    start: (receiver) => listen(getRequestListener(new Hono().all(PATH, honoHandler(receiver)).fetch)),
+  },
+  {
+    name: 'node http.createServer',
+    start: (receiver) => listen(createServer(nodeHandler(receiver))),
+  },
+  {
+    name: 'node middleware in express 5',
+    start: (receiver) => listen(express5().use(nodeHandler(receiver, { path: PATH }))),
+  },
+  {
+    name: 'receiver.fetch on @hono/node-server',
+    start: (receiver) => listen(getRequestListener((request) => receiver.fetch(request))),
+  },
+];
