@@ -14,6 +14,8 @@ import { runHandlers, type DeliveryContext, type EventHandler } from './handlers
 import { readHeaders, type HeadersInput } from './headers.js';
 import { messageOf, quote } from './logger.js';
 import { resolveOptions, type ReceiverOptions, type ResolvedOptions } from './options.js';
+import { registerReceiver, type ReceiverRegisterOptions } from './client/receiver-register.js';
+import type { RegisterWebhookResult } from './client/register.js';
 
 /** One delivery as it came off the wire. */
 export interface DeliveryInput {
@@ -59,6 +61,11 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
   readonly maxBodyBytes: number;
   /** The event types that have a schema. */
   readonly eventTypes: readonly (keyof E & string)[];
+  /**
+   * Creates or reuses the gateway webhook for `url`, with this receiver's first secret and the
+   * event types it handles. Call it after the server is listening: deliveries may follow at once.
+   */
+  register(options: ReceiverRegisterOptions): Promise<RegisterWebhookResult>;
 }
 
 // `& EventMap` only tells the compiler the job events always exist; it changes no field type.
@@ -207,6 +214,15 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     close: () => lifecycle.close(),
     maxBodyBytes: config.maxBodyBytes,
     eventTypes: Object.keys(schemas),
+    register: (registerOptions) =>
+      registerReceiver(
+        {
+          secret: config.secrets[0],
+          handled: anyHandlers.length > 0 ? Object.keys(schemas) : [...handlersByType.keys()],
+          known: Object.keys(schemas),
+        },
+        registerOptions,
+      ),
   };
   return receiver;
 }
