@@ -32,6 +32,14 @@ export function failed(overrides: Record<string, unknown> = {}) {
   };
 }
 
+/** The receiver's JSON answers, and the test routes' own. */
+export interface JsonAnswer {
+  ok?: boolean;
+  duplicate?: boolean;
+  error?: { code: string; message: string };
+  route?: string;
+}
+
 export interface Recorded {
   type: 'job.completed' | 'job.failed' | 'any';
   event: unknown;

@@ -1,0 +1,91 @@
+// Express-specific cases: what happens when another middleware reads the body first.
+import express5 from 'express';
+import express4 from 'express4';
+import { expressHandler } from 'jobhook/express';
+import { signDelivery } from 'jobhook/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { completed, type JsonAnswer, recordingReceiver, SECRET } from '../conformance/fixtures.js';
+import { listen, type Running } from '../conformance/http.js';
+
+type Express = typeof express5;
+
+describe.each([
+  { name: 'express 5', express: express5 },
+  { name: 'express 4', express: express4 },
+])('$name', ({ express }) => {
+  let server: Running | undefined;
+  afterEach(() => server?.close());
+
+  async function start(
+    mount: (app: ReturnType<Express>, handler: ReturnType<typeof expressHandler>) => void,
+  ) {
+    const rec = recordingReceiver();
+    const app = express();
+    mount(app, expressHandler(rec.receiver));
+    server = await listen(app);
+    const send = async (delivery = signDelivery({ secret: SECRET, payload: completed() })) => {
+      const response = await fetch(`${server!.origin}/webhooks`, {
+        method: 'POST',
+        headers: delivery.headers,
+        body: delivery.body as BodyInit,
+      });
+      return { status: response.status, body: (await response.json()) as JsonAnswer };
+    };
+    return { rec, send };
+  }
+
+  it('answers 500 naming the fix, and logs it once, when express.json() consumed the body first', async () => {
+    const { rec, send } = await start((app, handler) => app.use(express.json()).post('/webhooks', handler));
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const { status, body } = await send();
+      expect(status).toBe(500);
+      expect(body.error?.code).toBe('body_unavailable');
+      expect(body.error?.message).toMatch(/before any body parser/);
+      expect(body.error?.message).toMatch(/express\.raw/);
+    }
+    expect(rec.calls).toEqual([]);
+    expect(rec.errors.filter((line) => line.includes('consumed'))).toHaveLength(1);
+  });
+
+  it('answers 500 rather than verify a text body express.text() decoded', async () => {
+    const { rec, send } = await start((app, handler) =>
+      app.use(express.text({ type: '*/*' })).post('/webhooks', handler),
+    );
+    const { status, body } = await send();
+    expect(status).toBe(500);
+    expect(body.error?.code).toBe('body_unavailable');
+    expect(rec.calls).toEqual([]);
+  });
+
+  it("reads the stream itself when express.json() skipped the request's content type", async () => {
+    const { rec, send } = await start((app, handler) => app.use(express.json()).post('/webhooks', handler));
+    const payload = completed();
+    const delivery = signDelivery({ secret: SECRET, payload });
+    delivery.headers['content-type'] = 'application/octet-stream';
+    expect((await send(delivery)).status).toBe(200);
+    expect(rec.calls[0]).toEqual({ type: 'job.completed', event: payload });
+  });
+
+  it('verifies the Buffer express.raw() left on req.body', async () => {
+    const { rec, send } = await start((app, handler) =>
+      app.post('/webhooks', express.raw({ type: '*/*' }), handler),
+    );
+    const payload = completed();
+    expect((await send(signDelivery({ secret: SECRET, payload }))).status).toBe(200);
+    expect(rec.calls[0]).toEqual({ type: 'job.completed', event: payload });
+  });
+
+  it('verifies req.rawBody kept by a body parser’s verify hook', async () => {
+    const { rec, send } = await start((app, handler) =>
+      app
+        .use(express.json({ verify: (req, _res, buf) => Object.assign(req, { rawBody: buf }) }))
+        .post('/webhooks', handler),
+    );
+    // Bytes a re-serialised req.body would not reproduce: spacing and key order.
+    const body =
+      '{ "type": "job.completed",  "id": "evt_raw", "created_at": "2026-11-21T10:00:00Z", "data": {"task_id": "t", "status": "completed", "image_url": "https://img.example/1.png"} }';
+    const { status } = await send(signDelivery({ secret: SECRET, payload: body }));
+    expect(status).toBe(200);
+    expect(rec.calls[0]).toMatchObject({ type: 'job.completed', event: { id: 'evt_raw' } });
+  });
+});

@@ -1,0 +1,47 @@
+// express and hono are optional peers: `jobhook` and `jobhook/node` must load without them.
+// Follows the runtime imports (type-only imports erased, as the build erases them) from each entry.
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The packages a file needs at runtime, through all of its relative imports. */
+function runtimePackages(entry: string): Set<string> {
+  const packages = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
+      compilerOptions: {
+        module: ts.ModuleKind.ESNext,
+        target: ts.ScriptTarget.ES2022,
+        verbatimModuleSyntax: true,
+      },
+    });
+    for (const { fileName } of ts.preProcessFile(outputText, true, true).importedFiles) {
+      if (fileName.startsWith('.')) visit(resolve(dirname(file), fileName.replace(/\.js$/, '.ts')));
+      else packages.add(fileName);
+    }
+  };
+  visit(resolve(root, entry));
+  return packages;
+}
+
+describe.each(['src/index.ts', 'adapters/node.ts'])('%s', (entry) => {
+  it('imports neither express nor hono at runtime', () => {
+    const packages = [...runtimePackages(entry)];
+    expect(packages.length).toBeGreaterThan(0);
+    expect(packages.filter((name) => /^(express|hono)(\/|$)/.test(name))).toEqual([]);
+  });
+});
+
+it('sees the peers where they are imported, so the check above can fail', () => {
+  // The adapters import only types from their frameworks; a value import would show up here.
+  expect([...runtimePackages('test/conformance/targets.ts')]).toEqual(
+    expect.arrayContaining(['express', 'express4', 'hono']),
+  );
+});
