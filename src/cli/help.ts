@@ -1,0 +1,101 @@
+/** The text of every `--help`. Kept in one file so the commands read as code, not prose. */
+
+export const mainHelp = `Usage: jobhook <command> [options]
+
+Try a jobhook receiver and manage the gateway's webhooks from a terminal.
+
+Commands:
+  gateway                 Run the gateway simulator in the foreground
+  send <url> [payload]    Send a signed test delivery to a receiver and print its answer
+  webhooks list           List the webhooks of an account
+  webhooks register <url> Create or reuse the webhook that delivers to <url>
+  webhooks delete <id>    Delete a webhook
+
+Options:
+  -h, --help              Show help (also: jobhook <command> --help)
+  -v, --version           Show the version
+
+Exit codes: 0 success, 1 failure (unreachable, refused, a non-2xx answer), 2 bad command line.
+`;
+
+export const gatewayHelp = `Usage: jobhook gateway [options]
+
+Runs the in-memory gateway simulator on 127.0.0.1 until Ctrl+C (SIGINT) or SIGTERM, and prints
+its base URL and an API key as JOBHOOK_BASE_URL=... and JOBHOOK_API_KEY=... lines. Jobs complete
+after a few milliseconds and deliveries to registered webhooks are signed with their secret_key.
+
+Options:
+  --credits <n>         Credits of the account (default 1000)
+  --fail-when <text>    Jobs whose prompt contains <text> fail (default "fail")
+  -h, --help            Show this help
+`;
+
+export const sendHelp = `Usage: jobhook send <url> [payload-file] [options]
+
+Signs a test delivery the way the gateway does (Standard Webhooks v1) and POSTs it to <url>,
+then prints the answer's status and body. Without a payload file a fresh job.completed or
+job.failed event is generated; a payload file is sent byte for byte, as it is.
+
+Options:
+  --type <type>         job.completed (default) or job.failed, for the generated payload
+  --secret <secret>     The receiver's secret (or set JOBHOOK_SECRET); whsec_... or any string
+  --id <id>             The webhook-id header (default: a fresh msg_...); repeat one to test dedupe
+  --timestamp <s>       The webhook-timestamp in Unix seconds (default: now); to test clock skew
+  --timeout <ms>        Give up waiting for the answer after this long (default 10000)
+  -h, --help            Show this help
+
+Exit code 0 when the receiver answers 2xx, 1 otherwise.
+`;
+
+export const webhooksHelp = `Usage: jobhook webhooks <list|register|delete> [options]
+
+Manages the webhooks of the account the API key belongs to, on any gateway.
+
+Commands:
+  list                  List the webhooks, with their delivery counters
+  register <url>        Create or reuse the webhook for <url>; older ones for <url> are deleted
+  delete <id>           Delete the webhook with this numeric id
+
+Options of every command:
+  --api-key <key>       The API key (or set JOBHOOK_API_KEY)
+  --base-url <url>      The gateway's base URL (or set JOBHOOK_BASE_URL)
+  --json                Print the gateway's data as JSON
+  -h, --help            Show help (also: jobhook webhooks <command> --help)
+`;
+
+export const webhooksListHelp = `Usage: jobhook webhooks list [options]
+
+Lists the webhooks of the account: id, status, events, deliveries sent and failed, URL, last error.
+
+Options:
+  --api-key <key>       The API key (or set JOBHOOK_API_KEY)
+  --base-url <url>      The gateway's base URL (or set JOBHOOK_BASE_URL)
+  --json                Print the list as JSON
+  -h, --help            Show this help
+`;
+
+export const webhooksRegisterHelp = `Usage: jobhook webhooks register <url> [options]
+
+Makes sure exactly one active webhook delivers to <url>: reuses one with the same events, or
+creates it; then deletes older webhooks for the same URL. Webhooks for other URLs are untouched.
+
+Options:
+  --secret <secret>     The receiver's secret, sent as secret_key (or set JOBHOOK_SECRET)
+  --events <list>       Comma-separated event types (default job.completed,job.failed)
+  --rotate-secret       Create a new webhook even if one fits, then delete the old one
+  --api-key <key>       The API key (or set JOBHOOK_API_KEY)
+  --base-url <url>      The gateway's base URL (or set JOBHOOK_BASE_URL)
+  --json                Print the result as JSON
+  -h, --help            Show this help
+`;
+
+export const webhooksDeleteHelp = `Usage: jobhook webhooks delete <id> [options]
+
+Deletes the webhook with this numeric id.
+
+Options:
+  --api-key <key>       The API key (or set JOBHOOK_API_KEY)
+  --base-url <url>      The gateway's base URL (or set JOBHOOK_BASE_URL)
+  --json                Print the gateway's answer as JSON
+  -h, --help            Show this help
+`;

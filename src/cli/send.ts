@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { signDelivery } from 'jobhook/testing';
+import { CommandError, UsageError, env, httpUrl, integer, out, parse } from './args.js';
+import { sendHelp } from './help.js';
+
+const TYPES = ['job.completed', 'job.failed'] as const;
+
+/** `jobhook send <url> [payload-file]`: one signed delivery; prints the answer. */
+export async function send(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, {
+    type: { type: 'string' },
+    secret: { type: 'string' },
+    id: { type: 'string' },
+    timestamp: { type: 'string' },
+    timeout: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    process.stdout.write(sendHelp);
+    return 0;
+  }
+  const [target, file, ...extra] = positionals;
+  if (target === undefined) throw new UsageError('send needs the receiver URL');
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+  const url = httpUrl(target, 'the receiver URL');
+  const secret = values.secret ?? env('JOBHOOK_SECRET');
+  if (secret === undefined) throw new UsageError('send needs --secret, or JOBHOOK_SECRET in the environment');
+  const type = TYPES.find((known) => known === (values.type ?? 'job.completed'));
+  if (type === undefined) {
+    throw new UsageError(`--type must be job.completed or job.failed, not ${JSON.stringify(values.type)}`);
+  }
+  if (values.type !== undefined && file !== undefined) {
+    throw new UsageError('--type applies to the generated payload; a payload file is sent as it is');
+  }
+  const timestamp = integer(values.timestamp, '--timestamp');
+  const timeoutMs = integer(values.timeout, '--timeout') ?? 10_000;
+
+  const payload = file === undefined ? samplePayload(type) : await readPayload(file);
+  let delivery: ReturnType<typeof signDelivery>;
+  try {
+    delivery = signDelivery({
+      secret,
+      payload,
+      ...(values.id !== undefined && { id: values.id }),
+      ...(timestamp !== undefined && { timestamp }),
+    });
+  } catch (error) {
+    // For example a whsec_ secret that is not base64; the message never contains the secret.
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: delivery.headers,
+      // A copy typed for fetch: a Uint8Array over an ArrayBuffer.
+      body: typeof delivery.body === 'string' ? delivery.body : new Uint8Array(delivery.body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    throw new CommandError(`could not deliver to ${url.href}: ${reason(error, timeoutMs)}`);
+  }
+  const body = await response.text();
+  out(`${response.status} ${response.statusText}`.trim());
+  if (body !== '') out(body);
+  return response.ok ? 0 : 1;
+}
+
+/** A delivery payload as the gateway sends it (DESIGN.md's wire contract). */
+export function samplePayload(type: (typeof TYPES)[number]) {
+  const taskId = `task_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  const data =
+    type === 'job.completed'
+      ? { task_id: taskId, status: 'completed', image_url: `https://images.example.com/${taskId}.png` }
+      : {
+          task_id: taskId,
+          status: 'failed',
+          error: { code: 'generation_failed', message: 'The model could not render this prompt.' },
+        };
+  return {
+    id: `evt_${randomUUID().replaceAll('-', '')}`,
+    type,
+    created_at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    data,
+  };
+}
+
+async function readPayload(file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read the payload file ${JSON.stringify(file)}${code ? ` (${code})` : ''}`);
+  }
+}
+
+function reason(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
+  const cause =
+    error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+}

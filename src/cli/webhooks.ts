@@ -1,0 +1,146 @@
+import {
+  createClient,
+  GatewayError,
+  registerWebhook,
+  type GatewayClient,
+  type Webhook,
+} from 'jobhook/client';
+import { CommandError, UsageError, env, httpUrl, out, parse } from './args.js';
+import { webhooksDeleteHelp, webhooksHelp, webhooksListHelp, webhooksRegisterHelp } from './help.js';
+
+const connection = {
+  'api-key': { type: 'string' },
+  'base-url': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** `jobhook webhooks list|register|delete`, against any gateway. */
+export async function webhooks(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === undefined) {
+    process.stderr.write(webhooksHelp);
+    return 2;
+  }
+  if (sub === '-h' || sub === '--help' || sub === 'help') return help(webhooksHelp);
+  const command = Object.hasOwn(subcommands, sub) ? subcommands[sub] : undefined;
+  if (!command) throw new UsageError(`unknown command "webhooks ${sub}"`, 'webhooks');
+  try {
+    return await command(rest);
+  } catch (error) {
+    if (error instanceof UsageError) error.command ??= `webhooks ${sub}`;
+    if (error instanceof GatewayError) throw new CommandError(error.message);
+    throw error;
+  }
+}
+
+const subcommands: Record<string, (args: string[]) => Promise<number>> = {
+  async list(args) {
+    const { values, positionals } = parse(args, connection);
+    if (values.help) return help(webhooksListHelp);
+    noPositionals(positionals);
+    const list = await clientFrom(values).webhooks.list();
+    if (values.json) out(JSON.stringify(list, null, 2));
+    else printTable(list);
+    return 0;
+  },
+
+  async register(args) {
+    const { values, positionals } = parse(args, {
+      ...connection,
+      secret: { type: 'string' },
+      events: { type: 'string' },
+      'rotate-secret': { type: 'boolean' },
+    });
+    if (values.help) return help(webhooksRegisterHelp);
+    const [target, ...extra] = positionals;
+    if (target === undefined) throw new UsageError('webhooks register needs the receiver URL');
+    noPositionals(extra);
+    const url = httpUrl(target, 'the receiver URL').href;
+    const events = (values.events ?? 'job.completed,job.failed')
+      .split(',')
+      .map((event) => event.trim())
+      .filter(Boolean);
+    if (events.length === 0) throw new UsageError('--events needs at least one event type');
+    const secret = values.secret ?? env('JOBHOOK_SECRET');
+    const result = await registerWebhook(clientFrom(values), {
+      url,
+      events,
+      ...(secret !== undefined && { secret }),
+      ...(values['rotate-secret'] && { rotateSecret: true }),
+    });
+    if (values.json) {
+      out(JSON.stringify(result, null, 2));
+    } else {
+      const { webhook, created, deleted } = result;
+      out(
+        `${created ? 'Created' : 'Reused'} webhook ${webhook.id}: ${webhook.events.join(',')} -> ${webhook.url}`,
+      );
+      if (deleted.length > 0)
+        out(`Deleted older webhook${deleted.length > 1 ? 's' : ''} ${deleted.join(', ')}`);
+      if (secret === undefined) out('Warning: no secret given, so deliveries to it are not signed.');
+    }
+    return 0;
+  },
+
+  async delete(args) {
+    const { values, positionals } = parse(args, connection);
+    if (values.help) return help(webhooksDeleteHelp);
+    const [id, ...extra] = positionals;
+    if (id === undefined) throw new UsageError('webhooks delete needs the webhook id');
+    noPositionals(extra);
+    if (!/^\d+$/.test(id)) throw new UsageError(`the webhook id must be a number, not ${JSON.stringify(id)}`);
+    const result = await clientFrom(values).webhooks.delete(Number(id));
+    if (values.json) out(JSON.stringify(result, null, 2));
+    else out(`Deleted webhook ${result.id}`);
+    return 0;
+  },
+};
+
+function clientFrom(values: {
+  'api-key'?: string | undefined;
+  'base-url'?: string | undefined;
+}): GatewayClient {
+  const apiKey = values['api-key'] ?? env('JOBHOOK_API_KEY');
+  const baseUrl = values['base-url'] ?? env('JOBHOOK_BASE_URL');
+  if (apiKey === undefined) throw new UsageError('no API key: pass --api-key or set JOBHOOK_API_KEY');
+  if (baseUrl === undefined)
+    throw new UsageError('no gateway address: pass --base-url or set JOBHOOK_BASE_URL');
+  return createClient({ apiKey, baseUrl: httpUrl(baseUrl, 'the base URL').href });
+}
+
+function help(text: string): number {
+  process.stdout.write(text);
+  return 0;
+}
+
+function noPositionals(positionals: string[]): void {
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+}
+
+function printTable(list: Webhook[]): void {
+  if (list.length === 0) {
+    out('No webhooks.');
+    return;
+  }
+  const rows = [
+    ['ID', 'STATUS', 'EVENTS', 'SENT', 'FAILED', 'URL', 'LAST ERROR'],
+    ...list.map((webhook) => [
+      String(webhook.id),
+      String(webhook.status),
+      (webhook.events ?? []).join(','),
+      String(webhook.total_sent ?? '-'),
+      String(webhook.total_failed ?? '-'),
+      String(webhook.url),
+      webhook.last_error ?? '-',
+    ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  for (const row of rows)
+    out(
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    );
+}
