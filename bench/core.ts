@@ -1,0 +1,151 @@
+/**
+ * Core, per delivery: jobhook `receive()` against the hand-written floor and the libraries users
+ * would otherwise pick, each on the same body signed in its own scheme.
+ */
+import { createHmac } from 'node:crypto';
+import { Webhooks } from '@octokit/webhooks';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import Stripe from 'stripe';
+import { Webhook as SvixWebhook } from 'svix';
+import {
+  KEY,
+  PLAIN_SECRET,
+  SECRET,
+  githubHeaders,
+  jobCompletedBody,
+  standardHeaders,
+  stripeHeader,
+  svixHeaders,
+} from './fixtures.js';
+import { verifyByHand } from './handwritten.js';
+import { createReceiver } from './jobhook.js';
+import { bench, compare, type Case, type CompareOptions, type Samples } from './measure.js';
+
+export const CASES = {
+  floor: 'hand-written floor',
+  jobhook: 'jobhook receive()',
+  standardwebhooks: 'standardwebhooks verify',
+  svix: 'svix verify',
+  octokitVerify: '@octokit/webhooks verify',
+  octokitReceive: '@octokit/webhooks verifyAndReceive',
+  stripe: 'stripe constructEvent',
+} as const;
+
+const noop = () => {};
+
+/** n Standard Webhooks deliveries of `body`, each with a fresh id (so dedupe does real work). */
+function standardDeliveries(body: Buffer, n: number) {
+  return Array.from({ length: n }, () => ({ headers: standardHeaders(body), body }));
+}
+
+/** A receiver as users create one: default verifier, default in-memory dedupe, one no-op handler. */
+export function benchReceiver() {
+  return createReceiver({ secret: SECRET }).onJobCompleted(noop);
+}
+
+/** jobhook `receive()` on fresh, valid deliveries; checks the first answer is a 200. */
+export async function jobhookCase(
+  name: string,
+  body: Buffer,
+  receiver: Pick<ReturnType<typeof benchReceiver>, 'receive'> = benchReceiver(),
+): Promise<Case> {
+  const first = await receiver.receive({ headers: standardHeaders(body), body });
+  if (first.status !== 200) throw new Error(`${name}: receive() answered ${first.status} ${first.body}`);
+  return bench(
+    name,
+    (n) => standardDeliveries(body, n),
+    (d, i) => receiver.receive(d[i]!),
+  );
+}
+
+export function floorCase(name: string, body: Buffer): Case {
+  return bench(
+    name,
+    (n) => standardDeliveries(body, n),
+    (d, i) => {
+      const { headers } = d[i]!;
+      const event = verifyByHand(
+        KEY,
+        headers['webhook-id'],
+        headers['webhook-timestamp'],
+        headers['webhook-signature'],
+        d[i]!.body,
+      );
+      if (event === undefined) throw new Error('the floor rejected a valid delivery');
+    },
+  );
+}
+
+/** HMAC-SHA256 of the signed content alone: the hashing rate. */
+export function hmacCase(name: string, body: Buffer): Case {
+  return bench(
+    name,
+    () => null,
+    () => createHmac('sha256', KEY).update('msg_0123456789abcdef01234567.1700000000.').update(body).digest(),
+  );
+}
+
+async function casesFor(body: Buffer): Promise<Case[]> {
+  const standard = new StandardWebhook(SECRET);
+  const svix = new SvixWebhook(SECRET);
+  const octokit = new Webhooks({ secret: PLAIN_SECRET });
+  octokit.on('ping', noop);
+  const stripe = new Stripe('sk_test_jobhook_bench');
+  const text = body.toString('utf8');
+  const github = githubHeaders(body);
+  const signature = github['x-hub-signature-256'];
+  const stripeSignature = stripeHeader(body);
+
+  // Every library must accept its input before it is timed.
+  standard.verify(body, standardHeaders(body));
+  svix.verify(body, svixHeaders(body));
+  if (!(await octokit.verify(text, signature))) throw new Error('octokit rejected its delivery');
+  await octokit.verifyAndReceive({ id: github['x-github-delivery'], name: 'ping', payload: text, signature });
+  stripe.webhooks.constructEvent(body, stripeSignature, PLAIN_SECRET);
+
+  return [
+    floorCase(CASES.floor, body),
+    await jobhookCase(CASES.jobhook, body),
+    bench(
+      CASES.standardwebhooks,
+      (n) => standardDeliveries(body, n),
+      (d, i) => standard.verify(body, d[i]!.headers),
+    ),
+    bench(
+      CASES.svix,
+      (n) => Array.from({ length: n }, () => svixHeaders(body)),
+      (h, i) => svix.verify(body, h[i]!),
+    ),
+    bench(
+      CASES.octokitVerify,
+      () => null,
+      () => octokit.verify(text, signature),
+    ),
+    bench(
+      CASES.octokitReceive,
+      () => null,
+      () =>
+        octokit.verifyAndReceive({ id: github['x-github-delivery'], name: 'ping', payload: text, signature }),
+    ),
+    bench(
+      CASES.stripe,
+      () => null,
+      () => stripe.webhooks.constructEvent(body, stripeSignature, PLAIN_SECRET),
+    ),
+  ];
+}
+
+export interface CoreResult {
+  size: number;
+  bytes: number;
+  samples: Samples;
+}
+
+export async function runCore(sizes: number[], options: CompareOptions): Promise<CoreResult[]> {
+  const results: CoreResult[] = [];
+  for (const size of sizes) {
+    const body = jobCompletedBody(size);
+    results.push({ size, bytes: body.length, samples: await compare(await casesFor(body), options) });
+  }
+  return results;
+}

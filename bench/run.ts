@@ -1,0 +1,62 @@
+/**
+ * `npm run bench`: builds the package, then measures jobhook against the hand-written floor and
+ * the libraries users would otherwise pick. Prints the tables and writes bench/RESULTS.md and
+ * bench/results.svg. BENCH_QUICK=1 runs everything briefly (for development; noisy).
+ */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { runCore } from './core.js';
+import { runHttp, runMemory } from './http.js';
+import { markdown, svg, targets, type Results } from './report.js';
+import { runBodyScale, runHandlerScale } from './scale.js';
+import { SERVER_KINDS } from './server.js';
+
+const quick = process.env.BENCH_QUICK === '1';
+const core = quick ? { rounds: 3, batchMs: 20, warmupMs: 30 } : { rounds: 7, batchMs: 60, warmupMs: 150 };
+const http = quick
+  ? { durationS: 1, warmupS: 0.5, rounds: 1, connections: 16 }
+  : { durationS: 2.5, warmupS: 1, rounds: 3, connections: 16 };
+const memory = { ...http, durationS: quick ? 2 : 5 };
+const handlerCounts = [1, 10, 100, 1000];
+
+const startedAt = new Date();
+const step = (label: string) =>
+  console.error(`bench: ${label} (${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s)`);
+
+step('core, per delivery');
+const coreResults = await runCore([1024, 64 * 1024, 1_000_000], core);
+step('scale, body size');
+const body = await runBodyScale([1024, 4096, 16 * 1024, 64 * 1024, 256 * 1024, 1_000_000], core);
+step('scale, handlers for other event types');
+const handlers = await runHandlerScale(handlerCounts, { ...core, rounds: core.rounds + 2 });
+step('HTTP on loopback');
+const httpResults = await runHttp(SERVER_KINDS, http);
+step('memory under sustained load');
+const memoryResults = [
+  await runMemory('node-jobhook', 64 * 1024, memory),
+  await runMemory('node-hand', 64 * 1024, memory),
+];
+
+const results: Results = {
+  quick,
+  settings:
+    `core ${core.rounds} interleaved rounds of ~${core.batchMs} ms batches after ${core.warmupMs} ms warm-up per case; ` +
+    `HTTP ${http.rounds} interleaved rounds of ${http.durationS} s per server after ${http.warmupS} s warm-up, ` +
+    `${http.connections} connections; memory ${memory.durationS} s per server`,
+  startedAt,
+  seconds: (Date.now() - startedAt.getTime()) / 1000,
+  core: coreResults,
+  body,
+  handlerCounts,
+  handlers,
+  http: httpResults,
+  memory: memoryResults,
+};
+const list = targets(results);
+const text = markdown(results, list);
+writeFileSync(resolve('bench/RESULTS.md'), text);
+writeFileSync(resolve('bench/results.svg'), svg(list));
+console.log(text);
+console.error(
+  `bench: wrote bench/RESULTS.md and bench/results.svg; ${list.filter((t) => !t.met).length} target(s) missed`,
+);

@@ -1,0 +1,160 @@
+/**
+ * One HTTP server for the load test, run in its own process: `server.ts <kind>`. It reports its
+ * port (and its memory when asked to stop) over IPC, and exits when the parent goes away.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { Webhooks, createNodeMiddleware } from '@octokit/webhooks';
+import express from 'express';
+import { Hono } from 'hono';
+import { KEY, PLAIN_SECRET, SECRET } from './fixtures.js';
+import { verifyByHand } from './handwritten.js';
+import { createReceiver, expressHandler, honoHandler, nodeHandler } from './jobhook.js';
+
+export const SERVER_KINDS = [
+  'express-jobhook',
+  'express-hand',
+  'hono-jobhook',
+  'hono-hand',
+  'node-jobhook',
+  'node-hand',
+  'node-octokit',
+] as const;
+export type ServerKind = (typeof SERVER_KINDS)[number];
+
+export const PATH = '/webhooks';
+const OK = JSON.stringify({ ok: true });
+const REJECTED = JSON.stringify({ ok: false });
+const LIMIT = 1024 * 1024;
+const noop = () => {};
+
+function receiver() {
+  return createReceiver({ secret: SECRET }).onJobCompleted(noop);
+}
+
+function answerByHand(res: ServerResponse, event: unknown) {
+  const body = event === undefined ? REJECTED : OK;
+  res
+    .writeHead(event === undefined ? 401 : 200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    })
+    .end(body);
+}
+
+/** A plain node:http handler, written as most users would: collect the body, verify, answer. */
+function nodeByHand(req: IncomingMessage, res: ServerResponse) {
+  if (req.method !== 'POST' || req.url !== PATH) return void res.writeHead(404).end();
+  const chunks: Buffer[] = [];
+  let length = 0;
+  req.on('data', (chunk: Buffer) => {
+    length += chunk.length;
+    if (length <= LIMIT) chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (length > LIMIT) return void res.writeHead(413).end();
+    const { headers } = req;
+    const body = Buffer.concat(chunks);
+    let event: unknown;
+    try {
+      event = verifyByHand(
+        KEY,
+        headers['webhook-id'],
+        headers['webhook-timestamp'],
+        headers['webhook-signature'],
+        body,
+      );
+    } catch {
+      event = undefined;
+    }
+    answerByHand(res, event);
+  });
+}
+
+type Listening = (port: number) => void;
+
+function start(kind: ServerKind, listening: Listening) {
+  const listen = (server: ReturnType<typeof createServer>) =>
+    server.listen(0, '127.0.0.1', () => listening((server.address() as AddressInfo).port));
+  switch (kind) {
+    case 'express-jobhook': {
+      const app = express();
+      app.post(PATH, expressHandler(receiver()));
+      return listen(createServer(app));
+    }
+    case 'express-hand': {
+      const app = express();
+      app.post(PATH, express.raw({ type: '*/*', limit: LIMIT }), (req, res) => {
+        let event: unknown;
+        try {
+          event = verifyByHand(
+            KEY,
+            req.headers['webhook-id'],
+            req.headers['webhook-timestamp'],
+            req.headers['webhook-signature'],
+            req.body as Buffer,
+          );
+        } catch {
+          event = undefined;
+        }
+        if (event === undefined) res.status(401).json({ ok: false });
+        else res.status(200).json({ ok: true });
+      });
+      return listen(createServer(app));
+    }
+    case 'hono-jobhook': {
+      const app = new Hono();
+      app.post(PATH, honoHandler(receiver()));
+      return serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => listening(info.port));
+    }
+    case 'hono-hand': {
+      const app = new Hono();
+      app.post(PATH, async (c) => {
+        const body = Buffer.from(await c.req.arrayBuffer());
+        let event: unknown;
+        try {
+          event = verifyByHand(
+            KEY,
+            c.req.header('webhook-id'),
+            c.req.header('webhook-timestamp'),
+            c.req.header('webhook-signature'),
+            body,
+          );
+        } catch {
+          event = undefined;
+        }
+        return event === undefined ? c.json({ ok: false }, 401) : c.json({ ok: true });
+      });
+      return serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => listening(info.port));
+    }
+    case 'node-jobhook':
+      return listen(createServer(nodeHandler(receiver(), { path: PATH })));
+    case 'node-hand':
+      return listen(createServer(nodeByHand));
+    case 'node-octokit': {
+      const webhooks = new Webhooks({ secret: PLAIN_SECRET });
+      webhooks.on('ping', noop);
+      return listen(createServer(createNodeMiddleware(webhooks, { path: PATH })));
+    }
+  }
+}
+
+export interface ServerMessage {
+  port?: number;
+  rss: number;
+  maxRss: number;
+}
+
+const memory = () => ({ rss: process.memoryUsage().rss, maxRss: process.resourceUsage().maxRSS * 1024 });
+
+if (process.send) {
+  const kind = process.argv[2] as ServerKind;
+  if (!SERVER_KINDS.includes(kind)) throw new Error(`Unknown server kind: ${kind}`);
+  start(kind, (port) => process.send!({ port, ...memory() } satisfies ServerMessage));
+  process.on('message', (message) => {
+    if (message !== 'stop') return;
+    process.send!(memory() satisfies ServerMessage, () => process.exit(0));
+  });
+  process.on('disconnect', () => process.exit(0));
+}
