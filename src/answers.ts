@@ -64,7 +64,8 @@ export const answers = {
       'body_unavailable',
       'The raw request body was consumed before jobhook could read it, so its signature cannot be checked. ' +
         'Mount the webhook handler before any body parser (such as express.json()), ' +
-        'or give it the raw bytes (express.raw({ type: "*/*" }) on its route, or req.rawBody).',
+        'or give it the raw bytes: express.raw({ type: "*/*" }) on its route or req.rawBody in Express, ' +
+        'c.req.arrayBuffer() (not c.req.json()) in a Hono middleware.',
     ),
   shuttingDown: () =>
     failure(503, 'shutting_down', 'The receiver is shutting down; retry later.', { 'retry-after': '5' }),

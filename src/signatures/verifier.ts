@@ -25,10 +25,10 @@ export type CustomVerifyFunction = (
   request: SignedRequest & { secrets: readonly string[] },
 ) => VerifyOutcome | boolean | Promise<VerifyOutcome | boolean>;
 
-/** The headers and body of a signed delivery, ready to send. */
+/** The headers and body of a signed delivery, ready to send (`fetch` accepts both body forms). */
 export interface SignedDelivery {
   headers: Record<string, string>;
-  body: Uint8Array | string;
+  body: Uint8Array<ArrayBuffer> | string;
 }
 
 /** What a scheme needs to sign one delivery. */

@@ -22,10 +22,13 @@ export function signDelivery(
 ): SignedDelivery & { id: string; timestamp: number } {
   const scheme = options.scheme ?? standardWebhooks();
   if (!scheme.sign) throw new JobhookError('invalid_options', `The ${scheme.name} scheme cannot sign.`);
+  // Bytes are copied into a plain ArrayBuffer-backed array, the form `fetch` and `Request` accept.
   const body =
-    typeof options.payload === 'string' || options.payload instanceof Uint8Array
+    typeof options.payload === 'string'
       ? options.payload
-      : JSON.stringify(options.payload);
+      : options.payload instanceof Uint8Array
+        ? new Uint8Array(options.payload)
+        : JSON.stringify(options.payload);
   const id = options.id ?? `msg_${randomUUID().replaceAll('-', '')}`;
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   const signature = scheme.sign({ secret: options.secret, body, id, timestamp });
