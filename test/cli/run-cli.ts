@@ -1,0 +1,41 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cli } from '../packaging/dist.js';
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built `jobhook` binary as a child process, with only the JOBHOOK_* variables given. */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const child = start(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Starts the binary; the caller reads its streams and ends it. */
+export function start(args: string[], env: Record<string, string> = {}): ChildProcess {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('JOBHOOK_')),
+  );
+  return spawn(process.execPath, [cli, ...args], {
+    env: { ...inherited, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** The one-line error contract: exactly one line on stderr, no stack frame. */
+export function oneLineError(result: CliResult): string {
+  const lines = result.stderr.trimEnd().split('\n');
+  if (lines.length !== 1 || !lines[0]!.startsWith('jobhook: ') || /\n\s+at /.test(result.stderr)) {
+    throw new Error(`expected one error line, got:\n${result.stderr}`);
+  }
+  return lines[0]!;
+}

@@ -1,0 +1,85 @@
+/**
+ * Tests that run the built package (the CLI binary, the packed tarball) call `ensureDist()` first:
+ * it builds dist/ when a file is missing or older than a source, so `npm test` works on a clean
+ * clone without relying on `npm run check` having run before. Test files run in parallel workers
+ * (and other test runs may share the work tree), so one build at a time holds a lock directory, and
+ * the build goes to a scratch folder that replaces dist/ only when complete.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+export const dist = join(root, 'dist');
+export const cli = join(dist, 'cli.js');
+
+const outputs = ['index', 'express', 'hono', 'node', 'client', 'testing'].flatMap((name) =>
+  ['.js', '.cjs', '.d.ts', '.d.cts'].map((ext) => `${name}${ext}`),
+);
+const inputs = ['src', 'adapters', 'tsup.config.ts', 'package.json', 'tsconfig.json'];
+const cache = join(root, 'node_modules', '.cache');
+const lock = join(cache, 'jobhook-build.lock');
+
+/** Builds dist/ unless it is complete and newer than every source. Give the hook ~2 minutes. */
+export async function ensureDist(): Promise<void> {
+  for (;;) {
+    if (await fresh()) return;
+    if (await acquire()) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  try {
+    if (await fresh()) return;
+    const scratch = join(cache, `jobhook-dist-${process.pid}`);
+    await rm(scratch, { recursive: true, force: true });
+    await promisify(execFile)(join(root, 'node_modules', '.bin', 'tsup'), ['--out-dir', scratch], {
+      cwd: root,
+    });
+    const old = join(cache, `jobhook-dist-old-${process.pid}`);
+    await rename(dist, old).catch(() => undefined);
+    await rename(scratch, dist);
+    await rm(old, { recursive: true, force: true });
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+}
+
+async function fresh(): Promise<boolean> {
+  const built = await Promise.all([...outputs, 'cli.js'].map((file) => mtime(join(dist, file))));
+  if (built.some((time) => time === undefined)) return false;
+  const oldest = Math.min(...(built as number[]));
+  let newest = 0;
+  for (const input of inputs) newest = Math.max(newest, await newestIn(join(root, input)));
+  return newest <= oldest;
+}
+
+/** mkdir is atomic: whoever creates the directory holds the lock. A lock older than 3 min is stale. */
+async function acquire(): Promise<boolean> {
+  await mkdir(cache, { recursive: true });
+  try {
+    await mkdir(lock);
+    return true;
+  } catch {
+    const since = await mtime(lock);
+    if (since !== undefined && Date.now() - since > 180_000) await rm(lock, { recursive: true, force: true });
+    return false;
+  }
+}
+
+async function mtime(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+async function newestIn(path: string): Promise<number> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info) return 0;
+  if (!info.isDirectory()) return info.mtimeMs;
+  let newest = 0;
+  for (const entry of await readdir(path)) newest = Math.max(newest, await newestIn(join(path, entry)));
+  return newest;
+}
