@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { standardWebhooks } from '../../signatures/standard-webhooks.js';
 import type { Activity } from './activity.js';
 import type { ResolvedGatewayOptions } from './config.js';
@@ -99,26 +101,70 @@ export function deliveryService(
       Object.assign(headers, signer.sign!({ secret: webhook.secret_key, body, id: deliveryId, timestamp }));
     }
     const closing = activity.closeSignal();
-    const timeout = AbortSignal.timeout(options.deliveryTimeoutMs);
     try {
-      const response = await fetch(webhook.url, {
-        method: 'POST',
-        headers,
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.any([closing.signal, timeout]),
-      });
-      await response.arrayBuffer().catch(() => undefined);
-      if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
-      return { ok: false, status: response.status, error: `HTTP ${response.status}` };
+      const status = await post(webhook.url, headers, body, options.deliveryTimeoutMs, closing.signal);
+      if (status >= 200 && status < 300) return { ok: true, status };
+      return { ok: false, status, error: `HTTP ${status}` };
     } catch (error) {
-      if (timeout.aborted) return { ok: false, error: `timed out after ${options.deliveryTimeoutMs} ms` };
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      return { ok: false, error: `connection failed: ${cause?.code ?? cause?.message ?? String(error)}` };
+      return {
+        ok: false,
+        error: error instanceof TimeoutError ? error.message : `connection failed: ${describe(error)}`,
+      };
     } finally {
       closing.dispose();
     }
   }
 
   return { dispatch };
+}
+
+class TimeoutError extends Error {}
+
+/**
+ * One POST on a fresh connection (no keep-alive): a test's receiver server can then close at
+ * once, instead of waiting for an idle connection the simulator would otherwise hold open.
+ * Resolves with the status once the whole answer is read; redirects are not followed.
+ */
+function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+) {
+  return new Promise<number>((resolve, reject) => {
+    const send = url.startsWith('https:') ? httpsRequest : httpRequest;
+    const req = send(url, {
+      method: 'POST',
+      agent: false,
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      signal,
+    });
+    const timer = setTimeout(
+      () => req.destroy(new TimeoutError(`timed out after ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve(res.statusCode ?? 0);
+      });
+      res.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+    });
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    req.end(body);
+  });
+}
+
+function describe(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') return code;
+  return error instanceof Error ? error.message : String(error);
 }
