@@ -1,0 +1,110 @@
+// The self-registration example, started the two ways a user would: imported, and run directly.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterEach, expect, test } from 'vitest';
+import { createClient } from 'jobhook/client';
+import { startGateway, type Gateway } from 'jobhook/testing';
+import { start } from '../../examples/self-registration/server.js';
+
+const SECRET = 'whsec_' + Buffer.from('example-secret-of-thirty-two-by!').toString('base64');
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A log that can be awaited for a line matching a pattern. */
+function logSink() {
+  const lines: string[] = [];
+  const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+  return {
+    lines,
+    log: (line: string) => {
+      lines.push(line);
+      for (const waiter of waiters.splice(0)) {
+        if (waiter.pattern.test(line)) waiter.resolve(line);
+        else waiters.push(waiter);
+      }
+    },
+    waitFor(pattern: RegExp): Promise<string> {
+      const found = lines.find((line) => pattern.test(line));
+      return found ? Promise.resolve(found) : new Promise((resolve) => waiters.push({ pattern, resolve }));
+    },
+  };
+}
+
+async function simulator(): Promise<Gateway> {
+  const gateway = await startGateway({ jobs: { stepMs: 1 } });
+  cleanups.push(() => gateway.close());
+  return gateway;
+}
+
+test('registers on startup, receives its job, and reuses the webhook after a restart on the same port', async () => {
+  const gateway = await simulator();
+  const output = logSink();
+  const options = {
+    gatewayUrl: gateway.baseUrl,
+    apiKey: gateway.apiKey,
+    secret: SECRET,
+    port: 0,
+    log: output.log,
+  };
+  const first = await start(options);
+  expect(output.lines).toEqual([
+    expect.stringMatching(/^Registered webhook \d+ for http:\/\/127\.0\.0\.1:\d+\/webhooks$/),
+  ]);
+  const job = await first.client.images.generate({ model: 'm', prompt: 'p' });
+  await output.waitFor(new RegExp(`job ${job.task_id} completed: https://`));
+  await first.close();
+
+  const port = Number(new URL(first.url).port);
+  const second = await start({ ...options, port });
+  cleanups.push(() => second.close());
+  expect(output.lines.at(-1)).toMatch(/^Reusing webhook \d+ for /);
+  expect(await second.client.webhooks.list()).toHaveLength(1);
+});
+
+test('a registration failure is thrown and the server does not stay up', async () => {
+  const gateway = await simulator();
+  await expect(
+    start({ gatewayUrl: gateway.baseUrl, apiKey: 'sk_wrong', secret: SECRET, port: 0, log: () => undefined }),
+  ).rejects.toMatchObject({ status: 401 });
+});
+
+test('runs directly with tsx, configured by GATEWAY_URL, GATEWAY_API_KEY, WEBHOOK_SECRET and PORT', async () => {
+  const gateway = await simulator();
+  const child: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'examples/self-registration/server.ts'],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        GATEWAY_URL: gateway.baseUrl,
+        GATEWAY_API_KEY: gateway.apiKey,
+        WEBHOOK_SECRET: SECRET,
+        PORT: '0',
+      },
+    },
+  );
+  cleanups.push(async () => {
+    if (child.exitCode === null) {
+      const exited = once(child, 'exit');
+      child.kill();
+      await exited;
+    }
+  });
+  const output = logSink();
+  let buffered = '';
+  child.stdout.on('data', (data: Buffer) => {
+    buffered += data.toString('utf8');
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const line of lines) output.log(line);
+  });
+  await output.waitFor(/^Registered webhook \d+ for /);
+  const client = createClient({ apiKey: gateway.apiKey, baseUrl: gateway.baseUrl });
+  const job = await client.images.generate({ model: 'm', prompt: 'from the test' });
+  await output.waitFor(new RegExp(`job ${job.task_id} completed`));
+});
