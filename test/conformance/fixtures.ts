@@ -1,37 +1,12 @@
 // Deliveries in the design's payload shape, and a receiver that records what its handlers saw.
-import { randomUUID } from 'node:crypto';
 import { createReceiver, type Receiver } from 'jobhook';
-
-/** A Standard Webhooks secret (base64 after the prefix). */
-export const SECRET = `whsec_${Buffer.from('jobhook-conformance-secret-0123').toString('base64')}`;
+import { SECRET } from '../support/deliveries.js';
 
 /** Small, so that oversized bodies are cheap to send. */
 export const LIMIT = 4096;
 
-export function completed(overrides: Record<string, unknown> = {}) {
-  return {
-    id: `evt_${randomUUID()}`,
-    type: 'job.completed',
-    created_at: '2026-11-21T10:00:00Z',
-    data: { task_id: `task_${randomUUID()}`, status: 'completed', image_url: 'https://img.example/1.png' },
-    ...overrides,
-  };
-}
-
-export function failed(overrides: Record<string, unknown> = {}) {
-  return {
-    id: `evt_${randomUUID()}`,
-    type: 'job.failed',
-    created_at: '2026-11-21T10:00:00Z',
-    data: {
-      task_id: `task_${randomUUID()}`,
-      status: 'failed',
-      error: { code: 'timeout', message: 'Took too long.' },
-    },
-    ...overrides,
-  };
-}
-
+// One set of payload builders for every suite.
+export { SECRET, completedPayload as completed, failedPayload as failed } from '../support/deliveries.js';
 /** The receiver's JSON answers, and the test routes' own. */
 export interface JsonAnswer {
   ok?: boolean;
