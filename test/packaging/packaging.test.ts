@@ -1,0 +1,177 @@
+// Packs the package as npm would publish it, installs the tarball into a scratch project (without
+// express or hono), and imports every entry point from an ES module, a CommonJS module and
+// TypeScript in both module kinds. Slow-ish (npm pack + npm install), about 10 s.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDist, root } from './dist.js';
+
+const run = promisify(execFile);
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** The environment without npm's per-run variables, so a nested npm acts on its own folder. */
+const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+
+const subpaths = {
+  jobhook: ['createReceiver', 'standardWebhooks', 'hmacSha256', 'JobhookError', 'memoryDedupeStore'],
+  'jobhook/express': ['expressHandler'],
+  'jobhook/hono': ['honoHandler'],
+  'jobhook/node': ['nodeHandler'],
+  'jobhook/client': ['createClient', 'GatewayError', 'registerWebhook'],
+  'jobhook/testing': ['signDelivery', 'startGateway'],
+};
+
+/**
+ * What each consumer prints: the exported names per subpath, and one delivery received end to end
+ * through the installed copy.
+ */
+const check = (load: string) => `
+const subpaths = ${JSON.stringify(Object.keys(subpaths))};
+const modules = {};
+for (const name of subpaths) modules[name] = ${load};
+const { createReceiver } = modules['jobhook'];
+const { signDelivery } = modules['jobhook/testing'];
+const secret = 'whsec_' + Buffer.from('packaging-secret').toString('base64');
+const seen = [];
+const receiver = createReceiver({ secret }).onJobCompleted((event) => { seen.push(event.data.task_id); });
+const delivery = signDelivery({ secret, payload: { id: 'evt_1', type: 'job.completed',
+  created_at: '2026-11-21T10:00:00Z', data: { task_id: 'task_1', status: 'completed', image_url: 'https://x.test/1.png' } } });
+receiver.receive({ headers: delivery.headers, body: delivery.body }).then((answer) => {
+  console.log(JSON.stringify({
+    exports: Object.fromEntries(subpaths.map((name) => [name, Object.keys(modules[name]).sort()])),
+    status: answer.status,
+    seen,
+  }));
+});
+`;
+
+const typed = `
+import { createReceiver, JobhookError, type JobCompletedEvent } from 'jobhook';
+import { nodeHandler } from 'jobhook/node';
+import { createClient, GatewayError } from 'jobhook/client';
+import { signDelivery, startGateway } from 'jobhook/testing';
+
+const receiver = createReceiver({ secret: 'whsec_cGFja2FnaW5n' });
+receiver.onJobCompleted((event: JobCompletedEvent) => {
+  const url: string = event.data.image_url;
+  return url;
+});
+receiver.onJobFailed((event) => {
+  const message: string = event.data.error.message;
+  // @ts-expect-error a failed job has no image_url
+  const url: string = event.data.image_url;
+  return [message, url];
+});
+export const handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void =
+  nodeHandler(receiver);
+export const client = createClient({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1' });
+export const error: Error = new GatewayError('m', { status: 500, code: 'internal_error' });
+export const other: Error = new JobhookError('invalid_options', 'm');
+export const signed: { headers: Record<string, string> } = signDelivery({ secret: 's', payload: {} });
+export const start: () => Promise<{ baseUrl: string; apiKey: string }> = startGateway;
+`;
+
+describe('the packed tarball', () => {
+  let dir: string;
+  let tarball: string;
+  let packed: { size: number; unpackedSize: number; files: { path: string }[] };
+
+  beforeAll(async () => {
+    await ensureDist();
+    dir = await mkdtemp(join(tmpdir(), 'jobhook-pack-'));
+    const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', dir], { cwd: root, env });
+    packed = (JSON.parse(stdout) as (typeof packed & { filename: string })[])[0]!;
+    tarball = join(dir, (packed as unknown as { filename: string }).filename);
+
+    const project = join(dir, 'consumer');
+    await run('mkdir', [project]);
+    await writeFile(join(project, 'package.json'), '{ "name": "consumer", "private": true }\n');
+    await run(npm, ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: project,
+      env,
+    });
+    await writeFile(join(project, 'consumer.mjs'), check('await import(name)'));
+    await writeFile(join(project, 'consumer.cjs'), check('require(name)'));
+    await writeFile(join(project, 'typed.mts'), typed);
+    await writeFile(join(project, 'typed.cts'), typed);
+    await writeFile(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'node16',
+          moduleResolution: 'node16',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+          typeRoots: [join(root, 'node_modules/@types')],
+        },
+        files: ['typed.mts', 'typed.cts'],
+      }),
+    );
+  }, 180_000);
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  const project = () => join(dir, 'consumer');
+
+  it('holds only what users need: dist/, package.json, README', () => {
+    const paths = packed.files.map((file) => file.path).sort();
+    expect(paths.filter((path) => !path.startsWith('dist/'))).toEqual(['README.md', 'package.json']);
+    for (const name of ['index', 'express', 'hono', 'node', 'client', 'testing']) {
+      expect(paths).toEqual(
+        expect.arrayContaining([
+          `dist/${name}.js`,
+          `dist/${name}.cjs`,
+          `dist/${name}.d.ts`,
+          `dist/${name}.d.cts`,
+        ]),
+      );
+    }
+    expect(paths).toContain('dist/cli.js');
+    expect(paths.filter((path) => path.endsWith('.map'))).toEqual([]);
+  });
+
+  it('installs without express or hono: both are optional peers', () => {
+    expect(existsSync(join(project(), 'node_modules/jobhook/package.json'))).toBe(true);
+    expect(existsSync(join(project(), 'node_modules/express'))).toBe(false);
+    expect(existsSync(join(project(), 'node_modules/hono'))).toBe(false);
+  });
+
+  it.each([
+    ['an ES module', 'consumer.mjs'],
+    ['a CommonJS module', 'consumer.cjs'],
+  ])('loads every entry point from %s and receives a delivery', async (_kind, file) => {
+    const { stdout } = await run(process.execPath, [file], { cwd: project(), env });
+    const result = JSON.parse(stdout) as {
+      exports: Record<string, string[]>;
+      status: number;
+      seen: string[];
+    };
+    for (const [subpath, names] of Object.entries(subpaths)) {
+      expect(result.exports[subpath]).toEqual(expect.arrayContaining(names));
+    }
+    expect(result.status).toBe(200);
+    expect(result.seen).toEqual(['task_1']);
+  });
+
+  it('type-checks a TypeScript consumer in both module kinds (node16 resolution)', async () => {
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    const result = await run(process.execPath, [tsc, '-p', '.'], { cwd: project(), env }).catch(
+      (error: { stdout: string }) => ({ stdout: error.stdout, failed: true }),
+    );
+    expect(result.stdout).toBe('');
+  });
+
+  it('installs the jobhook binary', async () => {
+    const bin = join(project(), 'node_modules/.bin/jobhook');
+    const { stdout } = await run(bin, ['--version'], { cwd: project(), env });
+    expect(stdout.trim()).toBe('0.1.0');
+    const help = await run(bin, ['send', '--help'], { cwd: project(), env });
+    expect(help.stdout).toMatch(/^Usage: jobhook send/);
+  });
+});
