@@ -145,6 +145,22 @@ describe('failures are GatewayErrors', () => {
     expect(await failure(wrongHost.account.balances())).toMatchObject({ status: 403, code: 'forbidden' });
   });
 
+  test('the statuses listed for the list operation (404, 429, 500) surface as GatewayErrors once retries end', async () => {
+    for (const [status, code] of [
+      [404, 'not_found'],
+      [429, 'rate_limited'],
+      [500, 'internal_error'],
+    ] as const) {
+      // 404 is final at once; 429 and 500 fail all three attempts (the first and two retries).
+      gateway.failNext({ status, code, times: status === 404 ? 1 : 3, path: '/api/v1/webhooks' });
+      expect(await failure(client.webhooks.list())).toMatchObject({
+        status,
+        code,
+        requestId: expect.stringMatching(/^req_/),
+      });
+    }
+  });
+
   test('an answer that is not the envelope still becomes a GatewayError', async () => {
     const proxy: typeof fetch = async () => new Response('<html>Bad gateway</html>', { status: 502 });
     const behindProxy = createClient({
@@ -248,6 +264,28 @@ describe('retries', () => {
     await client.webhooks.list();
     await expect(client.webhooks.list()).rejects.toMatchObject({ status: 429, code: 'rate_limited' });
     expect(delays).toEqual([2000]);
+  });
+
+  test('a Retry-After given as an HTTP date is honoured too', async () => {
+    const date = new Date(Date.now() + 5000).toUTCString();
+    let calls = 0;
+    const busy: typeof fetch = async () =>
+      calls++ === 0
+        ? Response.json(
+            { success: false, error: { code: 'rate_limited', message: 'slow down' }, request_id: 'r1' },
+            { status: 429, headers: { 'retry-after': date } },
+          )
+        : Response.json({ success: true, data: [], request_id: 'r2' });
+    const c = createClient({
+      apiKey: 'k',
+      baseUrl: 'https://gw.example',
+      fetch: busy,
+      retries: { sleep: recordSleep },
+    });
+    await expect(c.webhooks.list()).resolves.toEqual([]);
+    expect(delays).toHaveLength(1);
+    expect(delays[0]).toBeGreaterThanOrEqual(3000);
+    expect(delays[0]).toBeLessThanOrEqual(6000);
   });
 
   test('a Retry-After beyond maxDelayMs is not waited for', async () => {
