@@ -32,8 +32,12 @@ export interface MemoryDedupeStore extends DedupeStore {
 }
 
 interface Entry {
+  id: string;
   done: boolean;
   at: number;
+  /** Neighbours in age order (the list `oldest` … `newest`). */
+  older: Entry | undefined;
+  newer: Entry | undefined;
 }
 
 /** The default store: one process's memory, bounded in size and age. */
@@ -41,17 +45,52 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
   const maxEntries = options.maxEntries ?? 10_000;
   const ttlMs = options.ttlMs ?? 24 * 60 * 60 * 1000;
   const now = options.now ?? Date.now;
-  // A Map iterates in insertion order; entries are re-inserted when completed, so the
-  // first entries are the oldest and eviction looks only at the head.
+  // Ids are kept in age order in a linked list (a completed id moves to the newest end), so
+  // eviction looks only at the oldest entries. Iterating the Map itself from its start would also
+  // give that order, but each visit skips the holes that deleting its head leaves behind.
   const entries = new Map<string, Entry>();
+  let oldest: Entry | undefined;
+  let newest: Entry | undefined;
 
   const expired = (entry: Entry, at: number) => entry.done && at - entry.at >= ttlMs;
 
+  function unlink(entry: Entry) {
+    if (entry.older) entry.older.newer = entry.newer;
+    else oldest = entry.newer;
+    if (entry.newer) entry.newer.older = entry.older;
+    else newest = entry.older;
+    entry.older = entry.newer = undefined;
+  }
+
+  /** Makes `id` the newest entry, with these fields. */
+  function put(id: string, done: boolean, at: number) {
+    let entry = entries.get(id);
+    if (entry) {
+      unlink(entry);
+      entry.done = done;
+      entry.at = at;
+    } else {
+      entry = { id, done, at, older: undefined, newer: undefined };
+      entries.set(id, entry);
+    }
+    entry.older = newest;
+    if (newest) newest.newer = entry;
+    else oldest = entry;
+    newest = entry;
+  }
+
+  function remove(entry: Entry) {
+    entries.delete(entry.id);
+    unlink(entry);
+  }
+
   function evict(at: number) {
-    for (const [id, entry] of entries) {
+    for (let entry = oldest; entry;) {
+      const next = entry.newer;
       if (entries.size <= maxEntries && !expired(entry, at)) return;
-      if (entry.done) entries.delete(id);
+      if (entry.done) remove(entry);
       else if (entries.size <= maxEntries) return;
+      entry = next;
     }
   }
 
@@ -60,17 +99,16 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
       const at = now();
       const entry = entries.get(id);
       if (entry && !expired(entry, at)) return entry.done ? 'done' : 'busy';
-      entries.delete(id);
-      entries.set(id, { done: false, at });
+      put(id, false, at);
       evict(at);
       return 'new';
     },
     complete(id) {
-      entries.delete(id);
-      entries.set(id, { done: true, at: now() });
+      put(id, true, now());
     },
     release(id) {
-      entries.delete(id);
+      const entry = entries.get(id);
+      if (entry) remove(entry);
     },
     get size() {
       return entries.size;
