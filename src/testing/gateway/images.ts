@@ -54,7 +54,7 @@ export function imageService(
       updated_at: at,
     };
     state.tasks.set(task.task_id, task);
-    if (options.autoJobs) void activity.track(() => runAutomatically(task));
+    if (options.autoJobs) activity.track(() => runAutomatically(task)).catch(() => undefined);
     return {
       task_id: task.task_id,
       credits_used: options.creditsPerImage,
@@ -70,9 +70,11 @@ export function imageService(
   }
 
   async function runAutomatically(task: TaskRecord) {
-    while (task.status === 'pending' || task.status === 'processing') {
+    const running = () => task.status === 'pending' || task.status === 'processing';
+    while (running()) {
       if (!(await activity.wait(options.stepMs))) return;
-      advance(task.task_id);
+      // A test may have moved the task itself with advanceJob() meanwhile.
+      if (running()) advance(task.task_id);
     }
   }
 
