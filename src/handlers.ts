@@ -11,6 +11,10 @@ export interface DeliveryContext {
   signal: AbortSignal;
 }
 
+/**
+ * A handler for one event type; it may be async. If it throws, rejects or times out, the delivery
+ * answers 500 and the gateway retries it.
+ */
 export type EventHandler<E> = (event: E, context: DeliveryContext) => unknown;
 
 /**
