@@ -9,11 +9,17 @@
  *   const app = express();
  *   app.post('/webhooks', expressHandler(receiver));
  *   app.use(express.json()); // parsers for your other routes come after
+ *
+ * @module jobhook/express
  */
 import type { Request, RequestHandler } from 'express';
 import type { BodyInput } from '../src/body.js';
 import { answerNodeRequest, type NodeReceiver } from '../src/node-request.js';
 
+/**
+ * An Express (4 or 5) handler that answers deliveries with `receiver`. Mount it before any body
+ * parser; if one must run first, keep the raw bytes (`express.raw()` or `req.rawBody`).
+ */
 export function expressHandler(receiver: NodeReceiver): RequestHandler {
   return (req, res) => void answerNodeRequest(receiver, req, res, rawCopyOf(req));
 }

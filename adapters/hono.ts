@@ -8,10 +8,13 @@
  *   const receiver = createReceiver({ secret: process.env.WEBHOOK_SECRET! });
  *   const app = new Hono();
  *   app.post('/webhooks', honoHandler(receiver));
+ *
+ * @module jobhook/hono
  */
 import type { Handler } from 'hono';
 import type { Receiver } from '../src/receiver.js';
 
+/** A Hono handler that answers deliveries with `receiver`, on any runtime Hono runs on. */
 export function honoHandler(receiver: Pick<Receiver, 'fetch' | 'receive'>): Handler {
   return async (c) => {
     if (!c.req.raw.bodyUsed) return receiver.fetch(c.req.raw);

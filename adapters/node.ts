@@ -8,22 +8,30 @@
  *   const receiver = createReceiver({ secret: process.env.WEBHOOK_SECRET! });
  *   http.createServer(nodeHandler(receiver, { path: '/webhooks' })).listen(3000);
  *   // or: app.use(nodeHandler(receiver, { path: '/webhooks' })) in Connect, Express, Polka…
+ *
+ * @module jobhook/node
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answers } from '../src/answers.js';
 import { answerNodeRequest, type NodeReceiver } from '../src/node-request.js';
 
+/** Options of {@link nodeHandler}. */
 export interface NodeHandlerOptions {
   /** Answer only this path (query strings ignored); other paths go to `next()`, or get a 404. */
   path?: string;
 }
 
+/** A Node request listener that also works as `(req, res, next)` middleware. */
 export type NodeHandler = (
   req: IncomingMessage,
   res: ServerResponse,
   next?: (error?: unknown) => void,
 ) => void;
 
+/**
+ * Answers deliveries with `receiver`: pass it to `http.createServer`, or `app.use` it in Connect,
+ * Express, Polka and other connect-style apps.
+ */
 export function nodeHandler(receiver: NodeReceiver, options: NodeHandlerOptions = {}): NodeHandler {
   const { path } = options;
   return (req, res, next) => {

@@ -7,6 +7,7 @@ export type ClaimResult = 'new' | 'busy' | 'done';
  * Implement it over Redis or a database to share it between instances.
  */
 export interface DedupeStore {
+  /** Called before the handlers run for `id`; see {@link ClaimResult}. */
   claim(id: string): ClaimResult | Promise<ClaimResult>;
   /** The handlers succeeded: later claims of `id` get `done`. */
   complete(id: string): void | Promise<void>;
@@ -14,6 +15,7 @@ export interface DedupeStore {
   release(id: string): void | Promise<void>;
 }
 
+/** Options of {@link memoryDedupeStore}. */
 export interface MemoryDedupeOptions {
   /** Most ids remembered; the oldest handled ones are forgotten first. Default 10,000. */
   maxEntries?: number;
@@ -25,6 +27,7 @@ export interface MemoryDedupeOptions {
 
 /** The in-memory store answers synchronously, and tells how many ids it holds. */
 export interface MemoryDedupeStore extends DedupeStore {
+  /** Called before the handlers run for `id`; answers synchronously. */
   claim(id: string): ClaimResult;
   complete(id: string): void;
   release(id: string): void;

@@ -36,7 +36,9 @@ export type DefaultSchemas = typeof defaultSchemas;
 /** Event type to the zod schema its payload must match. */
 export type EventSchemas = Record<string, z.ZodType>;
 
+/** A verified `job.completed` delivery, as handlers receive it; unknown fields are kept. */
 export type JobCompletedEvent = z.output<typeof jobCompletedSchema>;
+/** A verified `job.failed` delivery, as handlers receive it; unknown fields are kept. */
 export type JobFailedEvent = z.output<typeof jobFailedSchema>;
 
 /** Event type to the payload type handlers receive. */

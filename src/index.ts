@@ -1,3 +1,9 @@
+/**
+ * The receiver: {@link createReceiver}, the signature schemes, the event schemas and types, the
+ * error type and the dedupe store.
+ *
+ * @module jobhook
+ */
 export { createReceiver } from './receiver.js';
 export type { Receiver, DeliveryInput, AnyEvent, ErrorHandler, EventMap } from './receiver.js';
 export type { ReceiverOptions } from './options.js';

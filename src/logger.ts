@@ -1,8 +1,12 @@
 /** Console-compatible. Only `error` is required; jobhook calls the others when present. */
 export interface Logger {
+  /** Failures: a handler error with no `onError`, a consumed body, an unexpected error. */
   error(message: string): void;
+  /** Deliveries refused for a reason worth a look. */
   warn?(message: string): void;
+  /** Notable events, such as a rejected delivery. */
   info?(message: string): void;
+  /** Detail for debugging. */
   debug?(message: string): void;
 }
 

@@ -6,6 +6,7 @@ import { defaultLogger, type Logger } from './logger.js';
 import { standardWebhooks } from './signatures/standard-webhooks.js';
 import type { CustomVerifyFunction, Verifier, VerifyFunction, VerifyOutcome } from './signatures/verifier.js';
 
+/** Options of {@link createReceiver}. Only `secret` is required. */
 export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> {
   /**
    * The webhook's `secret_key`, or several during a rotation (any one that matches passes).

@@ -35,11 +35,19 @@ export interface EventMap {
 /** What `onAny` handlers receive: any typed event, or a verified event of a type with no schema. */
 export type AnyEvent<E extends EventMap> = E[keyof E] | UnknownEvent;
 
+/**
+ * Receives each handler failure or time-out as a `JobhookError` (the original error is its `cause`),
+ * with the delivery it belongs to.
+ */
 export type ErrorHandler = (
   error: JobhookError,
   context: { deliveryId: string | undefined; type: string },
 ) => unknown;
 
+/**
+ * What {@link createReceiver} returns: add handlers, then mount it with an adapter, `fetch` or
+ * `receive`. The handler methods return the receiver, so calls chain.
+ */
 export interface Receiver<E extends EventMap = DefaultEvents> {
   /** Runs for every verified, valid `job.completed` delivery. */
   onJobCompleted(handler: EventHandler<E['job.completed']>): Receiver<E>;

@@ -12,6 +12,7 @@ import type {
   Webhook,
 } from './types.js';
 
+/** Options of {@link createClient}. */
 export interface ClientOptions {
   /** Sent as `Authorization: Bearer <apiKey>`. Keep it on the server. */
   apiKey: string;
@@ -25,6 +26,7 @@ export interface ClientOptions {
   retries?: number | RetryOptions;
 }
 
+/** The gateway's API, one method per endpoint, made by {@link createClient}. */
 export interface GatewayClient {
   keys: {
     /** POST /api/v1/keys. Store `api_key` at once: it is returned only this time. */

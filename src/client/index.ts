@@ -1,3 +1,9 @@
+/**
+ * The gateway's API: {@link createClient}, {@link GatewayError}, and {@link registerWebhook}, which
+ * creates or reuses the webhook on startup.
+ *
+ * @module jobhook/client
+ */
 export { createClient, type ClientOptions, type GatewayClient } from './client.js';
 export { GatewayError, GatewayNetworkError, GatewayTimeoutError } from './errors.js';
 export { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';

@@ -4,6 +4,7 @@ import { registerWebhook, type RegisterWebhookResult } from './register.js';
 /** The event types the gateway can deliver (section 6). */
 const GATEWAY_EVENTS: readonly string[] = ['job.completed', 'job.failed'];
 
+/** Options of `receiver.register()`. */
 export interface ReceiverRegisterOptions {
   /** A client, or the options to create one. */
   client: GatewayClient | ClientOptions;

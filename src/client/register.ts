@@ -3,6 +3,7 @@ import { GatewayError } from './errors.js';
 import type { RequestOptions } from './request.js';
 import type { Webhook } from './types.js';
 
+/** Options of {@link registerWebhook}. */
 export interface RegisterWebhookOptions {
   /** The public URL of your receiver. Only webhooks with exactly this URL are ever deleted. */
   url: string;
@@ -21,6 +22,7 @@ export interface RegisterWebhookOptions {
   signal?: AbortSignal;
 }
 
+/** What {@link registerWebhook} (and `receiver.register()`) did. */
 export interface RegisterWebhookResult {
   /** The webhook now delivering to `url`. */
   webhook: Webhook;

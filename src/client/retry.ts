@@ -1,5 +1,6 @@
 import type { GatewayError } from './errors.js';
 
+/** How the client retries a failed call; `retries: 0` turns retries off. */
 export interface RetryOptions {
   /** Retries after the first attempt. Default 2. */
   limit?: number;

@@ -35,10 +35,12 @@ export interface Webhook {
   [field: string]: unknown;
 }
 
+/** The body of `POST /api/v1/keys` (section 4.1). */
 export interface CreateKeyInput {
   title: string;
 }
 
+/** The body of `POST /api/v1/webhooks` (section 4.2). */
 export interface CreateWebhookInput {
   url: string;
   events: readonly (WebhookEventType | (string & {}))[];
@@ -48,6 +50,7 @@ export interface CreateWebhookInput {
   api_key_id?: number;
 }
 
+/** The body of `POST /api/v1/images/generate` (section 4.5); other fields are sent as given. */
 export interface GenerateImageInput {
   model: string;
   prompt: string;

@@ -3,6 +3,7 @@ import { hmacKey } from './secret.js';
 import { JobhookError } from '../errors.js';
 import type { SignInput, Verifier, VerifyOutcome } from './verifier.js';
 
+/** Options of {@link hmacSha256}. */
 export interface HmacSha256Options {
   /** The header that carries the signature, e.g. `x-signature` or `x-hub-signature-256`. */
   header: string;

@@ -47,7 +47,10 @@ export interface SignInput {
  * the testing kit and the gateway simulator sign with it, so each scheme has one implementation.
  */
 export interface Verifier {
+  /** A short name for messages, such as `standard-webhooks`. */
   readonly name: string;
+  /** Runs once per receiver: binds the secrets and returns the check run on each delivery. */
   prepare(secrets: readonly string[]): VerifyFunction;
+  /** The headers that sign one delivery; `signDelivery` and the gateway simulator use it. */
   sign?(input: SignInput): Record<string, string>;
 }

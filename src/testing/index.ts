@@ -1,3 +1,9 @@
+/**
+ * For tests: {@link signDelivery} signs deliveries the way the gateway does, and
+ * {@link startGateway} runs the whole gateway in memory.
+ *
+ * @module jobhook/testing
+ */
 export { signDelivery, type SignDeliveryOptions } from './sign-delivery.js';
 export type { SignedDelivery } from '../signatures/verifier.js';
 export {

@@ -3,6 +3,7 @@ import { JobhookError } from '../errors.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
 import type { SignedDelivery, Verifier } from '../signatures/verifier.js';
 
+/** Options of {@link signDelivery}. */
 export interface SignDeliveryOptions {
   /** The secret to sign with, in the form the receiver is given. */
   secret: string;

@@ -17,6 +17,7 @@ export interface JobRequest {
   aspect_ratio: string;
 }
 
+/** Options of {@link startGateway}; each has a default. */
 export interface GatewayOptions {
   /** Credits of the account `apiKey` belongs to. Default 1,000. */
   credits?: number;

@@ -26,6 +26,7 @@ export interface InjectedFailure {
   path?: string;
 }
 
+/** A running gateway simulator, made by {@link startGateway}. */
 export interface Gateway {
   /** Append `/api/v1/...` to it; requests to any other host are refused (403). */
   readonly baseUrl: string;

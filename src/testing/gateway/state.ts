@@ -16,6 +16,7 @@ export interface ApiKeyRecord {
   api_key: string;
 }
 
+/** The simulator's record of a webhook, including its `secret_key`, for assertions. */
 export interface WebhookRecord {
   id: number;
   account_id: number;
