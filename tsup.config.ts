@@ -23,12 +23,14 @@ export default defineConfig([
     outDir: 'dist',
     clean: false, // the build script empties dist/ first: both builds run at once
     treeshake: false,
+    tsconfig: 'tsconfig.build.json',
   },
   {
     // The `jobhook` binary: ESM only, no types. It imports the package by its public names, which
     // stay imports (resolved through the package's own `exports`), so it shares the library's code.
     entry: { cli: 'src/cli/main.ts' },
     external: [/^jobhook(\/|$)/],
+    tsconfig: 'tsconfig.build.json',
     format: ['esm'],
     target: 'node20',
     platform: 'node',
