@@ -18,7 +18,7 @@ export const cli = join(dist, 'cli.js');
 const outputs = ['index', 'express', 'hono', 'node', 'client', 'testing'].flatMap((name) =>
   ['.js', '.cjs', '.d.ts', '.d.cts'].map((ext) => `${name}${ext}`),
 );
-const inputs = ['src', 'adapters', 'tsup.config.ts', 'package.json', 'tsconfig.json'];
+const inputs = ['src', 'adapters', 'tsup.config.ts', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 const cache = join(root, 'node_modules', '.cache');
 const lock = join(cache, 'jobhook-build.lock');
 
