@@ -27,21 +27,41 @@ export async function runHandlers<E>(
   delivery: { deliveryId: string | undefined; type: string },
   timeoutMs: number,
 ): Promise<JobhookError[]> {
-  const controller = new AbortController();
-  const context: DeliveryContext = { ...delivery, signal: controller.signal };
+  // The signal is made when a handler first reads it (an AbortController costs more than a fast
+  // handler): one read after the timeout gets a signal that is already aborted.
+  let controller: AbortController | undefined;
+  let abortReason: JobhookError | undefined = undefined;
+  const context: DeliveryContext = {
+    ...delivery,
+    get signal() {
+      if (!controller) {
+        controller = new AbortController();
+        if (abortReason) controller.abort(abortReason);
+      }
+      return controller.signal;
+    },
+  };
   const failures: JobhookError[] = [];
-  const running = handlers.map(async (handler) => {
+  const fail = (error: unknown) => {
+    failures.push(
+      new JobhookError('handler_failed', `A ${delivery.type} handler failed: ${messageOf(error)}`, {
+        cause: error,
+        ...delivery,
+      }),
+    );
+  };
+  // Handlers start one after another, synchronously, as an async wrapper around each would.
+  let running: Promise<void>[] | undefined;
+  for (const handler of handlers) {
     try {
-      await handler(event, context);
+      const result = handler(event, context);
+      if (isThenable(result)) (running ??= []).push(Promise.resolve(result).then(ignore, fail));
     } catch (error) {
-      failures.push(
-        new JobhookError('handler_failed', `A ${delivery.type} handler failed: ${messageOf(error)}`, {
-          cause: error,
-          ...delivery,
-        }),
-      );
+      fail(error);
     }
-  });
+  }
+  // Handlers that returned no promise are done: nothing to wait for, no timer to set.
+  if (!running) return failures;
   const all = Promise.all(running);
   if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) {
     await all;
@@ -59,6 +79,17 @@ export async function runHandlers<E>(
     `A ${delivery.type} handler did not finish within ${timeoutMs} ms.`,
     delivery,
   );
-  controller.abort(timeout);
+  abortReason = timeout;
+  controller?.abort(timeout);
   return [...failures, timeout];
+}
+
+function ignore(): void {}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
