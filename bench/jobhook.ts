@@ -1,16 +1,14 @@
 /**
  * The one place the benchmarks load jobhook from: the built package in `dist/` (what users
- * install), typed by the sources. If the build layout changes, only this file changes. The bench
- * runs from the package root (`npm run bench`), wherever its compiled scripts are.
+ * install), typed by the sources. If the build layout changes, only this file changes. It reads
+ * the snapshot of dist/ that run.ts copies next to the compiled bench scripts.
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type * as Core from 'jobhook';
 import type * as Express from 'jobhook/express';
 import type * as Hono from 'jobhook/hono';
 import type * as Node from 'jobhook/node';
 
-const dist = (file: string) => pathToFileURL(resolve('dist', file)).href;
+const dist = (file: string) => new URL(`./dist/${file}`, import.meta.url).href;
 
 const core = (await import(dist('index.js'))) as typeof Core;
 const express = (await import(dist('express.js'))) as typeof Express;

@@ -3,13 +3,22 @@
  * the libraries users would otherwise pick. Prints the tables and writes bench/RESULTS.md and
  * bench/results.svg. BENCH_QUICK=1 runs everything briefly (for development; noisy).
  */
-import { writeFileSync } from 'node:fs';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { runCore } from './core.js';
-import { runHttp, runMemory } from './http.js';
-import { markdown, svg, targets, type Results } from './report.js';
-import { runBodyScale, runHandlerScale } from './scale.js';
-import { SERVER_KINDS } from './server.js';
+import { fileURLToPath } from 'node:url';
+import type { Results } from './report.js';
+
+// Others may rebuild (and so empty) dist/ while the bench runs: measure a snapshot of it, taken
+// next to the compiled bench scripts, where bench/jobhook.ts (here and in the server processes)
+// loads it from. Everything that loads jobhook is imported after the copy.
+const snapshot = fileURLToPath(new URL('./dist', import.meta.url));
+rmSync(snapshot, { recursive: true, force: true });
+cpSync(resolve('dist'), snapshot, { recursive: true });
+const { runCore } = await import('./core.js');
+const { runHttp, runMemory } = await import('./http.js');
+const { markdown, svg, targets } = await import('./report.js');
+const { runBodyScale, runHandlerScale } = await import('./scale.js');
+const { SERVER_KINDS } = await import('./server.js');
 
 const quick = process.env.BENCH_QUICK === '1';
 const core = quick ? { rounds: 3, batchMs: 20, warmupMs: 30 } : { rounds: 7, batchMs: 60, warmupMs: 150 };
