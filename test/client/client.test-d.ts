@@ -1,9 +1,6 @@
 import { expectTypeOf, test } from 'vitest';
 import { createReceiver } from 'jobhook';
-import type {
-  GatewayError,
-  GatewayNetworkError,
-  GatewayTimeoutError} from 'jobhook/client';
+import type { GatewayError, GatewayNetworkError, GatewayTimeoutError } from 'jobhook/client';
 import {
   createClient,
   registerWebhook,

@@ -20,7 +20,7 @@ export async function call(
     headers['content-type'] ??= 'application/json';
   }
   const response = await fetch(baseUrl + path, { method, headers, body });
-  return { status: response.status, headers: response.headers, json: (await response.json()) };
+  return { status: response.status, headers: response.headers, json: await response.json() };
 }
 
 /** Sends one request with a Host header of our choosing (fetch will not let us set Host). */
