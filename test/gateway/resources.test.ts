@@ -241,6 +241,15 @@ describe('image tasks (4.5, 4.6, 2.4, 3)', () => {
     expect((await get(`/api/v1/images/${bad}`)).json.data).toMatchObject({ status: 'failed' });
   });
 
+  test('a test may step an automatic job by hand without breaking it', async () => {
+    await start({ jobs: { stepMs: 20 } });
+    const { task_id } = (await post('/api/v1/images/generate', { model: 'm', prompt: 'p' })).json.data;
+    gateway.advanceJob(task_id);
+    gateway.advanceJob(task_id, { status: 'failed' });
+    await gateway.settled();
+    expect((await get(`/api/v1/images/${task_id}`)).json.data.status).toBe('failed');
+  });
+
   test("an unknown task id, or another account's task, is 404 not_found", async () => {
     await start({ jobs: { auto: false } });
     expect((await get('/api/v1/images/task_nope')).json.error.code).toBe('not_found');
