@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
 export interface Running {
   /** `http://127.0.0.1:<port>` */
   origin: string;
+  /** The listening server, for tests that watch its connections. */
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -17,6 +19,7 @@ export async function listen(server: Server | RequestListener): Promise<Running>
   const { port } = http.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
+    server: http,
     close: () =>
       new Promise<void>((resolve, reject) => {
         http.close((error) => (error ? reject(error) : resolve()));

@@ -1,0 +1,170 @@
+// Uploads that a server should refuse or outlive: a 100 MB body generated as it is pulled (so the
+// client holds none of it), a body that trickles in, and a client that goes away mid-body.
+import { once } from 'node:events';
+import {
+  request,
+  type ClientRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
+
+export const CHUNK = 64 * 1024;
+
+/** Counts what the server read off its sockets, and how many connections are open. */
+export function watchConnections(server: Server) {
+  const sockets = new Set<Socket>();
+  const closedReads: number[] = [];
+  /** Per answer: what its socket had read when the server began to answer. */
+  const atAnswer: number[] = [];
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.writeHead = (...args: unknown[]) => {
+      atAnswer.push(res.socket?.bytesRead ?? -1);
+      return writeHead(...args);
+    };
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => {
+      closedReads.push(socket.bytesRead);
+      sockets.delete(socket);
+    });
+  });
+  return {
+    /** Bytes read so far by the server from every socket it accepted since watching began. */
+    bytesRead: () =>
+      [...sockets].reduce((sum, socket) => sum + socket.bytesRead, 0) +
+      closedReads.reduce((a, b) => a + b, 0),
+    /** Bytes each answered request's connection had read when its answer began, in order. */
+    atAnswer,
+    get open() {
+      return sockets.size;
+    },
+    /** Resolves once every accepted connection has closed. */
+    async allClosed(): Promise<void> {
+      await Promise.all([...sockets].map(closed));
+    },
+  };
+}
+
+export interface RefusedUpload {
+  status: number;
+  body: string;
+  /** Bytes the client had produced when the answer came. */
+  pulled: number;
+}
+
+/**
+ * POSTs `total` bytes produced on demand, declaring the length or not (chunked), and stops sending
+ * as soon as an answer arrives. `onAnswer` runs at that moment, before anything is torn down.
+ */
+export function upload(
+  url: string,
+  headers: Record<string, string>,
+  {
+    total,
+    declared,
+    onAnswer,
+    stopOnAnswer = true,
+  }: { total: number; declared: boolean; onAnswer?: () => void; stopOnAnswer?: boolean },
+): Promise<RefusedUpload> {
+  return new Promise((resolve, reject) => {
+    let pulled = 0;
+    const chunk = Buffer.alloc(CHUNK, 0x78);
+    const source = new Readable({
+      read() {
+        if (pulled >= total) return void this.push(null);
+        const size = Math.min(CHUNK, total - pulled);
+        pulled += size;
+        this.push(size === CHUNK ? chunk : chunk.subarray(0, size));
+      },
+    });
+    const req: ClientRequest = request(url, {
+      method: 'POST',
+      agent: false,
+      headers: declared ? { ...headers, 'content-length': String(total) } : headers,
+    });
+    let answered = false;
+    req.on('response', (res) => {
+      answered = true;
+      onAnswer?.();
+      if (stopOnAnswer) {
+        source.unpipe(req);
+        source.destroy();
+      }
+      const chunks: Buffer[] = [];
+      res.on('data', (data: Buffer) => chunks.push(data));
+      res.on('end', () => {
+        const answer = { status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') };
+        if (stopOnAnswer) {
+          resolve({ ...answer, pulled });
+          req.destroy();
+          return;
+        }
+        // A client that ignores the answer goes on sending until the server stops taking bytes.
+        const finish = () => resolve({ ...answer, pulled });
+        req.once('finish', finish);
+        req.once('close', finish);
+      });
+      res.on('error', () => undefined);
+    });
+    req.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    source.pipe(req);
+  });
+}
+
+/**
+ * Sends the headers and the first `bytes` of a body that claims more, one byte per `tick`, then
+ * destroys the connection. Resolves once the client socket has closed.
+ */
+export async function trickleThenAbort(
+  url: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  { bytes, declared, tick }: { bytes: number; declared: boolean; tick: () => Promise<void> },
+): Promise<{ answered: boolean }> {
+  const req = request(url, {
+    method: 'POST',
+    agent: false,
+    headers: declared ? { ...headers, 'content-length': String(body.length) } : headers,
+  });
+  let answered = false;
+  req.on('response', () => (answered = true));
+  req.on('error', () => undefined);
+  req.flushHeaders();
+  for (let i = 0; i < bytes; i++) {
+    req.write(body.subarray(i, i + 1));
+    await tick();
+  }
+  const socket = req.socket ?? ((await once(req, 'socket')) as [Socket])[0];
+  req.destroy();
+  await closed(socket);
+  return { answered };
+}
+
+/** Resolves when `socket` has closed, whatever error it closed with. */
+function closed(socket: Socket): Promise<void> {
+  return socket.closed ? Promise.resolve() : new Promise((resolve) => socket.once('close', () => resolve()));
+}
+
+/** One POST on its own connection, closed after the answer, so no idle socket is left behind. */
+export function postOnce(url: string, headers: Record<string, string>, body: string | Uint8Array) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent: false, headers });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (data: Buffer) => chunks.push(data));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
