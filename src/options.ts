@@ -2,7 +2,7 @@ import type { DedupeStore } from './dedupe.js';
 import { memoryDedupeStore } from './dedupe.js';
 import { JobhookError } from './errors.js';
 import type { EventSchemas } from './events.js';
-import { defaultLogger, type Logger } from './logger.js';
+import { defaultLogger, redactingLogger, type Logger } from './logger.js';
 import { standardWebhooks } from './signatures/standard-webhooks.js';
 import type { CustomVerifyFunction, Verifier, VerifyFunction, VerifyOutcome } from './signatures/verifier.js';
 
@@ -29,7 +29,10 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
   maxBodyBytes?: number;
   /** How long handlers may run before the delivery answers 500, in ms. Default 10,000; 0 for none. */
   handlerTimeoutMs?: number;
-  /** Where jobhook writes. Default: errors to `console.error`, nothing else. */
+  /**
+   * Where jobhook writes. Default: errors to `console.error`, nothing else. The receiver's secrets
+   * never reach it: any line that would quote one (say, from a handler's error) has `[redacted]`.
+   */
   logger?: Logger;
 }
 
@@ -60,7 +63,7 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     dedupe: options.dedupe === false ? undefined : (options.dedupe ?? memoryDedupeStore()),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, MIB),
     handlerTimeoutMs: nonNegative('handlerTimeoutMs', options.handlerTimeoutMs, 10_000),
-    logger: options.logger ?? defaultLogger,
+    logger: redactingLogger(options.logger ?? defaultLogger, secrets),
   };
 }
 
