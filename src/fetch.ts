@@ -10,17 +10,25 @@ type Receive = (input: {
 
 const EMPTY = new Uint8Array(0);
 const TOO_LARGE = Symbol('too large');
+const DECIMAL = /^\d+$/;
 
 /** The Web-standard `(Request) => Response` handler over `receive`, reading at most the limit. */
 export function createFetchHandler(receive: Receive, maxBodyBytes: number) {
   return async (request: Request): Promise<Response> => {
     let body: Uint8Array = EMPTY;
     if (request.method.toUpperCase() === 'POST') {
-      const declared = Number(request.headers.get('content-length'));
+      const length = request.headers.get('content-length');
+      const declared = Number(length);
       if (declared > maxBodyBytes) return toResponse(answers.tooLarge(maxBodyBytes));
       let read: Uint8Array | typeof TOO_LARGE;
       try {
-        read = await readLimited(request.body, maxBodyBytes);
+        // A declared length within the limit bounds what the server lets through, so the body is
+        // read in one call (servers such as @hono/node-server read it straight from the socket,
+        // where `request.body` would build a web stream); a chunked body is streamed and counted.
+        read =
+          length !== null && DECIMAL.test(length)
+            ? await readDeclared(request, maxBodyBytes)
+            : await readLimited(request.body, maxBodyBytes);
       } catch {
         return toResponse(answers.bodyUnreadable());
       }
@@ -33,6 +41,12 @@ export function createFetchHandler(receive: Receive, maxBodyBytes: number) {
 
 function toResponse(result: ReceiverResponse): Response {
   return new Response(result.body, { status: result.status, headers: result.headers });
+}
+
+/** Reads a body whose length was declared (and is within the limit), checking it again once read. */
+async function readDeclared(request: Request, limit: number): Promise<Uint8Array | typeof TOO_LARGE> {
+  const body = new Uint8Array(await request.arrayBuffer());
+  return body.byteLength > limit ? TOO_LARGE : body;
 }
 
 /** Reads a stream to its end, or stops (and cancels it) as soon as it passes `limit` bytes. */
