@@ -18,6 +18,8 @@ export interface HttpOptions {
 
 export interface HttpSamples {
   rps: number[];
+  /** Server CPU time (user + system) per request, in microseconds: robust to a busy machine. */
+  cpuUs: number[];
   p50: number[];
   p99: number[];
   non2xx: number;
@@ -28,6 +30,8 @@ export interface HttpSamples {
 interface Server {
   port: number;
   rss: number;
+  /** CPU time the server process used so far, in microseconds. */
+  cpu(): Promise<number>;
   stop(): Promise<ServerMessage>;
 }
 
@@ -44,6 +48,11 @@ function spawnServer(kind: ServerKind): Promise<Server> {
       resolve({
         port: message.port!,
         rss: message.rss,
+        cpu: () =>
+          new Promise((done) => {
+            child.once('message', (reply: { cpuUs: number }) => done(reply.cpuUs));
+            child.send('cpu');
+          }),
         stop: () =>
           new Promise((done) => {
             child.once('message', (last: ServerMessage) => done(last));
@@ -110,11 +119,12 @@ function load(
 }
 
 function empty(): HttpSamples {
-  return { rps: [], p50: [], p99: [], non2xx: 0, errors: 0, maxRss: 0 };
+  return { rps: [], cpuUs: [], p50: [], p99: [], non2xx: 0, errors: 0, maxRss: 0 };
 }
 
-function record(samples: HttpSamples, result: Result) {
+function record(samples: HttpSamples, result: Result, cpuUs: number) {
   samples.rps.push(result.requests.total / result.duration);
+  samples.cpuUs.push(cpuUs / result.requests.total);
   samples.p50.push(result.latency.p50);
   samples.p99.push(result.latency.p99);
   samples.non2xx += result.non2xx;
@@ -137,15 +147,10 @@ export async function runHttp(kinds: readonly ServerKind[], options: HttpOptions
     for (let round = 0; round < options.rounds; round++) {
       for (let k = 0; k < kinds.length; k++) {
         const kind = kinds[(round + k) % kinds.length]!;
-        const result = await load(
-          servers.get(kind)!,
-          kind,
-          body,
-          pool,
-          options.durationS,
-          options.connections,
-        );
-        record(results.get(kind)!, result);
+        const server = servers.get(kind)!;
+        const cpuBefore = await server.cpu();
+        const result = await load(server, kind, body, pool, options.durationS, options.connections);
+        record(results.get(kind)!, result, (await server.cpu()) - cpuBefore);
       }
     }
   } finally {
@@ -163,6 +168,16 @@ export function rpsRatio(results: Map<ServerKind, HttpSamples>, a: ServerKind, b
   const x = results.get(a)!.rps;
   const y = results.get(b)!.rps;
   return median(x.map((value, i) => value / y[i]!));
+}
+
+/**
+ * `b`'s server CPU per request over `a`'s (median over rounds): the req/s ratio the two would
+ * reach if each had a core to itself, whatever else the machine was doing.
+ */
+export function cpuRatio(results: Map<ServerKind, HttpSamples>, a: ServerKind, b: ServerKind): number {
+  const x = results.get(a)!.cpuUs;
+  const y = results.get(b)!.cpuUs;
+  return median(x.map((value, i) => y[i]! / value));
 }
 
 export interface MemoryResult {

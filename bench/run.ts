@@ -21,10 +21,10 @@ const { runBodyScale, runHandlerScale } = await import('./scale.js');
 const { SERVER_KINDS } = await import('./server.js');
 
 const quick = process.env.BENCH_QUICK === '1';
-const core = quick ? { rounds: 3, batchMs: 20, warmupMs: 30 } : { rounds: 7, batchMs: 60, warmupMs: 150 };
+const core = quick ? { rounds: 7, batchMs: 10, warmupMs: 30 } : { rounds: 41, batchMs: 10, warmupMs: 200 };
 const http = quick
   ? { durationS: 1, warmupS: 0.5, rounds: 1, connections: 16 }
-  : { durationS: 2.5, warmupS: 1, rounds: 3, connections: 16 };
+  : { durationS: 2, warmupS: 1, rounds: 5, connections: 16 };
 const memory = { ...http, durationS: quick ? 2 : 5 };
 const handlerCounts = [1, 10, 100, 1000];
 

@@ -153,8 +153,12 @@ if (process.send) {
   if (!SERVER_KINDS.includes(kind)) throw new Error(`Unknown server kind: ${kind}`);
   start(kind, (port) => process.send!({ port, ...memory() } satisfies ServerMessage));
   process.on('message', (message) => {
-    if (message !== 'stop') return;
-    process.send!(memory() satisfies ServerMessage, () => process.exit(0));
+    if (message === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send!({ cpuUs: user + system });
+    } else if (message === 'stop') {
+      process.send!(memory() satisfies ServerMessage, () => process.exit(0));
+    }
   });
   process.on('disconnect', () => process.exit(0));
 }
