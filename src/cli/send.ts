@@ -55,8 +55,7 @@ export async function send(args: string[]): Promise<number> {
     response = await fetch(url, {
       method: 'POST',
       headers: delivery.headers,
-      // A copy typed for fetch: a Uint8Array over an ArrayBuffer.
-      body: typeof delivery.body === 'string' ? delivery.body : new Uint8Array(delivery.body),
+      body: delivery.body,
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
