@@ -9,6 +9,7 @@ export { GatewayError, GatewayNetworkError, GatewayTimeoutError } from './errors
 export { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
 export type { RequestOptions } from './request.js';
 export type { RetryOptions } from './retry.js';
+export type { StartupRetryOptions } from './register-retry.js';
 export type { ReceiverRegisterOptions } from './receiver-register.js';
 export type {
   ApiKey,

@@ -1,5 +1,5 @@
 import { createClient, type ClientOptions, type GatewayClient } from './client.js';
-import { registerWebhook, type RegisterWebhookResult } from './register.js';
+import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
 
 /** The event types the gateway can deliver (section 6). */
 const GATEWAY_EVENTS: readonly string[] = ['job.completed', 'job.failed'];
@@ -16,6 +16,8 @@ export interface ReceiverRegisterOptions {
   rotateSecret?: boolean;
   /** Restrict the webhook to the client's key, by its id. */
   apiKeyId?: number;
+  /** See `registerWebhook`: retries while the gateway is unreachable or answers 429/5xx. Default 6. */
+  startupRetries?: RegisterWebhookOptions['startupRetries'];
   signal?: AbortSignal;
 }
 
@@ -45,6 +47,7 @@ export function registerReceiver(
     ...(receiver.secret !== undefined && { secret: receiver.secret }),
     ...(options.apiKeyId !== undefined && { apiKeyId: options.apiKeyId }),
     ...(options.rotateSecret !== undefined && { rotateSecret: options.rotateSecret }),
+    ...(options.startupRetries !== undefined && { startupRetries: options.startupRetries }),
     ...(options.signal !== undefined && { signal: options.signal }),
   });
 }

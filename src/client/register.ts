@@ -1,5 +1,6 @@
 import type { GatewayClient } from './client.js';
 import { GatewayError } from './errors.js';
+import { withStartupRetries, type StartupRetryOptions } from './register-retry.js';
 import type { RequestOptions } from './request.js';
 import type { Webhook } from './types.js';
 
@@ -19,6 +20,12 @@ export interface RegisterWebhookOptions {
    * set this for the deploy that rotates, with the receiver accepting both secrets meanwhile.
    */
   rotateSecret?: boolean;
+  /**
+   * Retries of the whole registration while the gateway is unreachable or answers 429/5xx, for
+   * an app that starts before the gateway answers. Default 6, backing off from 0.5 s to 10 s with
+   * jitter (about 25 s at most); `false` or 0 for none. Other failures (401, 400) reject at once.
+   */
+  startupRetries?: number | false | StartupRetryOptions;
   signal?: AbortSignal;
 }
 
@@ -40,9 +47,22 @@ export interface RegisterWebhookResult {
  * and every older one for that URL is deleted. So a restart reuses, instances that start together
  * and each create one end with one, and a changed event list or a rotation creates the new webhook
  * before the old one goes, so no delivery finds none. Webhooks for other URLs are never touched.
+ * While the gateway is unreachable or answers 429/5xx, the whole registration is retried with
+ * backoff (`startupRetries`); each retry lists again first, so it still ends with one webhook.
  * Start listening before calling this: deliveries may arrive as soon as it resolves.
  */
 export async function registerWebhook(
+  client: GatewayClient,
+  options: RegisterWebhookOptions,
+): Promise<RegisterWebhookResult> {
+  return await withStartupRetries(
+    () => registerOnce(client, options),
+    options.startupRetries,
+    options.signal,
+  );
+}
+
+async function registerOnce(
   client: GatewayClient,
   options: RegisterWebhookOptions,
 ): Promise<RegisterWebhookResult> {
