@@ -7,6 +7,7 @@ export async function gateway(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
     credits: { type: 'string' },
     'fail-when': { type: 'string' },
+    quiet: { type: 'boolean', short: 'q' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -31,10 +32,32 @@ export async function gateway(args: string[]): Promise<number> {
   out(`JOBHOOK_BASE_URL=${simulator.baseUrl}`);
   out(`JOBHOOK_API_KEY=${simulator.apiKey}`);
 
+  // What the simulator answered and delivered, as it happens (it keeps both as growing lists).
+  let requests = 0;
+  let deliveries = 0;
+  const report = () => {
+    if (values.quiet) return;
+    for (const { method, path, status } of simulator.requests.slice(requests)) {
+      out(`  ${method} ${path} -> ${status}`);
+    }
+    for (const attempt of simulator.deliveries.slice(deliveries)) {
+      const outcome = attempt.status ?? attempt.error ?? (attempt.ok ? 'ok' : 'failed');
+      out(
+        `  delivery ${attempt.type} ${attempt.taskId} -> webhook ${attempt.webhookId}: ` +
+          `${outcome} (attempt ${attempt.attempt})`,
+      );
+    }
+    requests = simulator.requests.length;
+    deliveries = simulator.deliveries.length;
+  };
+  const feed = setInterval(report, 100);
+
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  clearInterval(feed);
+  report();
   await simulator.close();
   out(`Stopped (${signal}).`);
   return 0;

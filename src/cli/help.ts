@@ -21,12 +21,14 @@ Exit codes: 0 success, 1 failure (unreachable, refused, a non-2xx answer), 2 bad
 export const gatewayHelp = `Usage: jobhook gateway [options]
 
 Runs the in-memory gateway simulator on 127.0.0.1 until Ctrl+C (SIGINT) or SIGTERM, and prints
-its base URL and an API key as JOBHOOK_BASE_URL=... and JOBHOOK_API_KEY=... lines. Jobs complete
-after a few milliseconds and deliveries to registered webhooks are signed with their secret_key.
+its base URL and an API key as JOBHOOK_BASE_URL=... and JOBHOOK_API_KEY=... lines, then each
+request and delivery as it happens. Jobs complete after a few milliseconds, and deliveries to
+registered webhooks are signed with their secret_key and retried a few times on failure.
 
 Options:
   --credits <n>         Credits of the account (default 1000)
   --fail-when <text>    Jobs whose prompt contains <text> fail (default "fail")
+  -q, --quiet           Do not print each request and delivery as it happens
   -h, --help            Show this help
 `;
 

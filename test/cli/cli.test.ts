@@ -5,7 +5,6 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { createReceiver, type JobCompletedEvent, type JobFailedEvent } from 'jobhook';
 import { createClient } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
@@ -299,13 +298,16 @@ describe('jobhook gateway', () => {
     'serves jobs and signed deliveries until %s, then exits 0',
     async (signal) => {
       child = start(['gateway', '--fail-when', 'melt']);
-      const lines = createInterface({ input: child.stdout! });
-      const printed: Record<string, string> = {};
-      for await (const line of lines) {
-        const match = /^(JOBHOOK_BASE_URL|JOBHOOK_API_KEY)=(.+)$/.exec(line);
-        if (match) printed[match[1]!] = match[2]!;
-        if (printed.JOBHOOK_BASE_URL && printed.JOBHOOK_API_KEY) break;
-      }
+      let output = '';
+      const printed = await new Promise<Record<string, string>>((resolve, reject) => {
+        child!.stdout!.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          const url = /^JOBHOOK_BASE_URL=(.+)$/m.exec(output)?.[1];
+          const key = /^JOBHOOK_API_KEY=(.+)$/m.exec(output)?.[1];
+          if (url && key) resolve({ JOBHOOK_BASE_URL: url, JOBHOOK_API_KEY: key });
+        });
+        child!.on('exit', (code) => reject(new Error(`jobhook gateway exited (${code}): ${output}`)));
+      });
       const client = createClient({ apiKey: printed.JOBHOOK_API_KEY!, baseUrl: printed.JOBHOOK_BASE_URL! });
 
       // A receiver registered through the CLI gets one typed event per job.
@@ -334,12 +336,17 @@ describe('jobhook gateway', () => {
         server.close();
       }
 
-      const rest: string[] = [];
-      lines.on('line', (line) => rest.push(line));
+      // The simulator records a delivery once the receiver's answer is back: wait for both.
+      await expect.poll(async () => (await client.webhooks.list())[0]?.total_sent).toBe(2);
       child.kill(signal);
       const [code] = (await once(child, 'exit')) as [number | null];
       expect(code).toBe(0);
-      expect(rest).toContain(`Stopped (${signal}).`);
+      // Each request and delivery was reported as it happened (the rest just before stopping).
+      expect(output).toMatch(/^ {2}POST \/api\/v1\/webhooks -> 200$/m);
+      expect(output).toMatch(/^ {2}POST \/api\/v1\/images\/generate -> 200$/m);
+      expect(output).toMatch(/^ {2}delivery job\.completed task_\w+ -> webhook \d+: 200 \(attempt 1\)$/m);
+      expect(output).toMatch(/^ {2}delivery job\.failed task_\w+ -> webhook \d+: 200 \(attempt 1\)$/m);
+      expect(output.trimEnd().split('\n').at(-1)).toBe(`Stopped (${signal}).`);
     },
   );
 });
