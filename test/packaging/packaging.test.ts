@@ -119,9 +119,13 @@ describe('the packed tarball', () => {
 
   const project = () => join(dir, 'consumer');
 
-  it('holds only what users need: dist/, package.json, README', () => {
+  it('holds only what users need: dist/, package.json, README, LICENSE', () => {
     const paths = packed.files.map((file) => file.path).sort();
-    expect(paths.filter((path) => !path.startsWith('dist/'))).toEqual(['README.md', 'package.json']);
+    expect(paths.filter((path) => !path.startsWith('dist/'))).toEqual([
+      'LICENSE',
+      'README.md',
+      'package.json',
+    ]);
     for (const name of ['index', 'express', 'hono', 'node', 'client', 'testing']) {
       expect(paths).toEqual(
         expect.arrayContaining([
