@@ -11,10 +11,13 @@ export interface Running {
   close(): Promise<void>;
 }
 
-/** Listens on a free port; `close` also drops kept-alive connections so it never waits on them. */
-export async function listen(server: Server | RequestListener): Promise<Running> {
+/**
+ * Listens on a free port, or on `atPort` to restart on the same address; `close` also drops
+ * kept-alive connections so it never waits on them.
+ */
+export async function listen(server: Server | RequestListener, atPort = 0): Promise<Running> {
   const http = typeof server === 'function' ? createServer(server) : server;
-  http.listen(0, '127.0.0.1');
+  http.listen(atPort, '127.0.0.1');
   await once(http, 'listening');
   const { port } = http.address() as AddressInfo;
   return {

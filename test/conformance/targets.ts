@@ -17,7 +17,8 @@ export interface Target {
   name: string;
   /** Mounted for POST only: other methods get the framework's 404 rather than the receiver's 405. */
   postOnly?: boolean;
-  start(receiver: Receiver): Promise<Running>;
+  /** Listens on a free port, or on `port` (a restart on the same address). */
+  start(receiver: Receiver, port?: number): Promise<Running>;
 }
 
 export const targets: Target[] = [
@@ -28,32 +29,40 @@ export const targets: Target[] = [
     {
       name: `${name} app.post`,
       postOnly: true,
-      start: (receiver: Receiver) => listen(express().post(PATH, expressHandler(receiver))),
+      start: (receiver: Receiver, port?: number) =>
+        listen(express().post(PATH, expressHandler(receiver)), port),
     },
     {
       name: `${name} app.use`,
-      start: (receiver: Receiver) => listen(express().use(PATH, expressHandler(receiver))),
+      start: (receiver: Receiver, port?: number) =>
+        listen(express().use(PATH, expressHandler(receiver)), port),
     },
   ]),
   {
     name: 'hono app.post on @hono/node-server',
     postOnly: true,
-    start: (receiver) => listen(getRequestListener(new Hono().post(PATH, honoHandler(receiver)).fetch)),
+    start: (receiver, port) =>
+      listen(getRequestListener(new Hono().post(PATH, honoHandler(receiver)).fetch), port),
   },
   {
     name: 'hono app.all on @hono/node-server',
-    start: (receiver) => listen(getRequestListener(new Hono().all(PATH, honoHandler(receiver)).fetch)),
+    start: (receiver, port) =>
+      listen(getRequestListener(new Hono().all(PATH, honoHandler(receiver)).fetch), port),
   },
   {
     name: 'node http.createServer',
-    start: (receiver) => listen(createServer(nodeHandler(receiver))),
+    start: (receiver, port) => listen(createServer(nodeHandler(receiver)), port),
   },
   {
     name: 'node middleware in express 5',
-    start: (receiver) => listen(express5().use(nodeHandler(receiver, { path: PATH }))),
+    start: (receiver, port) => listen(express5().use(nodeHandler(receiver, { path: PATH })), port),
   },
   {
     name: 'receiver.fetch on @hono/node-server',
-    start: (receiver) => listen(getRequestListener((request) => receiver.fetch(request))),
+    start: (receiver, port) =>
+      listen(
+        getRequestListener((request) => receiver.fetch(request)),
+        port,
+      ),
   },
 ];
