@@ -26,27 +26,43 @@ const subpaths = {
 };
 
 /**
- * What each consumer prints: the exported names per subpath, and one delivery received end to end
- * through the installed copy.
+ * What each consumer prints: the exported names per subpath, one delivery received end to end
+ * through the installed copy, and whether an error raised inside `jobhook` (receiver.register) is
+ * an instance of the class `jobhook/client` exports: one copy of shared code per module format.
  */
 const check = (load: string) => `
 const subpaths = ${JSON.stringify(Object.keys(subpaths))};
 const modules = {};
 for (const name of subpaths) modules[name] = ${load};
 const { createReceiver } = modules['jobhook'];
-const { signDelivery } = modules['jobhook/testing'];
-const secret = 'whsec_' + Buffer.from('packaging-secret').toString('base64');
-const seen = [];
-const receiver = createReceiver({ secret }).onJobCompleted((event) => { seen.push(event.data.task_id); });
-const delivery = signDelivery({ secret, payload: { id: 'evt_1', type: 'job.completed',
-  created_at: '2026-11-21T10:00:00Z', data: { task_id: 'task_1', status: 'completed', image_url: 'https://x.test/1.png' } } });
-receiver.receive({ headers: delivery.headers, body: delivery.body }).then((answer) => {
+const { GatewayError } = modules['jobhook/client'];
+const { signDelivery, startGateway } = modules['jobhook/testing'];
+
+async function main() {
+  const secret = 'whsec_' + Buffer.from('packaging-secret').toString('base64');
+  const seen = [];
+  const receiver = createReceiver({ secret }).onJobCompleted((event) => { seen.push(event.data.task_id); });
+  const delivery = signDelivery({ secret, payload: { id: 'evt_1', type: 'job.completed',
+    created_at: '2026-11-21T10:00:00Z', data: { task_id: 'task_1', status: 'completed', image_url: 'https://x.test/1.png' } } });
+  const answer = await receiver.receive({ headers: delivery.headers, body: delivery.body });
+
+  const gateway = await startGateway();
+  let refused;
+  try {
+    await receiver.register({ client: { apiKey: 'sk_wrong', baseUrl: gateway.baseUrl }, url: 'https://x.test/hook' });
+  } catch (error) {
+    refused = { sameClass: error instanceof GatewayError, status: error.status };
+  } finally {
+    await gateway.close();
+  }
   console.log(JSON.stringify({
     exports: Object.fromEntries(subpaths.map((name) => [name, Object.keys(modules[name]).sort()])),
     status: answer.status,
     seen,
+    refused,
   }));
-});
+}
+main();
 `;
 
 const typed = `
@@ -149,19 +165,24 @@ describe('the packed tarball', () => {
   it.each([
     ['an ES module', 'consumer.mjs'],
     ['a CommonJS module', 'consumer.cjs'],
-  ])('loads every entry point from %s and receives a delivery', async (_kind, file) => {
-    const { stdout } = await run(process.execPath, [file], { cwd: project(), env });
-    const result = JSON.parse(stdout) as {
-      exports: Record<string, string[]>;
-      status: number;
-      seen: string[];
-    };
-    for (const [subpath, names] of Object.entries(subpaths)) {
-      expect(result.exports[subpath]).toEqual(expect.arrayContaining(names));
-    }
-    expect(result.status).toBe(200);
-    expect(result.seen).toEqual(['task_1']);
-  });
+  ])(
+    'loads every entry point from %s, receives a delivery, shares one GatewayError class',
+    async (_kind, file) => {
+      const { stdout } = await run(process.execPath, [file], { cwd: project(), env });
+      const result = JSON.parse(stdout) as {
+        exports: Record<string, string[]>;
+        status: number;
+        seen: string[];
+        refused: unknown;
+      };
+      for (const [subpath, names] of Object.entries(subpaths)) {
+        expect(result.exports[subpath]).toEqual(expect.arrayContaining(names));
+      }
+      expect(result.status).toBe(200);
+      expect(result.seen).toEqual(['task_1']);
+      expect(result.refused).toEqual({ sameClass: true, status: 401 });
+    },
+  );
 
   it('type-checks a TypeScript consumer in both module kinds (node16 resolution)', async () => {
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
