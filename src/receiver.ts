@@ -14,6 +14,7 @@ import { runHandlers, type DeliveryContext, type EventHandler } from './handlers
 import { readHeaders, type HeadersInput } from './headers.js';
 import { messageOf, quote } from './logger.js';
 import { resolveOptions, type ReceiverOptions, type ResolvedOptions } from './options.js';
+import type { VerifyOutcome } from './signatures/verifier.js';
 import { registerReceiver, type ReceiverRegisterOptions } from './client/receiver-register.js';
 import type { RegisterWebhookResult } from './client/register.js';
 
@@ -63,7 +64,10 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
   receive(input: DeliveryInput): Promise<ReceiverResponse>;
   /** The Web-standard handler: Bun, Deno, Workers, Next.js route handlers. */
   fetch(request: Request): Promise<Response>;
-  /** Stops accepting deliveries (they answer 503) and resolves once running handlers finish. */
+  /**
+   * Stops accepting deliveries (they answer 503) and resolves once running handlers finish and
+   * the adapter has written their answers: the server can then be closed, or the process exit.
+   */
   close(): Promise<void>;
   /** Largest body accepted, in bytes; adapters enforce it while streaming. */
   readonly maxBodyBytes: number;
@@ -289,7 +293,14 @@ function inFlightTracker() {
     },
     close() {
       closing = true;
-      whenDrained ??= count === 0 ? Promise.resolve() : new Promise<void>((resolve) => (drained = resolve));
+      // Resolved on a later turn of the event loop, not at once: the adapter writes the answer of
+      // the last delivery after `receive` returns, and a caller that exits or drops connections
+      // as soon as this resolves would otherwise cut that answer off, so the sender retries a
+      // delivery that was handled.
+      whenDrained ??= new Promise<void>((resolve) => {
+        drained = () => setImmediate(resolve);
+        if (count === 0) drained();
+      });
       return whenDrained;
     },
   };
