@@ -18,15 +18,16 @@ export interface DeliveryContext {
 export type EventHandler<E> = (event: E, context: DeliveryContext) => unknown;
 
 /**
- * Runs one delivery's handlers concurrently and resolves to their failures (empty when all
- * succeeded). Past `timeoutMs` it stops waiting, aborts `context.signal` and reports a timeout.
+ * Runs one delivery's handlers concurrently and gives their failures (empty when all succeeded):
+ * at once when no handler returned a promise, else as a promise. Past `timeoutMs` it stops
+ * waiting, aborts `context.signal` and reports a timeout.
  */
-export async function runHandlers<E>(
+export function runHandlers<E>(
   handlers: readonly EventHandler<E>[],
   event: E,
   delivery: { deliveryId: string | undefined; type: string },
   timeoutMs: number,
-): Promise<JobhookError[]> {
+): JobhookError[] | Promise<JobhookError[]> {
   // The signal is made when a handler first reads it (an AbortController costs more than a fast
   // handler): one read after the timeout gets a signal that is already aborted.
   let controller: AbortController | undefined;
@@ -62,6 +63,20 @@ export async function runHandlers<E>(
   }
   // Handlers that returned no promise are done: nothing to wait for, no timer to set.
   if (!running) return failures;
+  return settle(running, failures, delivery, timeoutMs, (reason) => {
+    abortReason = reason;
+    controller?.abort(reason);
+  });
+}
+
+/** Waits for the handlers that returned promises, at most `timeoutMs`. */
+async function settle(
+  running: Promise<void>[],
+  failures: JobhookError[],
+  delivery: { deliveryId: string | undefined; type: string },
+  timeoutMs: number,
+  abort: (reason: JobhookError) => void,
+): Promise<JobhookError[]> {
   const all = Promise.all(running);
   if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) {
     await all;
@@ -79,8 +94,7 @@ export async function runHandlers<E>(
     `A ${delivery.type} handler did not finish within ${timeoutMs} ms.`,
     delivery,
   );
-  abortReason = timeout;
-  controller?.abort(timeout);
+  abort(timeout);
   return [...failures, timeout];
 }
 

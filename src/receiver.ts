@@ -132,7 +132,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     let signedId: string | undefined;
     if (config.verify) {
       const headers = readHeaders(input.headers ?? {});
-      const outcome = await verifySafely(config, headers, body);
+      const verified = verifySafely(config, headers, body);
+      const outcome = isPromise(verified) ? await verified : verified;
       if (!outcome.ok) {
         config.logger.warn?.(`jobhook: rejected a delivery (401): ${outcome.reason}`);
         return answers.invalidSignature(outcome.reason);
@@ -169,14 +170,21 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   ): Promise<ReceiverResponse> {
     const { deliveryId } = delivery;
     const store = deliveryId === undefined ? undefined : config.dedupe;
+    // The in-memory store and handlers that return no promise answer synchronously: awaiting
+    // only promises saves a turn of the microtask queue for each.
     if (store && deliveryId !== undefined) {
-      const claim = await store.claim(deliveryId);
+      const claimed = store.claim(deliveryId);
+      const claim = isPromise(claimed) ? await claimed : claimed;
       if (claim === 'done') return answers.duplicate();
       if (claim === 'busy') return answers.inProgress();
     }
-    const failures = await runHandlers(handlers, event, delivery, config.handlerTimeoutMs);
+    const ran = runHandlers(handlers, event, delivery, config.handlerTimeoutMs);
+    const failures = isPromise(ran) ? await ran : ran;
     if (failures.length === 0) {
-      if (store && deliveryId !== undefined) await store.complete(deliveryId);
+      if (store && deliveryId !== undefined) {
+        const completed = store.complete(deliveryId);
+        if (completed !== undefined) await completed;
+      }
       return answers.ok();
     }
     if (store && deliveryId !== undefined) await store.release(deliveryId);
@@ -239,23 +247,32 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   return receiver;
 }
 
-async function verifySafely(
+/** The verifier's outcome, synchronously when it gave one so; a throw or rejection is a 401. */
+function verifySafely(
   config: ResolvedOptions,
   headers: ReturnType<typeof readHeaders>,
   body: Uint8Array,
-) {
+): VerifyOutcome | Promise<VerifyOutcome> {
+  // A verifier that throws on malformed input is a rejection, never a 500.
+  const threw = (error: unknown): VerifyOutcome => {
+    config.logger.warn?.(`jobhook: the verifier threw: ${messageOf(error)}`);
+    return { ok: false, reason: 'The signature could not be verified.' };
+  };
   try {
-    return await config.verify!({
+    const outcome = config.verify!({
       headers,
       body,
       now: config.now(),
       toleranceSeconds: config.toleranceSeconds,
     });
+    return isPromise(outcome) ? Promise.resolve(outcome).then(undefined, threw) : outcome;
   } catch (error) {
-    // A verifier that throws on malformed input is a rejection, never a 500.
-    config.logger.warn?.(`jobhook: the verifier threw: ${messageOf(error)}`);
-    return { ok: false as const, reason: 'The signature could not be verified.' };
+    return threw(error);
   }
+}
+
+function isPromise<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 function describeIssues(type: string, issues: readonly { path: PropertyKey[]; message: string }[]): string {
