@@ -24,6 +24,8 @@ import {
 const RECEIVE_RUNS = scaled(12_000);
 const HTTP_BATCH = 8;
 const HTTP_RUNS = scaled(1_000); // x HTTP_BATCH deliveries
+/** JOBHOOK_SEED=<n> replays a run fast-check reported, with its counts. */
+const SEED = process.env.JOBHOOK_SEED ? { seed: Number(process.env.JOBHOOK_SEED) } : {};
 
 interface Tally {
   sent: number;
@@ -98,7 +100,7 @@ describe('hostile deliveries, generated', () => {
             const answer = await receiver.receive(built.delivery);
             check(built, answer.status, answer.body, dispatched, seen);
           }),
-          { numRuns: RECEIVE_RUNS },
+          { numRuns: RECEIVE_RUNS, ...SEED },
         ),
       );
       expect(errors).toEqual([]);
@@ -152,7 +154,7 @@ describe('hostile deliveries, generated', () => {
                 built.forEach((b, i) => check(b, answers[i]!.status, answers[i]!.body, dispatched, seen));
               },
             ),
-            { numRuns: HTTP_RUNS },
+            { numRuns: HTTP_RUNS, ...SEED },
           ),
         );
         expect(errors).toEqual([]);
