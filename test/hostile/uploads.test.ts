@@ -44,6 +44,9 @@ async function postValid(origin: string) {
   return (await postOnce(`${origin}${PATH}`, delivery.headers, delivery.body)).status;
 }
 
+/** TCP handles the process holds (the listening server's among them). */
+const openSockets = () => process.getActiveResourcesInfo().filter((name) => name === 'TCPSocketWrap').length;
+
 const memory = () => {
   const { rss, heapUsed, arrayBuffers } = process.memoryUsage();
   return { rss, heapUsed, arrayBuffers };
@@ -109,6 +112,7 @@ describe.each(targets)('uploads: $name', (target) => {
       const { receiver, calls, logger } = countingReceiver();
       server = await target.start(receiver);
       const watch = watchConnections(server.server);
+      const socketsBefore = openSockets();
       const origin = server.origin;
       const delivery = signDelivery({ secret: SECRET, payload: completed() });
       const body = Buffer.from(delivery.body);
@@ -131,6 +135,8 @@ describe.each(targets)('uploads: $name', (target) => {
       expect(calls).toHaveLength(served);
       expect(calls).not.toContain((JSON.parse(body.toString()) as { id: string }).id);
       expect(watch.open).toBe(0);
+      // Nothing left behind in the process either: no more sockets than before the trickle.
+      expect(openSockets()).toBeLessThanOrEqual(socketsBefore);
       // No delivery is left in flight: close() would otherwise wait for it.
       await receiver.close();
       expect(logger.lines.filter((line) => line.startsWith('error'))).toEqual([]);
