@@ -40,9 +40,20 @@ function receiverWithOthers(count: number) {
   return receiver;
 }
 
+/** For comparison: `count` no-op handlers for `job.completed` itself, which all run. */
+function receiverWithSame(count: number) {
+  const receiver = createReceiver({ secret: SECRET });
+  for (let i = 0; i < count; i++) receiver.onJobCompleted(noop);
+  return receiver;
+}
+
+/** Samples keyed `other <count>` (the target) and `same <count>`, interleaved in one comparison. */
 export async function runHandlerScale(counts: number[], options: CompareOptions): Promise<Samples> {
   const body = jobCompletedBody(1024);
   const cases: Case[] = [];
-  for (const count of counts) cases.push(await jobhookCase(String(count), body, receiverWithOthers(count)));
+  for (const count of counts) {
+    cases.push(await jobhookCase(`other ${count}`, body, receiverWithOthers(count)));
+    cases.push(await jobhookCase(`same ${count}`, body, receiverWithSame(count)));
+  }
   return compare(cases, options);
 }
