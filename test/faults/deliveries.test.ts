@@ -67,6 +67,15 @@ async function start(target: (typeof targets)[number], receiver: Receiver, gatew
   return { running, client };
 }
 
+/** Waits for `condition`, looking every few milliseconds; bounded, so a hang becomes a failure. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 4000; i++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`Gave up waiting for ${what}.`);
+}
+
 async function submit(client: GatewayClient, count: number, from = 0): Promise<string[]> {
   const ids: string[] = [];
   for (let i = from; i < from + count; i++) {
@@ -187,7 +196,9 @@ describe.each(targets)('faults: $name', (target) => {
     'shutdown with deliveries in flight, then $stop: running handlers finish, new ones get 503, nothing is lost or run twice across a restart on the same port',
     async ({ abrupt }) => {
       // Long enough for the retries to outlast the restart, which takes milliseconds.
-      const gateway = await gatewayWith({ retryDelaysMs: [10, 20, 40, 80, 160, 320, 640, 1000, 1000, 1000] });
+      const gateway = await gatewayWith({
+        retryDelaysMs: [10, 20, 40, 80, 160, 320, 640, 1000, 2000, 4000, 8000],
+      });
       const handledBy = new Map<string, string[]>();
       const inFlight = 3;
       const entered = deferred();
@@ -234,6 +245,16 @@ describe.each(targets)('faults: $name', (target) => {
       if (abrupt) await app.close();
       else await new Promise((resolve) => app.server.close(resolve));
 
+      // Down: jobs finishing now find nothing listening, and the simulator keeps retrying them.
+      const whileDown = await submit(client, inFlight, 2 * inFlight);
+      await until(
+        () =>
+          whileDown.every((task) =>
+            gateway.deliveries.some((d) => d.taskId === task && d.status === undefined),
+          ),
+        'a refused attempt for every job that finished while the receiver was down',
+      );
+
       // Second life, same port: the simulator's retries of the 503s and refused attempts land here.
       const second = makeReceiver('second', false);
       const again = await target.start(second, port);
@@ -243,13 +264,13 @@ describe.each(targets)('faults: $name', (target) => {
       await gateway.settled();
 
       for (const task of early) expect(handledBy.get(task)).toEqual(['first']);
-      for (const task of late) expect(handledBy.get(task)).toEqual(['second']);
+      for (const task of [...late, ...whileDown]) expect(handledBy.get(task)).toEqual(['second']);
       const [webhook] = await client.webhooks.list();
       expectCountersMatch(webhook!, gateway, seen);
-      expect(webhook!.total_sent).toBe(2 * inFlight);
+      expect(webhook!.total_sent).toBe(3 * inFlight);
       const refused = gateway.deliveries.filter((d) => d.status === undefined).length;
       console.info(
-        `[faults] ${target.name} restart: ${2 * inFlight} jobs handled once each; ` +
+        `[faults] ${target.name} restart: ${3 * inFlight} jobs handled once each; ` +
           `${seen.filter((a) => a.status === 503).length} answers 503, ${refused} attempts refused while down; ` +
           `total_sent ${webhook!.total_sent}, total_failed ${webhook!.total_failed}`,
       );
