@@ -3,6 +3,7 @@ import { memoryDedupeStore } from './dedupe.js';
 import { JobhookError } from './errors.js';
 import type { EventSchemas } from './events.js';
 import { defaultLogger, redactingLogger, type Logger } from './logger.js';
+import { isPreset } from './signatures/presets.js';
 import { standardWebhooks } from './signatures/standard-webhooks.js';
 import type { CustomVerifyFunction, Verifier, VerifyFunction, VerifyOutcome } from './signatures/verifier.js';
 
@@ -38,6 +39,8 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
 
 export interface ResolvedOptions {
   verify: VerifyFunction | undefined;
+  /** Whether the verifier's refusal reasons may be shown to the sender (jobhook's own schemes). */
+  showReasons: boolean;
   secrets: readonly string[];
   toleranceSeconds: number;
   now: () => number;
@@ -57,6 +60,7 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
   const secrets = skip && options.secret === undefined ? [] : secretsOf(options.secret);
   return {
     verify: skip ? undefined : verifyFunction(options.verifier, secrets),
+    showReasons: options.verifier === undefined || isPreset(options.verifier),
     secrets,
     toleranceSeconds: nonNegative('toleranceSeconds', options.toleranceSeconds, 300),
     now: options.now ?? Date.now,

@@ -136,7 +136,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       const outcome = isPromise(verified) ? await verified : verified;
       if (!outcome.ok) {
         config.logger.warn?.(`jobhook: rejected a delivery (401): ${outcome.reason}`);
-        return answers.invalidSignature(outcome.reason);
+        return answers.invalidSignature(config.showReasons ? outcome.reason : UNVERIFIED);
       }
       signedId = outcome.id;
     }
@@ -247,6 +247,9 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   return receiver;
 }
 
+/** What the sender is told when a custom verifier refuses: its own reason goes to the log only. */
+const UNVERIFIED = 'The signature could not be verified.';
+
 /** The verifier's outcome, synchronously when it gave one so; a throw or rejection is a 401. */
 function verifySafely(
   config: ResolvedOptions,
@@ -256,7 +259,7 @@ function verifySafely(
   // A verifier that throws on malformed input is a rejection, never a 500.
   const threw = (error: unknown): VerifyOutcome => {
     config.logger.warn?.(`jobhook: the verifier threw: ${messageOf(error)}`);
-    return { ok: false, reason: 'The signature could not be verified.' };
+    return { ok: false, reason: UNVERIFIED };
   };
   try {
     const outcome = config.verify!({

@@ -1,4 +1,5 @@
 import { hmacSha256Digest, bytesEqual } from './hmac.js';
+import { preset } from './presets.js';
 import { hmacKey } from './secret.js';
 import { JobhookError } from '../errors.js';
 import type { SignInput, Verifier, VerifyOutcome } from './verifier.js';
@@ -26,7 +27,7 @@ export function hmacSha256(options: HmacSha256Options): Verifier {
     throw new JobhookError('invalid_options', 'hmacSha256() needs the name of the signature header.');
   const prefix = options.prefix ?? '';
   const encoding = options.encoding ?? 'hex';
-  return {
+  return preset({
     name: 'hmac-sha256',
     prepare(secrets) {
       const keys = secrets.map(hmacKey);
@@ -48,5 +49,5 @@ export function hmacSha256(options: HmacSha256Options): Verifier {
     sign({ secret, body }: SignInput) {
       return { [header]: prefix + hmacSha256Digest(hmacKey(secret), [body]).toString(encoding) };
     },
-  };
+  });
 }

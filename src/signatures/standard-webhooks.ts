@@ -1,4 +1,5 @@
 import { hmacSha256Digest, bytesEqual } from './hmac.js';
+import { preset } from './presets.js';
 import { hmacKey } from './secret.js';
 import type { SignInput, Verifier, VerifyOutcome } from './verifier.js';
 
@@ -12,7 +13,7 @@ const TIMESTAMP = /^\d{1,12}$/;
  * header may hold several space-separated signatures (key rotation); any one valid one passes.
  */
 export function standardWebhooks(): Verifier {
-  return {
+  return preset({
     name: 'standard-webhooks',
     prepare(secrets) {
       const keys = secrets.map(hmacKey);
@@ -54,7 +55,7 @@ export function standardWebhooks(): Verifier {
         'webhook-signature': `v1,${digest.toString('base64')}`,
       };
     },
-  };
+  });
 }
 
 /** `v1,<b64> v1,<b64> v1a,<other>` to the decoded v1 signatures. Tolerates the `, ` that joins repeated headers. */

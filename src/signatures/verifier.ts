@@ -13,7 +13,8 @@ export interface SignedRequest {
 
 /**
  * A verifier's verdict. `id` (the sender's delivery id, when the scheme signs one) becomes the
- * dedupe key. `reason` is shown to the sender, so it must never contain a secret or signature.
+ * dedupe key. `reason` is logged (at warn, with secrets redacted); only the reasons of jobhook's
+ * own schemes are also shown to the sender, since a custom one might quote a signature.
  */
 export type VerifyOutcome = { ok: true; id?: string | undefined } | { ok: false; reason: string };
 

@@ -295,6 +295,24 @@ describe('receive() only', () => {
     expect((await receiver.receive(signed(completedPayload()))).status).toBe(401);
   });
 
+  test("a custom verifier's reason is logged, never answered: it might quote a signature", async () => {
+    const logger = quietLogger();
+    const receiver = make({
+      logger,
+      verifier: () => ({ ok: false, reason: 'expected v1,c2VjcmV0LXNpZ25hdHVyZQ==' }),
+    });
+    const response = await receiver.receive(signed(completedPayload()));
+    expect(response.status).toBe(401);
+    expect(response.body).not.toContain('c2VjcmV0LXNpZ25hdHVyZQ');
+    expect(JSON.parse(response.body).error.message).toBe('The signature could not be verified.');
+    expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('c2VjcmV0LXNpZ25hdHVyZQ'));
+  });
+
+  test("jobhook's own schemes answer with their reason, which names a header, not a value", async () => {
+    const response = await make().receive({ headers: {}, body: '{}' });
+    expect(JSON.parse(response.body).error.message).toMatch(/Missing header: webhook-id/);
+  });
+
   test('a custom verifier function receives the secrets and may answer with a boolean', async () => {
     const seen: string[][] = [];
     const receiver = make({
