@@ -6,6 +6,8 @@ import { signDelivery } from 'jobhook/testing';
 import { completedPayload, SECRET } from '../support/deliveries.js';
 
 const NOW = 1_800_000_000;
+// JOBHOOK_SEED=<seed> replays a failing run.
+const replay = process.env.JOBHOOK_SEED ? { seed: Number(process.env.JOBHOOK_SEED) } : {};
 
 interface Delivery {
   headers: Record<string, string>;
@@ -57,6 +59,13 @@ const mutation: fc.Arbitrary<(d: Delivery) => Delivery> = fc.oneof(
     })),
 );
 
+function sameDelivery(a: Delivery, b: Delivery): boolean {
+  const names = new Set([...Object.keys(a.headers), ...Object.keys(b.headers)]);
+  return (
+    Buffer.from(a.body).equals(b.body) && [...names].every((name) => a.headers[name] === b.headers[name])
+  );
+}
+
 test('mutated deliveries are never dispatched and never answered 5xx', async () => {
   const receiver = createReceiver({
     secret: SECRET,
@@ -71,11 +80,14 @@ test('mutated deliveries are never dispatched and never answered 5xx', async () 
       const signed = signDelivery({ secret: SECRET, payload: completedPayload(), timestamp: NOW });
       const original: Delivery = { headers: signed.headers, body: Buffer.from(signed.body) };
       const mutated = mutations.reduce((d, mutate) => mutate(d), original);
+      // Two mutations can cancel out (the same byte flipped twice, bytes appended then cut off):
+      // what is left is the valid delivery, which is rightly accepted, so it is not a case here.
+      fc.pre(!sameDelivery(mutated, original));
       const response = await receiver.receive(mutated);
       expect([400, 401]).toContain(response.status);
       expect(dispatched).toBe(0);
     }),
-    { numRuns: 2000 },
+    { numRuns: 2000, ...replay },
   );
   // The same receiver does dispatch the unmutated delivery: the property is not vacuous.
   const valid = signDelivery({ secret: SECRET, payload: completedPayload(), timestamp: NOW });
@@ -109,7 +121,7 @@ test('arbitrary headers and bytes are never dispatched and never answered 5xx', 
         expect(response.status).toBeLessThan(500);
       },
     ),
-    { numRuns: 2000 },
+    { numRuns: 2000, ...replay },
   );
   expect(dispatched).toBe(0);
 });
