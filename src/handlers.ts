@@ -1,5 +1,6 @@
 import { JobhookError } from './errors.js';
 import { messageOf } from './logger.js';
+import { isThenable } from './thenable.js';
 
 /** What a handler learns about the delivery besides its payload. */
 export interface DeliveryContext {
@@ -99,11 +100,3 @@ async function settle(
 }
 
 function ignore(): void {}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}

@@ -1,5 +1,5 @@
 import { answers, type ReceiverResponse } from './answers.js';
-import { decodeJson, rawBytes, type BodyInput } from './body.js';
+import { rawBytes, type BodyInput } from './body.js';
 import type { JobhookError } from './errors.js';
 import {
   defaultSchemas,
@@ -13,8 +13,11 @@ import { createFetchHandler } from './fetch.js';
 import { runHandlers, type DeliveryContext, type EventHandler } from './handlers.js';
 import { readHeaders, type HeadersInput } from './headers.js';
 import { messageOf, quote } from './logger.js';
+import { inFlightTracker } from './in-flight.js';
 import { resolveOptions, type ReceiverOptions, type ResolvedOptions } from './options.js';
-import type { VerifyOutcome } from './signatures/verifier.js';
+import { parseEvent } from './parse-event.js';
+import { isThenable } from './thenable.js';
+import { UNVERIFIED, verifyDelivery } from './verify-delivery.js';
 import { registerReceiver, type ReceiverRegisterOptions } from './client/receiver-register.js';
 import type { RegisterWebhookResult } from './client/register.js';
 
@@ -131,9 +134,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
 
     let signedId: string | undefined;
     if (config.verify) {
-      const headers = readHeaders(input.headers ?? {});
-      const verified = verifySafely(config, headers, body);
-      const outcome = isPromise(verified) ? await verified : verified;
+      const verified = verifyDelivery(config, config.verify, readHeaders(input.headers ?? {}), body);
+      const outcome = isThenable(verified) ? await verified : verified;
       if (!outcome.ok) {
         config.logger.warn?.(`jobhook: rejected a delivery (401): ${outcome.reason}`);
         return answers.invalidSignature(config.showReasons ? outcome.reason : UNVERIFIED);
@@ -141,26 +143,16 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       signedId = outcome.id;
     }
 
-    const decoded = decodeJson(body);
-    if (!decoded.ok) return reject400(answers.invalidJson(decoded.message));
-    const payload = decoded.value;
-    if (!isRecord(payload) || typeof payload.type !== 'string') {
-      return reject400(answers.invalidPayload('The body must be a JSON object with a string "type".'));
+    const parsed = parseEvent(body, schemas);
+    if (!parsed.ok) {
+      config.logger.warn?.(`jobhook: rejected a delivery (400): ${parsed.response.body}`);
+      return parsed.response;
     }
-    const type = payload.type;
-    let event: unknown = payload;
-    const schema = schemas[type];
-    if (schema) {
-      const parsed = schema.safeParse(payload);
-      if (!parsed.success)
-        return reject400(answers.invalidPayload(describeIssues(type, parsed.error.issues)));
-      event = parsed.data;
-    }
-
-    const handlers = [...(schema ? (handlersByType.get(type) ?? []) : []), ...anyHandlers];
+    const { type, event } = parsed;
+    const typed = parsed.known ? handlersByType.get(type) : undefined;
+    const handlers = typed ? [...typed, ...anyHandlers] : anyHandlers;
     if (handlers.length === 0) return answers.ok();
-    const deliveryId = signedId ?? (typeof payload.id === 'string' ? payload.id : undefined);
-    return dispatch(handlers, event, { deliveryId, type });
+    return dispatch(handlers, event, { deliveryId: signedId ?? parsed.payloadId, type });
   }
 
   async function dispatch(
@@ -174,12 +166,12 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     // only promises saves a turn of the microtask queue for each.
     if (store && deliveryId !== undefined) {
       const claimed = store.claim(deliveryId);
-      const claim = isPromise(claimed) ? await claimed : claimed;
+      const claim = isThenable(claimed) ? await claimed : claimed;
       if (claim === 'done') return answers.duplicate();
       if (claim === 'busy') return answers.inProgress();
     }
     const ran = runHandlers(handlers, event, delivery, config.handlerTimeoutMs);
-    const failures = isPromise(ran) ? await ran : ran;
+    const failures = isThenable(ran) ? await ran : ran;
     if (failures.length === 0) {
       if (store && deliveryId !== undefined) {
         const completed = store.complete(deliveryId);
@@ -208,11 +200,6 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
         }
       }
     }
-  }
-
-  function reject400(response: ReceiverResponse): ReceiverResponse {
-    config.logger.warn?.(`jobhook: rejected a delivery (400): ${response.body}`);
-    return response;
   }
 
   const receiver: Receiver<E> = {
@@ -247,83 +234,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   return receiver;
 }
 
-/** What the sender is told when a custom verifier refuses: its own reason goes to the log only. */
-const UNVERIFIED = 'The signature could not be verified.';
-
-/** The verifier's outcome, synchronously when it gave one so; a throw or rejection is a 401. */
-function verifySafely(
-  config: ResolvedOptions,
-  headers: ReturnType<typeof readHeaders>,
-  body: Uint8Array,
-): VerifyOutcome | Promise<VerifyOutcome> {
-  // A verifier that throws on malformed input is a rejection, never a 500.
-  const threw = (error: unknown): VerifyOutcome => {
-    config.logger.warn?.(`jobhook: the verifier threw: ${messageOf(error)}`);
-    return { ok: false, reason: UNVERIFIED };
-  };
-  try {
-    const outcome = config.verify!({
-      headers,
-      body,
-      now: config.now(),
-      toleranceSeconds: config.toleranceSeconds,
-    });
-    return isPromise(outcome) ? Promise.resolve(outcome).then(undefined, threw) : outcome;
-  } catch (error) {
-    return threw(error);
-  }
-}
-
-function isPromise<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
-
-function describeIssues(type: string, issues: readonly { path: PropertyKey[]; message: string }[]): string {
-  const listed = issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
-    .join('; ');
-  return `The ${type} payload does not match its schema: ${listed}.`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function assertFunction(handler: unknown): void {
   if (typeof handler !== 'function') throw new TypeError('A handler must be a function.');
-}
-
-/** Counts deliveries in progress so that `close()` can wait for them. */
-function inFlightTracker() {
-  let count = 0;
-  let closing = false;
-  let drained: (() => void) | undefined;
-  let whenDrained: Promise<void> | undefined;
-  return {
-    get closing() {
-      return closing;
-    },
-    enter() {
-      count++;
-    },
-    leave() {
-      count--;
-      if (closing && count === 0) drained?.();
-    },
-    close() {
-      closing = true;
-      // Resolved on a later turn of the event loop, not at once: the adapter writes the answer of
-      // the last delivery after `receive` returns, and a caller that exits or drops connections
-      // as soon as this resolves would otherwise cut that answer off, so the sender retries a
-      // delivery that was handled.
-      whenDrained ??= new Promise<void>((resolve) => {
-        drained = () => setImmediate(resolve);
-        if (count === 0) drained();
-      });
-      return whenDrained;
-    },
-  };
 }
 
 export type { DeliveryContext, EventHandler };

@@ -227,6 +227,18 @@ describe.each([
     expect(completed).not.toHaveBeenCalled();
   });
 
+  test.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])(
+    'a verified event whose type is the Object prototype key %s is an unknown type: 200, onAny only',
+    async (type) => {
+      const receiver = make();
+      const any = vi.fn();
+      receiver.onAny(any);
+      const response = await send(receiver, signed(`{"id":"evt_p","type":${JSON.stringify(type)}}`));
+      expect(response.status).toBe(200);
+      expect(any).toHaveBeenCalledTimes(1);
+    },
+  );
+
   test('503 after close(), which waits for running handlers', async () => {
     const receiver = make();
     const gate = deferred();
