@@ -68,6 +68,9 @@ const subcommands: Record<string, (args: string[]) => Promise<number>> = {
       events,
       ...(secret !== undefined && { secret }),
       ...(values['rotate-secret'] && { rotateSecret: true }),
+      // A command answers the person who typed it: fail at once rather than wait out the startup
+      // retries an app needs while its gateway comes up (the client still retries each GET).
+      startupRetries: false,
     });
     if (values.json) {
       out(JSON.stringify(result, null, 2));

@@ -267,6 +267,30 @@ describe('jobhook webhooks', () => {
     expect(refused.stderr).not.toContain('sk_wrong_key');
   });
 
+  it('register against a failing gateway fails at once in one line: no startup retries', async () => {
+    let requests = 0;
+    const failing = createServer((_req, res) => {
+      requests++;
+      const body = JSON.stringify({ success: false, error: { code: 'unavailable', message: 'down' } });
+      res.writeHead(503, { 'content-type': 'application/json' }).end(body);
+    });
+    failing.listen(0, '127.0.0.1');
+    await once(failing, 'listening');
+    const baseUrl = `http://127.0.0.1:${(failing.address() as AddressInfo).port}`;
+    try {
+      const result = await runCli(['webhooks', 'register', 'https://app.test/hook'], {
+        JOBHOOK_API_KEY: 'sk_test',
+        JOBHOOK_BASE_URL: baseUrl,
+      });
+      expect(result.code).toBe(1);
+      expect(oneLineError(result)).toMatch(/503/);
+      // One list call and the client's own two retries of it; startup retries would repeat them.
+      expect(requests).toBe(3);
+    } finally {
+      failing.close();
+    }
+  });
+
   it('register --events and --json: one event type, the result as JSON', async () => {
     const result = await runCli(
       [
