@@ -1,5 +1,5 @@
-import { GatewayError } from './errors.js';
-import { isRetryable, resolveRetry, retryDelay, type RetryOptions } from './retry.js';
+import type { GatewayError } from './errors.js';
+import { resolveRetry, withRetries, type RetryOptions } from './retry.js';
 
 /**
  * How `registerWebhook` retries the whole registration while the gateway is unreachable or answers
@@ -23,16 +23,5 @@ export async function withStartupRetries<T>(
   const given =
     option === false ? { limit: 0 } : typeof option === 'number' ? { limit: option } : (option ?? {});
   const retry = resolveRetry({ ...DEFAULT_STARTUP_RETRIES, ...given });
-  for (let retries = 0; ; retries++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof GatewayError) || !isRetryable(error) || retries >= retry.limit) throw error;
-      if (signal?.aborted) throw error;
-      const delay = retryDelay(retries + 1, error, retry);
-      if (delay === undefined) throw error;
-      given.onRetry?.(error, retries + 1, delay);
-      await retry.sleep(delay, signal);
-    }
-  }
+  return withRetries(attempt, retry, signal, given.onRetry);
 }

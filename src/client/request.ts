@@ -1,9 +1,8 @@
 import { GatewayError, GatewayNetworkError, GatewayTimeoutError } from './errors.js';
 import {
-  isRetryable,
   parseRetryAfter,
   resolveRetry,
-  retryDelay,
+  withRetries,
   type ResolvedRetry,
   type RetryOptions,
 } from './retry.js';
@@ -42,18 +41,8 @@ export function createTransport(config: TransportConfig): Transport {
     options: RequestOptions = {},
   ) {
     const retry = options.retries === undefined ? config.retry : resolveRetry(options.retries);
-    const mayRetry = retry.methods.includes(method);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return (await once(config, method, path, body, options)) as T;
-      } catch (error) {
-        if (!(error instanceof GatewayError) || !mayRetry || attempt > retry.limit || !isRetryable(error))
-          throw error;
-        const delay = retryDelay(attempt, error, retry);
-        if (delay === undefined) throw error;
-        await retry.sleep(delay, options.signal);
-      }
-    }
+    const call = () => once(config, method, path, body, options) as Promise<T>;
+    return retry.methods.includes(method) ? withRetries(call, retry, options.signal) : call();
   };
 }
 
@@ -125,18 +114,12 @@ function unwrap(response: Response, text: string, what: string, apiKey: string):
       : response.ok
         ? 'the answer is not the gateway envelope'
         : `HTTP ${response.status}`;
-  return throwError(
-    new GatewayError(redact(`${what} failed (${response.status} ${code}): ${detail}`, apiKey), {
-      status: response.status,
-      code,
-      requestId,
-      retryAfterSeconds: parseRetryAfter(response.headers.get('retry-after')),
-    }),
-  );
-}
-
-function throwError(error: GatewayError): never {
-  throw error;
+  throw new GatewayError(redact(`${what} failed (${response.status} ${code}): ${detail}`, apiKey), {
+    status: response.status,
+    code,
+    requestId,
+    retryAfterSeconds: parseRetryAfter(response.headers.get('retry-after')),
+  });
 }
 
 /** The gateway's text is echoed into messages; make sure the key can never ride along. */

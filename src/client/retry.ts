@@ -1,4 +1,4 @@
-import type { GatewayError } from './errors.js';
+import { GatewayError } from './errors.js';
 
 /** How the client retries a failed call; `retries: 0` turns retries off. */
 export interface RetryOptions {
@@ -50,6 +50,31 @@ export function retryDelay(retry: number, error: GatewayError, options: Resolved
   }
   const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (retry - 1));
   return Math.round(Math.random() * ceiling);
+}
+
+/**
+ * Runs `attempt`, and again after a backoff each time it fails with a GatewayError the gateway may
+ * recover from (see `isRetryable`), up to `retry.limit` retries. The one retry loop of the client:
+ * each call's retries and registerWebhook's startup retries both go through it.
+ */
+export async function withRetries<T>(
+  attempt: () => Promise<T>,
+  retry: ResolvedRetry,
+  signal: AbortSignal | undefined,
+  onRetry?: (error: GatewayError, retry: number, delayMs: number) => void,
+): Promise<T> {
+  for (let retries = 0; ; retries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof GatewayError) || !isRetryable(error) || retries >= retry.limit) throw error;
+      if (signal?.aborted) throw error;
+      const delay = retryDelay(retries + 1, error, retry);
+      if (delay === undefined) throw error;
+      onRetry?.(error, retries + 1, delay);
+      await retry.sleep(delay, signal);
+    }
+  }
 }
 
 /** Retry-After is seconds or an HTTP date (RFC 9110 10.2.3). */
