@@ -13,8 +13,8 @@
  * @module jobhook/express
  */
 import type { Request, RequestHandler } from 'express';
-import type { BodyInput } from '../src/body.js';
-import { answerNodeRequest, type NodeReceiver } from '../src/node-request.js';
+import type { BodyInput } from '../src/wire/body.js';
+import { answerNodeRequest, type NodeReceiver } from './node-stream.js';
 
 /**
  * An Express (4 or 5) handler that answers deliveries with `receiver`. Mount it before any body

@@ -12,8 +12,8 @@
  * @module jobhook/node
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answers } from '../src/answers.js';
-import { answerNodeRequest, type NodeReceiver } from '../src/node-request.js';
+import { answers } from '../src/wire/answers.js';
+import { answerNodeRequest, type NodeReceiver } from './node-stream.js';
 
 /** Options of {@link nodeHandler}. */
 export interface NodeHandlerOptions {

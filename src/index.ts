@@ -4,22 +4,28 @@
  *
  * @module jobhook
  */
-export { createReceiver } from './receiver.js';
-export type { Receiver, DeliveryInput, AnyEvent, ErrorHandler, EventMap } from './receiver.js';
-export type { ReceiverOptions } from './options.js';
-export type { ReceiverResponse, AnswerCode } from './answers.js';
-export type { DeliveryContext, EventHandler } from './handlers.js';
-export type { HeadersInput } from './headers.js';
-export type { BodyInput } from './body.js';
-export type { Logger } from './logger.js';
-export { JobhookError, type JobhookErrorCode } from './errors.js';
+export { createReceiver } from './receiver/create-receiver.js';
+export type {
+  Receiver,
+  DeliveryInput,
+  AnyEvent,
+  ErrorHandler,
+  EventMap,
+} from './receiver/create-receiver.js';
+export type { ReceiverOptions } from './receiver/options.js';
+export type { ReceiverResponse, AnswerCode } from './wire/answers.js';
+export type { DeliveryContext, EventHandler } from './receiver/run-handlers.js';
+export type { HeadersInput } from './wire/headers.js';
+export type { BodyInput } from './wire/body.js';
+export type { Logger } from './common/logger.js';
+export { JobhookError, type JobhookErrorCode } from './common/errors.js';
 export {
   memoryDedupeStore,
   type MemoryDedupeStore,
   type DedupeStore,
   type ClaimResult,
   type MemoryDedupeOptions,
-} from './dedupe.js';
+} from './dedupe/memory-store.js';
 export { standardWebhooks } from './signatures/standard-webhooks.js';
 export { hmacSha256, type HmacSha256Options } from './signatures/hmac-sha256.js';
 export type {
@@ -39,4 +45,4 @@ export {
   type DefaultEvents,
   type EventSchemas,
   type UnknownEvent,
-} from './events.js';
+} from './events/schemas.js';

@@ -1,7 +1,7 @@
 import { hmacSha256Digest, bytesEqual } from './hmac.js';
 import { preset } from './presets.js';
 import { hmacKey } from './secret.js';
-import { JobhookError } from '../errors.js';
+import { JobhookError } from '../common/errors.js';
 import type { SignInput, Verifier, VerifyOutcome } from './verifier.js';
 
 /** Options of {@link hmacSha256}. */

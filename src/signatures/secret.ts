@@ -1,5 +1,5 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { JobhookError } from '../errors.js';
+import { JobhookError } from '../common/errors.js';
 
 const STANDARD_PREFIX = 'whsec_';
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

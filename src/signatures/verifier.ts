@@ -1,4 +1,4 @@
-import type { HeaderReader } from '../headers.js';
+import type { HeaderReader } from '../wire/headers.js';
 
 /** What a verifier is given for one delivery. */
 export interface SignedRequest {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { JobhookError } from '../errors.js';
+import { JobhookError } from '../common/errors.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
 import type { SignedDelivery, Verifier } from '../signatures/verifier.js';
 

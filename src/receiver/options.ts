@@ -1,11 +1,16 @@
-import type { DedupeStore } from './dedupe.js';
-import { memoryDedupeStore } from './dedupe.js';
-import { JobhookError } from './errors.js';
-import type { EventSchemas } from './events.js';
-import { defaultLogger, redactingLogger, type Logger } from './logger.js';
-import { isPreset } from './signatures/presets.js';
-import { standardWebhooks } from './signatures/standard-webhooks.js';
-import type { CustomVerifyFunction, Verifier, VerifyFunction, VerifyOutcome } from './signatures/verifier.js';
+import type { DedupeStore } from '../dedupe/memory-store.js';
+import { memoryDedupeStore } from '../dedupe/memory-store.js';
+import { JobhookError } from '../common/errors.js';
+import type { EventSchemas } from '../events/schemas.js';
+import { defaultLogger, redactingLogger, type Logger } from '../common/logger.js';
+import { isPreset } from '../signatures/presets.js';
+import { standardWebhooks } from '../signatures/standard-webhooks.js';
+import type {
+  CustomVerifyFunction,
+  Verifier,
+  VerifyFunction,
+  VerifyOutcome,
+} from '../signatures/verifier.js';
 
 /** Options of {@link createReceiver}. Only `secret` is required. */
 export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> {

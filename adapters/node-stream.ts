@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import getRawBody from 'raw-body';
-import { answers, type ReceiverResponse } from './answers.js';
-import type { BodyInput } from './body.js';
-import type { Receiver } from './receiver.js';
+import { answers, type ReceiverResponse } from '../src/wire/answers.js';
+import type { BodyInput } from '../src/wire/body.js';
+import type { Receiver } from '../src/receiver/create-receiver.js';
 
 /** What the Node-stream adapters need of a receiver (any event map has these). */
 export type NodeReceiver = Pick<Receiver, 'receive' | 'maxBodyBytes'>;

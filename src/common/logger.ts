@@ -1,4 +1,4 @@
-import { secretBytes } from './signatures/secret.js';
+import { secretBytes } from '../signatures/secret.js';
 
 /** Console-compatible. Only `error` is required; jobhook calls the others when present. */
 export interface Logger {

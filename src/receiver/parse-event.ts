@@ -1,6 +1,6 @@
-import { answers, type ReceiverResponse } from './answers.js';
-import { decodeJson } from './body.js';
-import type { EventSchemas } from './events.js';
+import { answers, type ReceiverResponse } from '../wire/answers.js';
+import { decodeJson } from '../wire/body.js';
+import type { EventSchemas } from '../events/schemas.js';
 
 /** A verified body made into an event: its type, the validated event, and the payload's own id. */
 export type ParsedEvent =

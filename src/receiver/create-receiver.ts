@@ -1,6 +1,6 @@
-import { answers, type ReceiverResponse } from './answers.js';
-import { rawBytes, type BodyInput } from './body.js';
-import type { JobhookError } from './errors.js';
+import { answers, type ReceiverResponse } from '../wire/answers.js';
+import { rawBytes, type BodyInput } from '../wire/body.js';
+import type { JobhookError } from '../common/errors.js';
 import {
   defaultSchemas,
   type DefaultEvents,
@@ -8,18 +8,18 @@ import {
   type EventSchemas,
   type MergedSchemas,
   type UnknownEvent,
-} from './events.js';
-import { createFetchHandler } from './fetch.js';
-import { runHandlers, type DeliveryContext, type EventHandler } from './handlers.js';
-import { readHeaders, type HeadersInput } from './headers.js';
-import { messageOf, quote } from './logger.js';
+} from '../events/schemas.js';
+import { createFetchHandler } from '../wire/fetch-handler.js';
+import { runHandlers, type DeliveryContext, type EventHandler } from './run-handlers.js';
+import { readHeaders, type HeadersInput } from '../wire/headers.js';
+import { messageOf, quote } from '../common/logger.js';
 import { inFlightTracker } from './in-flight.js';
 import { resolveOptions, type ReceiverOptions, type ResolvedOptions } from './options.js';
 import { parseEvent } from './parse-event.js';
-import { isThenable } from './thenable.js';
+import { isThenable } from '../common/thenable.js';
 import { UNVERIFIED, verifyDelivery } from './verify-delivery.js';
-import { registerReceiver, type ReceiverRegisterOptions } from './client/receiver-register.js';
-import type { RegisterWebhookResult } from './client/register.js';
+import { registerReceiver, type ReceiverRegisterOptions } from '../client/receiver-register.js';
+import type { RegisterWebhookResult } from '../client/register.js';
 
 /** One delivery as it came off the wire. */
 export interface DeliveryInput {

@@ -1,6 +1,6 @@
-import { JobhookError } from './errors.js';
-import { messageOf } from './logger.js';
-import { isThenable } from './thenable.js';
+import { JobhookError } from '../common/errors.js';
+import { messageOf } from '../common/logger.js';
+import { isThenable } from '../common/thenable.js';
 
 /** What a handler learns about the delivery besides its payload. */
 export interface DeliveryContext {

@@ -1,8 +1,8 @@
-import type { HeaderReader } from './headers.js';
-import { messageOf } from './logger.js';
+import type { HeaderReader } from '../wire/headers.js';
+import { messageOf } from '../common/logger.js';
 import type { ResolvedOptions } from './options.js';
-import type { VerifyOutcome } from './signatures/verifier.js';
-import { isThenable } from './thenable.js';
+import type { VerifyOutcome } from '../signatures/verifier.js';
+import { isThenable } from '../common/thenable.js';
 
 /** What the sender is told when a custom verifier refuses: its own reason goes to the log only. */
 export const UNVERIFIED = 'The signature could not be verified.';
