@@ -17,7 +17,7 @@ import { inFlightTracker } from './in-flight.js';
 import { resolveOptions, type ReceiverOptions, type ResolvedOptions } from './options.js';
 import { parseEvent } from './parse-event.js';
 import { isThenable } from '../common/thenable.js';
-import { UNVERIFIED, verifyDelivery } from './verify-delivery.js';
+import { verifyDelivery } from './verify-delivery.js';
 import { registerReceiver, type ReceiverRegisterOptions } from '../client/receiver-register.js';
 import type { RegisterWebhookResult } from '../client/register.js';
 
@@ -137,8 +137,9 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       const verified = verifyDelivery(config, config.verify, readHeaders(input.headers ?? {}), body);
       const outcome = isThenable(verified) ? await verified : verified;
       if (!outcome.ok) {
-        config.logger.warn?.(`jobhook: rejected a delivery (401): ${outcome.reason}`);
-        return answers.invalidSignature(config.showReasons ? outcome.reason : UNVERIFIED);
+        const detail = typeof outcome.detail === 'string' ? `: ${outcome.detail}` : '';
+        config.logger.warn?.(`jobhook: refused a delivery (401 ${String(outcome.code)})${detail}`);
+        return answers.invalidSignature(outcome.code);
       }
       signedId = outcome.id;
     }
