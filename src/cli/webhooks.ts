@@ -7,6 +7,7 @@ import {
 } from 'jobhook/client';
 import { CommandError, UsageError, env, httpUrl, out, parse } from './args.js';
 import { webhooksDeleteHelp, webhooksHelp, webhooksListHelp, webhooksRegisterHelp } from './help.js';
+import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 
 const connection = {
   'api-key': { type: 'string' },
@@ -57,7 +58,7 @@ const subcommands: Record<string, (args: string[]) => Promise<number>> = {
     if (target === undefined) throw new UsageError('webhooks register needs the receiver URL');
     noPositionals(extra);
     const url = httpUrl(target, 'the receiver URL').href;
-    const events = (values.events ?? 'job.completed,job.failed')
+    const events = (values.events ?? GATEWAY_EVENT_TYPES.join(','))
       .split(',')
       .map((event) => event.trim())
       .filter(Boolean);

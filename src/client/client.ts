@@ -1,4 +1,6 @@
+import { JobhookError } from '../common/errors.js';
 import { GatewayError } from './errors.js';
+import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
 import { createTransport, type RequestOptions } from './request.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
 import type {
@@ -39,6 +41,8 @@ export interface GatewayClient {
     list(options?: RequestOptions): Promise<Webhook[]>;
     /** DELETE /api/v1/webhooks/{id} */
     delete(id: number, options?: RequestOptions): Promise<{ id: number }>;
+    /** Creates or reuses the one webhook for `options.url`: see {@link registerWebhook}. */
+    register(options: RegisterWebhookOptions): Promise<RegisterWebhookResult>;
   };
   images: {
     /** POST /api/v1/images/generate. Never retried by default: a re-sent POST could charge twice. */
@@ -55,13 +59,14 @@ export interface GatewayClient {
 /** A client for the gateway's API. Every failure rejects with a GatewayError. */
 export function createClient(options: ClientOptions): GatewayClient {
   if (typeof options?.apiKey !== 'string' || options.apiKey.length === 0) {
-    throw new TypeError('createClient needs `apiKey`: a non-empty string.');
+    throw new JobhookError('invalid_options', 'createClient needs `apiKey`: a non-empty string.');
   }
   let base: URL;
   try {
     base = new URL(options.baseUrl);
   } catch {
-    throw new TypeError(
+    throw new JobhookError(
+      'invalid_options',
       'createClient needs `baseUrl`: the gateway address, such as https://gateway.example.com.',
     );
   }
@@ -74,7 +79,7 @@ export function createClient(options: ClientOptions): GatewayClient {
     retry: resolveRetry(options.retries),
   });
 
-  return {
+  const client: GatewayClient = {
     keys: {
       create: (input, requestOptions) => request('POST', '/api/v1/keys', input, requestOptions),
     },
@@ -86,6 +91,7 @@ export function createClient(options: ClientOptions): GatewayClient {
       },
       delete: (id, requestOptions) =>
         request('DELETE', `/api/v1/webhooks/${encodeURIComponent(String(id))}`, undefined, requestOptions),
+      register: (registerOptions) => registerWebhook(client, registerOptions),
     },
     images: {
       generate: (input, requestOptions) => request('POST', '/api/v1/images/generate', input, requestOptions),
@@ -96,6 +102,7 @@ export function createClient(options: ClientOptions): GatewayClient {
       balances: (requestOptions) => request('GET', '/api/v1/account/balances', undefined, requestOptions),
     },
   };
+  return client;
 }
 
 /** Section 2.1: a list endpoint answers an array, or a paginated object that contains `items`. */

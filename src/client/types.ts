@@ -3,8 +3,10 @@
  * not list: the client returns what the gateway sent, never a stripped copy.
  */
 
-/** Event types a webhook can subscribe to (section 6). */
-export type WebhookEventType = 'job.completed' | 'job.failed';
+import type { GatewayEventType } from '../events/event-types.js';
+
+/** Event types a webhook can subscribe to. */
+export type WebhookEventType = GatewayEventType;
 
 /** Normalised task statuses (section 3). */
 export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'unknown';

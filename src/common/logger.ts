@@ -1,18 +1,14 @@
 import { secretBytes } from '../signatures/secret.js';
 
-/** Console-compatible. Only `error` is required; jobhook calls the others when present. */
+/** Console-compatible: `console` itself is a Logger. Only `error` is required. */
 export interface Logger {
   /** Failures: a handler error with no `onError`, a consumed body, an unexpected error. */
   error(message: string): void;
-  /** Deliveries refused for a reason worth a look. */
+  /** Refused deliveries (401, 400) with the detail of why; called when present. */
   warn?(message: string): void;
-  /** Notable events, such as a rejected delivery. */
-  info?(message: string): void;
-  /** Detail for debugging. */
-  debug?(message: string): void;
 }
 
-/** Quiet except for errors. Pass `logger: console` to also see rejected deliveries. */
+/** Quiet except for errors. Pass `logger: console` to also see refused deliveries, at `warn`. */
 export const defaultLogger: Logger = { error: (message) => console.error(message) };
 
 /** A sender-controlled value made safe for one log line: quoted, escaped, short. */
@@ -32,9 +28,7 @@ export function redactingLogger(logger: Logger, secrets: readonly string[]): Log
   const redact = (message: string) =>
     forms.reduce((text, form) => text.split(form).join('[redacted]'), message);
   const wrapped: Logger = { error: (message) => logger.error(redact(message)) };
-  for (const level of ['warn', 'info', 'debug'] as const) {
-    if (typeof logger[level] === 'function') wrapped[level] = (message) => logger[level]!(redact(message));
-  }
+  if (typeof logger.warn === 'function') wrapped.warn = (message) => logger.warn!(redact(message));
   return wrapped;
 }
 

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { GatewayEventType } from '../../events/event-types.js';
+import { samplePayload } from '../../events/sample-payload.js';
 import { standardWebhooks } from '../../signatures/standard-webhooks.js';
 import type { Activity } from './activity.js';
 import type { ResolvedGatewayOptions } from './config.js';
@@ -27,13 +29,15 @@ const signer = standardWebhooks();
 
 const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-/** The delivery payload of DESIGN.md's wire contract. */
-export function eventPayload(task: TaskRecord, type: string) {
-  const data =
-    task.status === 'completed'
-      ? { task_id: task.task_id, status: task.status, image_url: task.image_url }
-      : { task_id: task.task_id, status: task.status, error: task.error };
-  return { id: randomId('evt'), type, created_at: task.updated_at, data };
+/** The payload of `task`'s final event (docs/design.md, "The wire contract"). */
+export function eventPayload(task: TaskRecord, type: GatewayEventType) {
+  return samplePayload(type, {
+    id: randomId('evt'),
+    taskId: task.task_id,
+    createdAt: task.updated_at,
+    ...(task.image_url !== undefined && { imageUrl: task.image_url }),
+    ...(task.error !== undefined && { error: task.error }),
+  });
 }
 
 export function deliveryService(
