@@ -44,7 +44,10 @@ export async function fetchSameOrigin(
     if (hop >= MAX_REDIRECTS) {
       return refuse(response, `redirected more than ${MAX_REDIRECTS} times`);
     }
-    if ((response.status === 303 && method !== 'HEAD') || ([301, 302].includes(response.status) && method === 'POST')) {
+    if (
+      (response.status === 303 && method !== 'HEAD') ||
+      ([301, 302].includes(response.status) && method === 'POST')
+    ) {
       method = 'GET';
       body = undefined;
       headers = Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'content-type'));

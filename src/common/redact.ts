@@ -52,7 +52,10 @@ export function secretForms(secrets: readonly string[]): string[] {
     for (const bytes of byteForms) for (const form of encodedForms(bytes)) forms.add(form);
   }
   return [...forms]
-    .filter((form) => form.length >= MIN_FORM_LENGTH || (secrets.includes(form) && form.length >= MIN_SECRET_LENGTH))
+    .filter(
+      (form) =>
+        form.length >= MIN_FORM_LENGTH || (secrets.includes(form) && form.length >= MIN_SECRET_LENGTH),
+    )
     .sort((a, b) => b.length - a.length);
 }
 
