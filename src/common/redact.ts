@@ -42,7 +42,7 @@ export function secretForms(secrets: readonly string[]): string[] {
     if (secret.length >= MIN_SECRET_LENGTH) forms.add(secret);
     const texts = textForms(secret);
     for (const text of texts) forms.add(text);
-    const byteForms = [...texts].map((text) => utf8.encode(text));
+    const byteForms: Uint8Array[] = [...texts].map((text) => utf8.encode(text));
     const key = keyBytes(secret);
     if (key) {
       byteForms.push(key);
