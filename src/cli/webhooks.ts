@@ -6,6 +6,7 @@ import {
   type Webhook,
 } from 'jobhook/client';
 import { CommandError, UsageError, env, httpUrl, out, parse } from './args.js';
+import { jsonText, printable } from './terminal.js';
 import { webhooksDeleteHelp, webhooksHelp, webhooksListHelp, webhooksRegisterHelp } from './help.js';
 import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 
@@ -41,7 +42,7 @@ const subcommands: Record<string, (args: string[]) => Promise<number>> = {
     if (values.help) return help(webhooksListHelp);
     noPositionals(positionals);
     const list = await clientFrom(values).webhooks.list();
-    if (values.json) out(JSON.stringify(list, null, 2));
+    if (values.json) out(jsonText(list));
     else printTable(list);
     return 0;
   },
@@ -74,7 +75,7 @@ const subcommands: Record<string, (args: string[]) => Promise<number>> = {
       startupRetries: false,
     });
     if (values.json) {
-      out(JSON.stringify(result, null, 2));
+      out(jsonText(result));
     } else {
       const { webhook, created, deleted } = result;
       out(
@@ -95,7 +96,7 @@ const subcommands: Record<string, (args: string[]) => Promise<number>> = {
     noPositionals(extra);
     if (!/^\d+$/.test(id)) throw new UsageError(`the webhook id must be a number, not ${JSON.stringify(id)}`);
     const result = await clientFrom(values).webhooks.delete(Number(id));
-    if (values.json) out(JSON.stringify(result, null, 2));
+    if (values.json) out(jsonText(result));
     else out(`Deleted webhook ${result.id}`);
     return 0;
   },
@@ -122,6 +123,11 @@ function noPositionals(positionals: string[]): void {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
 }
 
+/** A table cell from the gateway: printable, on one line (a line break could fake a row). */
+function oneLine(text: string): string {
+  return printable(text).replace(/[\t\n]/g, ' ');
+}
+
 function printTable(list: Webhook[]): void {
   if (list.length === 0) {
     out('No webhooks.');
@@ -132,13 +138,13 @@ function printTable(list: Webhook[]): void {
     ...list.map((webhook) => [
       String(webhook.id),
       String(webhook.status),
-      (webhook.events ?? []).join(','),
+      Array.isArray(webhook.events) ? webhook.events.join(',') : String(webhook.events ?? '-'),
       String(webhook.total_sent ?? '-'),
       String(webhook.total_failed ?? '-'),
       String(webhook.url),
-      webhook.last_error ?? '-',
+      String(webhook.last_error ?? '-'),
     ]),
-  ];
+  ].map((row) => row.map(oneLine));
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   for (const row of rows)
     out(

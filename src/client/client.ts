@@ -26,6 +26,11 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Retries of GET and DELETE on 429, 5xx, lost connections and time-outs. Default 2; 0 for none. */
   retries?: number | RetryOptions;
+  /**
+   * Longest answer body the client reads, in bytes; a longer one fails with a
+   * GatewayResponseTooLargeError (`response_too_large`) without being buffered. Default 10 MiB.
+   */
+  maxResponseBytes?: number;
 }
 
 /** The gateway's API, one method per endpoint, made by {@link createClient}. */
@@ -70,6 +75,10 @@ export function createClient(options: ClientOptions): GatewayClient {
       'createClient needs `baseUrl`: the gateway address, such as https://gateway.example.com.',
     );
   }
+  const maxResponseBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0) {
+    throw new TypeError('createClient needs `maxResponseBytes` to be a positive whole number of bytes.');
+  }
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   const request = createTransport({
     apiKey: options.apiKey,
@@ -77,6 +86,7 @@ export function createClient(options: ClientOptions): GatewayClient {
     fetch: fetchImpl,
     timeoutMs: options.timeoutMs ?? 30_000,
     retry: resolveRetry(options.retries),
+    maxResponseBytes,
   });
 
   const client: GatewayClient = {

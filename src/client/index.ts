@@ -5,7 +5,13 @@
  * @module jobhook/client
  */
 export { createClient, type ClientOptions, type GatewayClient } from './client.js';
-export { GatewayError, GatewayNetworkError, GatewayTimeoutError } from './errors.js';
+export {
+  GatewayError,
+  GatewayNetworkError,
+  GatewayRedirectError,
+  GatewayResponseTooLargeError,
+  GatewayTimeoutError,
+} from './errors.js';
 export {
   registerWebhook,
   type RegisterWebhookOptions,
