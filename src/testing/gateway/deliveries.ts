@@ -29,6 +29,8 @@ export interface DeliveryAttempt {
   durationMs: number;
   /** The first 2,048 bytes of the receiver's answer body, as UTF-8 text; absent without an answer. */
   answer?: string;
+  /** Present on the attempts of a delivery sent again with `gateway.redeliver()`. */
+  redelivery?: true;
 }
 
 const signer = standardWebhooks();
@@ -63,31 +65,29 @@ export function deliveryService(
       if (webhook.account_id !== task.account_id || webhook.status !== 'active') continue;
       if (!webhook.events.includes(type)) continue;
       if (webhook.api_key_id !== null && webhook.api_key_id !== task.api_key_id) continue;
-      start(webhook, { eventId: payload.id, type, taskId: task.task_id, body });
+      const event = { deliveryId: randomId('msg'), eventId: payload.id, type, taskId: task.task_id, body };
+      start(webhook, { ...event, redelivery: false });
     }
   }
 
-  /** A new delivery of `record`'s event (same body, same event id, a new `webhook-id`) to its webhook. */
-  function redeliver(deliveryId: string): string {
+  /**
+   * Sends a delivery again, as a new series of attempts with the same `webhook-id` and body (what
+   * Standard Webhooks asks of a resend), so a receiver that dedupes answers it as a duplicate.
+   */
+  function redeliver(deliveryId: string): DeliveryRecord {
     const original = log.get(deliveryId);
     if (!original) throw new Error(`No delivery ${deliveryId}.`);
     const webhook = state.webhooks.get(original.webhookId);
     if (!webhook) throw new Error(`The webhook of delivery ${deliveryId} has been deleted.`);
     const { eventId, type, taskId, body } = original;
-    return start(webhook, { eventId, type, taskId, body, redeliveryOf: deliveryId }).deliveryId;
+    return start(webhook, { deliveryId, eventId, type, taskId, body, redelivery: true });
   }
 
   function start(
     webhook: WebhookRecord,
-    event: Pick<DeliveryRecord, 'eventId' | 'type' | 'taskId' | 'body' | 'redeliveryOf'>,
+    event: Pick<DeliveryRecord, 'deliveryId' | 'eventId' | 'type' | 'taskId' | 'body' | 'redelivery'>,
   ): DeliveryRecord {
-    const record = log.add({
-      deliveryId: randomId('msg'),
-      webhookId: webhook.id,
-      startedAt: nowIso(),
-      state: 'sending',
-      ...event,
-    });
+    const record = log.add({ webhookId: webhook.id, startedAt: nowIso(), state: 'sending', ...event });
     changes.notify();
     // deliver() catches every failure of an attempt itself; this only keeps a simulator bug
     // from becoming an unhandled rejection that would crash the test process.
@@ -127,7 +127,10 @@ export function deliveryService(
         webhook.total_failed++;
         webhook.last_error = outcome.error ?? 'failed';
       }
-      attempts.push({ webhookId: webhook.id, ...delivery, attempt, ...outcome });
+      const made: DeliveryAttempt = { webhookId: webhook.id, ...delivery, attempt, ...outcome };
+      if (record.redelivery) made.redelivery = true;
+      attempts.push(made);
+      record.attempts.push(made);
       if (outcome.ok) return settle(record, 'delivered');
       const delay = retries[attempt - 1];
       if (delay === undefined) return settle(record, 'failed');

@@ -52,11 +52,12 @@ export interface Gateway {
   /** Moves a task one step (pending -> processing -> its outcome), for `jobs: { auto: false }`. */
   advanceJob(taskId: string, outcome?: JobOutcome): { task_id: string; status: string };
   /**
-   * Sends a delivery's event again to its webhook: the same body and event `id`, a new `webhook-id`
-   * and a fresh series of attempts, so a receiver that dedupes answers it as a duplicate. Returns the
-   * new delivery's `webhook-id`. Throws when the delivery is unknown or its webhook deleted.
+   * Sends a delivery (by its `webhook-id`) again to its webhook, as a resend: the same body and
+   * `webhook-id`, a fresh series of attempts (marked `redelivery: true` in `deliveries`), so a
+   * receiver that dedupes answers it as a duplicate. Throws when the delivery is unknown or its
+   * webhook deleted.
    */
-  redeliver(deliveryId: string): string;
+  redeliver(deliveryId: string): void;
   /** Makes the next matching requests fail. */
   failNext(failure?: InjectedFailure): void;
   /** The server-side record of a webhook (including secret_key), for assertions. */
@@ -80,7 +81,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const injected: (InjectedFailure & { times: number })[] = [];
   const limit = rateLimiter(config.rateLimit);
   const { dispatch, redeliver } = deliveryService(state, config, activity, deliveries, log, changes);
-  const images = imageService(state, config, activity, (task: TaskRecord) => dispatch(task), changes.notify);
+  const images = imageService(
+    state,
+    config,
+    activity,
+    (task: TaskRecord) => dispatch(task),
+    () => changes.notify(),
+  );
 
   // Every route may change what the console shows (a webhook, a job): tell its watchers after each.
   const routes = [
@@ -129,7 +136,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   if (options.console) {
     gatewayConsole = consoleHandler({
       changes,
-      snapshot: () => consoleSnapshot(baseUrl, state, deliveries, log),
+      snapshot: () => consoleSnapshot(baseUrl, state, log),
       // The console acts as the main account, through the same checks as the API (credits, limits).
       submit(prompt, outcome) {
         const context = { state, account: main, key: mainKey, params: {} };
@@ -158,7 +165,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     apiKeyId: mainKey.id,
     unapprovedApiKey: unapprovedKey.api_key,
     consoleUrl: gatewayConsole ? `${baseUrl}${CONSOLE_PATH}` : undefined,
-    redeliver,
+    redeliver(deliveryId) {
+      redeliver(deliveryId);
+    },
     deliveries,
     requests,
     createAccount(accountOptions = {}) {

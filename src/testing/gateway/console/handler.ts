@@ -14,8 +14,8 @@ export interface ConsoleDependencies {
   snapshot: () => unknown;
   /** Submits a job for the simulator's main account; throws a GatewayFailure when refused. */
   submit(prompt: string, outcome: JobOutcome): { task_id: string };
-  /** Sends a delivery's event again as a new delivery; throws when it cannot. */
-  redeliver(deliveryId: string): string;
+  /** Sends a delivery again (same `webhook-id`, new attempts); throws when it cannot. */
+  redeliver(deliveryId: string): { number: number };
   heartbeatMs: number;
 }
 
@@ -82,7 +82,7 @@ export function consoleHandler(dependencies: ConsoleDependencies) {
     if (route === '/events') {
       allow(method, 'GET');
       req.resume();
-      return feed.open(req, res);
+      return feed.open(res);
     }
     if (route === '/jobs') {
       allow(method, 'POST');
@@ -104,13 +104,14 @@ export function consoleHandler(dependencies: ConsoleDependencies) {
     if (redelivery) {
       allow(method, 'POST');
       await actionBody(req, host);
-      let deliveryId: string;
+      const deliveryId = decodeURIComponent(redelivery[1]!);
+      let number: number;
       try {
-        deliveryId = dependencies.redeliver(decodeURIComponent(redelivery[1]!));
+        number = dependencies.redeliver(deliveryId).number;
       } catch (error) {
         throw new ConsoleFailure(404, 'not_found', error instanceof Error ? error.message : String(error));
       }
-      return json(res, 200, { deliveryId });
+      return json(res, 200, { deliveryId, number });
     }
     throw new ConsoleFailure(404, 'not_found', `No console endpoint at ${path}.`);
   }

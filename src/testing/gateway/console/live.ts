@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { ChangeSignal } from '../changes.js';
 
 export interface LiveFeedOptions {
@@ -57,7 +57,7 @@ export function liveFeed({
 
   return {
     /** Answers a GET of the events endpoint with a stream that stays open. */
-    open(req: IncomingMessage, res: ServerResponse): void {
+    open(res: ServerResponse): void {
       if (closed || clients.size >= maxClients) {
         res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' });
         res.end('Too many open console streams.\n');
@@ -78,7 +78,9 @@ export function liveFeed({
         heartbeat = setInterval(() => broadcast(': heartbeat\n\n'), heartbeatMs);
         heartbeat.unref();
       }
-      req.on('close', () => drop(res));
+      // The response's 'close' is the one that means "the client went away": the request's fires
+      // as soon as its (empty) body has been read.
+      res.on('close', () => drop(res));
       res.on('error', () => drop(res));
     },
     /** How many streams are open. */

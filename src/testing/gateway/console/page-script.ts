@@ -103,13 +103,18 @@ export const PAGE_SCRIPT = String.raw`
       var state = d.state;
       if (state === 'retrying' && d.nextAttemptAt) state += ', next attempt at ' + time(d.nextAttemptAt);
       var button = el('button', {
-        type: 'button', class: 'secondary redeliver', title: 'Send this event again, as a new delivery',
+        type: 'button', class: 'secondary redeliver',
+        title: 'Send this delivery again: same webhook-id and body, new attempts',
         disabled: d.url === null, text: 'Redeliver',
         onclick: function () { redeliver(d.deliveryId, button); }
       });
-      return el('article', { class: 'delivery', 'data-delivery-id': d.deliveryId, 'data-state': d.state }, [
+      return el('article', {
+        class: 'delivery', 'data-number': d.number, 'data-delivery-id': d.deliveryId, 'data-state': d.state,
+        'data-redelivery': d.redelivery
+      }, [
         el('div', { class: 'head' }, [
-          el('strong', { text: d.type }),
+          el('strong', { text: '#' + d.number + ' ' + d.type }),
+          d.redelivery ? el('span', { class: 'badge', text: 'redelivery' }) : null,
           el('span', { class: 'state-' + d.state + ' delivery-state', text: state }),
           el('span', { class: 'mono', text: d.taskId }),
           el('span', {}, ['to webhook ' + d.webhookId + ' ', el('span', { class: 'mono wrap', text: d.url === null ? '(deleted)' : d.url })]),
@@ -117,8 +122,7 @@ export const PAGE_SCRIPT = String.raw`
           button
         ]),
         el('div', { class: 'ids mono' }, [
-          'webhook-id ' + d.deliveryId + ' · event ' + d.eventId +
-            (d.redeliveryOf ? ' · redelivery of ' + d.redeliveryOf : '') + ' · started ' + time(d.startedAt)
+          'webhook-id ' + d.deliveryId + ' · event ' + d.eventId + ' · started ' + time(d.startedAt)
         ]),
         d.attempts.length === 0
           ? el('div', { class: 'empty', text: 'Sending the first attempt…' })
@@ -156,7 +160,7 @@ export const PAGE_SCRIPT = String.raw`
   function redeliver(deliveryId, button) {
     button.disabled = true;
     post('/_console/deliveries/' + encodeURIComponent(deliveryId) + '/redeliver', {})
-      .then(function (json) { notice('Redelivering ' + deliveryId + ' as ' + json.deliveryId + '.'); })
+      .then(function (json) { notice('Redelivering ' + json.deliveryId + ' (delivery #' + json.number + ').'); })
       .catch(function (error) { notice(error.message, true); button.disabled = false; });
   }
 

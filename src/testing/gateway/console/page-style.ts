@@ -41,5 +41,6 @@ article.delivery > .ids { color: var(--muted); margin: 0.2rem 0 0.35rem; }
 article.delivery .spacer { flex: 1; }
 pre.answer { margin: 0; white-space: pre-wrap; word-break: break-all; max-height: 6rem; overflow: auto; }
 .notice { min-height: 1.2rem; }
+.badge { font-size: 11px; padding: 0 0.4rem; border: 1px solid var(--accent); border-radius: 999px; color: var(--accent); }
 .wrap { word-break: break-all; }
 `;

@@ -34,6 +34,8 @@ export interface ConsoleSnapshot {
   }[];
   /** Newest first; each with its attempts, oldest first. */
   deliveries: {
+    /** Unique; a redelivery shares its `deliveryId` (the `webhook-id`) with the delivery it repeats. */
+    number: number;
     deliveryId: string;
     eventId: string;
     type: string;
@@ -42,7 +44,7 @@ export interface ConsoleSnapshot {
     /** The webhook's URL, or null once the webhook is deleted. */
     url: string | null;
     startedAt: string;
-    redeliveryOf: string | null;
+    redelivery: boolean;
     state: DeliveryState;
     nextAttemptAt: string | null;
     attempts: Pick<DeliveryAttempt, 'attempt' | 'at' | 'ok' | 'status' | 'error' | 'durationMs' | 'answer'>[];
@@ -52,12 +54,7 @@ export interface ConsoleSnapshot {
 }
 
 /** A copy of what the simulator holds, never a secret: no `secret_key`, no API key. */
-export function consoleSnapshot(
-  baseUrl: string,
-  state: GatewayState,
-  attempts: readonly DeliveryAttempt[],
-  log: DeliveryLog,
-): ConsoleSnapshot {
+export function consoleSnapshot(baseUrl: string, state: GatewayState, log: DeliveryLog): ConsoleSnapshot {
   const webhooks = [...state.webhooks.values()].map((webhook) => ({
     id: webhook.id,
     account_id: webhook.account_id,
@@ -83,14 +80,8 @@ export function consoleSnapshot(
     ...(task.error !== undefined && { error: { ...task.error } }),
   }));
   const records = log.all();
-  const shown = newest(records);
-  const attemptsOf = new Map<string, ConsoleSnapshot['deliveries'][number]['attempts']>(
-    shown.map((record) => [record.deliveryId, []]),
-  );
-  for (const { deliveryId, attempt, at, ok, status, error, durationMs, answer } of attempts) {
-    attemptsOf.get(deliveryId)?.push({ attempt, at, ok, status, error, durationMs, answer });
-  }
-  const deliveries = shown.map((record) => ({
+  const deliveries = newest(records).map((record) => ({
+    number: record.number,
     deliveryId: record.deliveryId,
     eventId: record.eventId,
     type: record.type,
@@ -98,10 +89,18 @@ export function consoleSnapshot(
     webhookId: record.webhookId,
     url: state.webhooks.get(record.webhookId)?.url ?? null,
     startedAt: record.startedAt,
-    redeliveryOf: record.redeliveryOf ?? null,
+    redelivery: record.redelivery,
     state: record.state,
     nextAttemptAt: record.nextAttemptAt ?? null,
-    attempts: attemptsOf.get(record.deliveryId)!,
+    attempts: record.attempts.map(({ attempt, at, ok, status, error, durationMs, answer }) => ({
+      attempt,
+      at,
+      ok,
+      status,
+      error,
+      durationMs,
+      answer,
+    })),
   }));
   return { baseUrl, webhooks, jobs, deliveries, totals: { jobs: tasks.length, deliveries: records.length } };
 }
