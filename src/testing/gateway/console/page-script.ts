@@ -34,9 +34,9 @@ export const PAGE_SCRIPT = String.raw`
       '.' + pad(date.getMilliseconds(), 3);
   }
 
-  function table(headings, rows, empty) {
+  function table(headings, rows, empty, className) {
     if (rows.length === 0) return el('div', { class: 'empty', text: empty });
-    return el('table', {}, [
+    return el('table', { class: className }, [
       el('thead', {}, [el('tr', {}, headings.map(function (h) { return el('th', { text: h }); }))]),
       el('tbody', {}, rows)
     ]);
@@ -126,7 +126,7 @@ export const PAGE_SCRIPT = String.raw`
         ]),
         d.attempts.length === 0
           ? el('div', { class: 'empty', text: 'Sending the first attempt…' })
-          : table(['#', 'time', 'status', 'latency', 'answer (first 2 KB)'], d.attempts.map(attemptRow), '')
+          : table(['#', 'time', 'status', 'latency', 'answer (first 2 KB)'], d.attempts.map(attemptRow), '', 'attempts')
       ]);
     }));
   }

@@ -39,6 +39,11 @@ article.delivery { border: 1px solid var(--line); border-radius: 8px; padding: 0
 article.delivery > .head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.35rem 0.9rem; }
 article.delivery > .ids { color: var(--muted); margin: 0.2rem 0 0.35rem; }
 article.delivery .spacer { flex: 1; }
+table.attempts { table-layout: fixed; }
+table.attempts th:nth-child(1) { width: 2.5rem; }
+table.attempts th:nth-child(2) { width: 8rem; }
+table.attempts th:nth-child(3) { width: 12rem; }
+table.attempts th:nth-child(4) { width: 6rem; }
 pre.answer { margin: 0; white-space: pre-wrap; word-break: break-all; max-height: 6rem; overflow: auto; }
 .notice { min-height: 1.2rem; }
 .badge { font-size: 11px; padding: 0 0.4rem; border: 1px solid var(--accent); border-radius: 999px; color: var(--accent); }
