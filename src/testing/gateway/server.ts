@@ -20,6 +20,11 @@ export interface ServerHooks {
   /** Runs after authentication: rate limits and injected failures throw from here. */
   beforeRoute(method: string, path: string, key: ApiKeyRecord, account: Account): void;
   requests: RecordedRequest[];
+  /**
+   * Answers a request outside the gateway API itself (the console under `/_console`) and returns
+   * true, or returns false to leave it to the API. Such requests are not in `requests`.
+   */
+  intercept?(req: IncomingMessage, res: ServerResponse, path: string, host: string): boolean;
 }
 
 /** Listens on 127.0.0.1 on a free port; only requests whose Host is that address are served. */
@@ -40,6 +45,7 @@ async function handle(hooks: ServerHooks, host: string, req: IncomingMessage, re
   const id = requestId();
   const method = (req.method ?? 'GET').toUpperCase();
   const path = (req.url ?? '/').split('?')[0]!;
+  if (hooks.intercept?.(req, res, path, host)) return;
   res.on('finish', () => hooks.requests.push({ method, path, status: res.statusCode }));
   try {
     const data = await answer(hooks, host, req, method, path);
