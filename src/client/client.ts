@@ -115,7 +115,7 @@ export function createClient(options: ClientOptions): GatewayClient {
   return client;
 }
 
-/** Section 2.1: a list endpoint answers an array, or a paginated object that contains `items`. */
+/** docs/gateway.md §2.1: a list endpoint answers an array, or a paginated object that contains `items`. */
 function listItems<T>(data: unknown, what: string): T[] {
   if (Array.isArray(data)) return data as T[];
   if (typeof data === 'object' && data !== null && Array.isArray((data as { items?: unknown }).items)) {

@@ -1,5 +1,5 @@
 /**
- * Every failure of a gateway call. `status` and `code` come from the gateway's answer (section 7);
+ * Every failure of a gateway call. `status` and `code` come from the gateway's answer (docs/gateway.md §7);
  * failures that never got one use status 0 and the codes of the subclasses below.
  * Messages never contain the API key or a secret_key.
  */

@@ -7,20 +7,24 @@ export interface ReceiverResponse {
   body: string;
 }
 
-/** The error codes of the receiver's answers, in the JSON body as `error.code`. */
-export type AnswerCode =
-  | 'invalid_signature'
-  | 'invalid_json'
-  | 'invalid_payload'
-  | 'method_not_allowed'
-  | 'not_found'
-  | 'payload_too_large'
-  | 'body_unreadable'
-  | 'in_progress'
-  | 'handler_failed'
-  | 'body_unavailable'
-  | 'shutting_down'
-  | 'internal_error';
+/** The error codes of the receiver's answers, in the JSON body as `error.code`: a closed list. */
+export const ANSWER_CODES = [
+  'invalid_signature',
+  'invalid_json',
+  'invalid_payload',
+  'method_not_allowed',
+  'not_found',
+  'payload_too_large',
+  'body_unreadable',
+  'in_progress',
+  'handler_failed',
+  'body_unavailable',
+  'shutting_down',
+  'internal_error',
+] as const;
+
+/** One of {@link ANSWER_CODES}. */
+export type AnswerCode = (typeof ANSWER_CODES)[number];
 
 function respond(status: number, body: string, extraHeaders?: Record<string, string>): ReceiverResponse {
   return {

@@ -73,7 +73,7 @@ async function answer(hooks: ServerHooks, host: string, req: IncomingMessage, me
   return found.route.handler({ state: hooks.state, account, key, body, params: found.params });
 }
 
-/** Section 4: request bodies are JSON objects sent with Content-Type: application/json. */
+/** docs/gateway.md §4: request bodies are JSON objects sent with Content-Type: application/json. */
 async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
