@@ -17,6 +17,8 @@ export interface DeliveryAttempt {
   taskId: string;
   /** 1 for the first attempt. */
   attempt: number;
+  /** Set on the attempts of the second copy of a delivery sent twice (`deliveries.duplicateRate`). */
+  duplicate?: true;
   ok: boolean;
   /** The receiver's HTTP status; absent after a connection error or a time-out. */
   status?: number;
@@ -57,6 +59,9 @@ export function deliveryService(
       // deliver() catches every failure of an attempt itself; this only keeps a simulator bug
       // from becoming an unhandled rejection that would crash the test process.
       activity.track(() => deliver(webhook, body, delivery)).catch(() => undefined);
+      if (options.duplicateRate > 0 && Math.random() < options.duplicateRate) {
+        activity.track(() => deliver(webhook, body, delivery, true)).catch(() => undefined);
+      }
     }
   }
 
@@ -64,6 +69,7 @@ export function deliveryService(
     webhook: WebhookRecord,
     body: string,
     delivery: Omit<DeliveryAttempt, 'attempt' | 'ok' | 'webhookId'>,
+    duplicate = false,
   ) {
     const retries = options.retryDelaysMs;
     for (let attempt = 1; attempt <= retries.length + 1; attempt++) {
@@ -79,7 +85,13 @@ export function deliveryService(
         webhook.total_failed++;
         webhook.last_error = outcome.error ?? 'failed';
       }
-      attempts.push({ webhookId: webhook.id, ...delivery, attempt, ...outcome });
+      attempts.push({
+        webhookId: webhook.id,
+        ...delivery,
+        attempt,
+        ...(duplicate ? { duplicate: true as const } : {}),
+        ...outcome,
+      });
       if (outcome.ok) return;
       const delay = retries[attempt - 1];
       if (delay === undefined || !(await activity.wait(delay))) return;
