@@ -13,10 +13,7 @@ export function withTimeout<T>(operation: Promise<T>, timeoutMs: number, what: s
     });
   if (timeoutMs <= 0) return operation.catch((error: unknown) => Promise.reject(failed(error)));
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(failed(new Error(`no answer within ${timeoutMs} ms`))),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => reject(failed(new Error(`no answer within ${timeoutMs} ms`))), timeoutMs);
     operation.then(
       (value) => {
         clearTimeout(timer);
@@ -29,4 +26,3 @@ export function withTimeout<T>(operation: Promise<T>, timeoutMs: number, what: s
     );
   });
 }
-

@@ -151,7 +151,10 @@ export function postgresDedupeStore(options: PostgresDedupeOptions): PostgresDed
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value <= 0) {
-    throw new JobhookError('invalid_options', `postgresDedupeStore: \`${name}\` must be a positive integer (ms).`);
+    throw new JobhookError(
+      'invalid_options',
+      `postgresDedupeStore: \`${name}\` must be a positive integer (ms).`,
+    );
   }
   return value;
 }
@@ -159,7 +162,10 @@ function positive(name: string, value: number | undefined, fallback: number): nu
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 0) {
-    throw new JobhookError('invalid_options', `postgresDedupeStore: \`${name}\` must be 0 or a positive integer (ms).`);
+    throw new JobhookError(
+      'invalid_options',
+      `postgresDedupeStore: \`${name}\` must be 0 or a positive integer (ms).`,
+    );
   }
   return value;
 }

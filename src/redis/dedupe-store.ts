@@ -88,7 +88,7 @@ export function redisDedupeStore(options: RedisDedupeOptions): RedisDedupeStore 
     ttlMs,
     async claim(key, owner) {
       const result = await call('claim', scripts.claim, key, tag(owner), leaseMs);
-      if (result === 'new' || result === 'busy' || result === 'done') return result as ClaimResult;
+      if (result === 'new' || result === 'busy' || result === 'done') return result;
       throw new JobhookError('dedupe_store_failed', `Unexpected answer from Redis: ${String(result)}`);
     },
     async renew(key, owner) {
@@ -106,7 +106,10 @@ export function redisDedupeStore(options: RedisDedupeOptions): RedisDedupeStore 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value <= 0) {
-    throw new JobhookError('invalid_options', `redisDedupeStore: \`${name}\` must be a positive integer (ms).`);
+    throw new JobhookError(
+      'invalid_options',
+      `redisDedupeStore: \`${name}\` must be a positive integer (ms).`,
+    );
   }
   return value;
 }

@@ -20,7 +20,7 @@ const PAST = LEASE + 150;
 const WITHIN = 100;
 
 export function storeContract(target: ContractTarget): void {
-  const pass = target.pass ?? ((ms: number) => sleep(ms));
+  const pass = (ms: number) => (target.pass ? target.pass(ms) : sleep(ms));
   const key = () => `evt_${randomUUID()}`;
   const owner = () => randomUUID();
   const store = () => target.make({ leaseMs: LEASE, ttlMs: LEASE });
@@ -34,7 +34,7 @@ export function storeContract(target: ContractTarget): void {
     it('gives `new` to exactly one of 50 concurrent claims of one key, `busy` to the others', async () => {
       const s = await long();
       const k = key();
-      const results = await Promise.all(Array.from({ length: 50 }, () => s.claim(k, owner())));
+      const results = await Promise.all(Array.from({ length: 50 }, async () => s.claim(k, owner())));
       expect(results.filter((r) => r === 'new')).toHaveLength(1);
       expect(results.filter((r) => r === 'busy')).toHaveLength(49);
     });

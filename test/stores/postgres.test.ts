@@ -26,7 +26,7 @@ describe.runIf(available)('postgresDedupeStore', () => {
     const name = `${service.schema}.first_use`;
     const stores = Array.from({ length: 8 }, () => postgresDedupeStore({ pool: service.pool, table: name }));
     const key = `evt_${randomUUID()}`;
-    const results = await Promise.all(stores.map((store) => store.claim(key, randomUUID())));
+    const results = await Promise.all(stores.map(async (store) => store.claim(key, randomUUID())));
     expect(results.filter((r) => r === 'new')).toHaveLength(1);
     const { rows } = await service.pool.query(
       `SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = $1 AND tablename = 'first_use'`,
@@ -65,7 +65,9 @@ describe.runIf(available)('postgresDedupeStore', () => {
     await store.claim('evt_c', 'o');
     await store.complete('evt_c', 'o'); // starts the cleanup, which does not hold the call up
     await expect
-      .poll(async () => (await service.pool.query(`SELECT key FROM ${name} ORDER BY key`)).rows.map((r) => r.key))
+      .poll(async () =>
+        (await service.pool.query(`SELECT key FROM ${name} ORDER BY key`)).rows.map((r) => r.key),
+      )
       .toEqual(['evt_c']);
   });
 

@@ -85,7 +85,11 @@ describe.runIf(available)('redisDedupeStore when its Redis restarts or dies', ()
   });
 
   it('rejects at once when the client gives up itself (no offline queue)', async () => {
-    const strict = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true });
+    const strict = new Redis(server.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+    });
     strict.on('error', () => undefined);
     await strict.connect();
     const store = redisDedupeStore({ redis: strict, timeoutMs: 0 });

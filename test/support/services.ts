@@ -27,7 +27,7 @@ async function probe(service: keyof typeof HOW_TO_START, url: string, check: () 
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     if (process.env.CI === 'true') {
-      throw new Error(`${service} at ${url} is needed with CI=true, but: ${why}`);
+      throw new Error(`${service} at ${url} is needed with CI=true, but: ${why}`, { cause: error });
     }
     console.warn(`Skipping: no ${service} at ${url} (${why}); start one with: ${HOW_TO_START[service]}`);
     return false;
@@ -136,13 +136,13 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       const onData = (data: Buffer) => {
         output += data.toString();
         if (/Ready to accept connections/.test(output)) {
-          server.stdout!.off('data', onData);
-          server.stdout!.resume();
+          server.stdout.off('data', onData);
+          server.stdout.resume();
           resolve();
         }
       };
-      server.stdout!.on('data', onData);
-      server.stderr!.resume();
+      server.stdout.on('data', onData);
+      server.stderr.resume();
       server.once('error', reject);
       server.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output}`)));
     });
