@@ -1,4 +1,4 @@
-import type { ClaimResult, DedupeStore } from '../dedupe/dedupe-store.js';
+import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import { withTimeout } from '../dedupe/with-timeout.js';
 import { JobhookError } from '../common/errors.js';
 import { scripts, type Script } from './scripts.js';
