@@ -35,6 +35,8 @@ export async function startProxy(backendPorts: readonly number[]): Promise<Proxy
         // bytes are written (destroying it on 'close' would drop the tail of the answer).
         upstream.on('error', () => client.destroy());
         client.on('error', () => upstream.destroy());
+        // The sender gave up (its time-out): nothing can reach it any more.
+        client.on('close', () => upstream.destroy());
         client.pipe(upstream);
         upstream.pipe(client);
         client.resume();
