@@ -8,6 +8,8 @@ const library = {
   node: 'adapters/node.ts',
   client: 'src/client/index.ts',
   testing: 'src/testing/index.ts',
+  redis: 'src/redis/index.ts',
+  postgres: 'src/postgres/index.ts',
 };
 
 export default defineConfig([

@@ -13,6 +13,8 @@ export default defineConfig({
       { find: /^jobhook\/node$/, replacement: source('./adapters/node.ts') },
       { find: /^jobhook\/client$/, replacement: source('./src/client/index.ts') },
       { find: /^jobhook\/testing$/, replacement: source('./src/testing/index.ts') },
+      { find: /^jobhook\/redis$/, replacement: source('./src/redis/index.ts') },
+      { find: /^jobhook\/postgres$/, replacement: source('./src/postgres/index.ts') },
     ],
   },
   test: {

@@ -23,10 +23,9 @@ export { JobhookError, type JobhookErrorCode } from './common/errors.js';
 export {
   memoryDedupeStore,
   type MemoryDedupeStore,
-  type DedupeStore,
-  type ClaimResult,
   type MemoryDedupeOptions,
 } from './dedupe/memory-store.js';
+export type { DedupeStore, ClaimResult } from './dedupe/dedupe-store.js';
 export { standardWebhooks } from './signatures/standard-webhooks.js';
 export { hmacSha256, type HmacSha256Options } from './signatures/hmac-sha256.js';
 export type {

@@ -1,19 +1,6 @@
-/** `new`: claimed now, run the handlers. `busy`: another claim holds it. `done`: already handled. */
-export type ClaimResult = 'new' | 'busy' | 'done';
+import type { ClaimResult, DedupeStore } from './dedupe-store.js';
 
-/**
- * Remembers which delivery ids were handled, so that a retried delivery does not run handlers
- * twice. `claim` must be atomic: of two concurrent claims of one id, exactly one gets `new`.
- * Implement it over Redis or a database to share it between instances.
- */
-export interface DedupeStore {
-  /** Called before the handlers run for `id`; see {@link ClaimResult}. */
-  claim(id: string): ClaimResult | Promise<ClaimResult>;
-  /** The handlers succeeded: later claims of `id` get `done`. */
-  complete(id: string): void | Promise<void>;
-  /** The handlers failed: forget `id` so the sender's retry runs them again. */
-  release(id: string): void | Promise<void>;
-}
+export type { ClaimResult, DedupeStore };
 
 /** Options of {@link memoryDedupeStore}. */
 export interface MemoryDedupeOptions {
@@ -27,10 +14,13 @@ export interface MemoryDedupeOptions {
 
 /** The in-memory store answers synchronously, and tells how many ids it holds. */
 export interface MemoryDedupeStore extends DedupeStore {
+  // The owner is ignored for now: one process's memory has a single holder per id (see the lease
+  // contract in dedupe-store.ts; the lease-aware version replaces this one).
   /** Called before the handlers run for `id`; answers synchronously. */
-  claim(id: string): ClaimResult;
-  complete(id: string): void;
-  release(id: string): void;
+  claim(id: string, owner?: string): ClaimResult;
+  renew(id: string, owner?: string): boolean;
+  complete(id: string, owner?: string): void;
+  release(id: string, owner?: string): void;
   readonly size: number;
 }
 
@@ -98,6 +88,12 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
   }
 
   return {
+    // No lease yet: an id in flight stays busy until its holder completes or releases it.
+    leaseMs: Number.POSITIVE_INFINITY,
+    renew(id) {
+      const entry = entries.get(id);
+      return entry !== undefined && !entry.done;
+    },
     claim(id) {
       const at = now();
       const entry = entries.get(id);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { answers, type ReceiverResponse } from '../wire/answers.js';
 import { rawBytes, type BodyInput } from '../wire/body.js';
 import { JobhookError } from '../common/errors.js';
@@ -160,20 +161,26 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     const typed = parsed.known ? handlersByType.get(type) : undefined;
     const handlers = typed ? [...typed, ...anyHandlers] : anyHandlers;
     if (handlers.length === 0) return answers.ok();
-    return dispatch(handlers, event, { deliveryId: signedId ?? parsed.payloadId, type });
+    // The dedupe key is the event's own id: during a webhook rotation the gateway sends one event
+    // under two delivery ids (one per webhook), and its handlers must still run once.
+    const key = parsed.payloadId ?? signedId;
+    return dispatch(handlers, event, { deliveryId: signedId ?? parsed.payloadId, type }, key);
   }
 
   async function dispatch(
     handlers: EventHandler<unknown>[],
     event: unknown,
     delivery: { deliveryId: string | undefined; type: string },
+    key: string | undefined,
   ): Promise<ReceiverResponse> {
-    const { deliveryId } = delivery;
-    const store = deliveryId === undefined ? undefined : config.dedupe;
+    const store = key === undefined ? undefined : config.dedupe;
     // The in-memory store and handlers that return no promise answer synchronously: awaiting
     // only promises saves a turn of the microtask queue for each.
-    if (store && deliveryId !== undefined) {
-      const claimed = store.claim(deliveryId);
+    // Each claim has its own owner token, so that a store shared by many instances lets only this
+    // attempt complete or release what it claimed.
+    const owner = store ? randomUUID() : '';
+    if (store && key !== undefined) {
+      const claimed = store.claim(key, owner);
       const claim = isThenable(claimed) ? await claimed : claimed;
       if (claim === 'done') return answers.duplicate();
       if (claim === 'busy') return answers.inProgress();
@@ -181,13 +188,13 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     const ran = runHandlers(handlers, event, delivery, config.handlerTimeoutMs);
     const failures = isThenable(ran) ? await ran : ran;
     if (failures.length === 0) {
-      if (store && deliveryId !== undefined) {
-        const completed = store.complete(deliveryId);
+      if (store && key !== undefined) {
+        const completed = store.complete(key, owner);
         if (completed !== undefined) await completed;
       }
       return answers.ok();
     }
-    if (store && deliveryId !== undefined) await store.release(deliveryId);
+    if (store && key !== undefined) await store.release(key, owner);
     await reportFailures(failures, delivery);
     return answers.handlerFailed();
   }

@@ -1,4 +1,4 @@
-import type { DedupeStore } from '../dedupe/memory-store.js';
+import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import { memoryDedupeStore } from '../dedupe/memory-store.js';
 import { JobhookError } from '../common/errors.js';
 import { isThenable } from '../common/thenable.js';

@@ -1,4 +1,5 @@
-// express and hono are optional peers: `jobhook` and `jobhook/node` must load without them.
+// express, hono, ioredis and pg are optional peers: `jobhook`, `jobhook/node`, `jobhook/redis` and
+// `jobhook/postgres` must load without them.
 // Follows the runtime imports (type-only imports erased, as the build erases them) from each entry.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -31,13 +32,16 @@ function runtimePackages(entry: string): Set<string> {
   return packages;
 }
 
-describe.each(['src/index.ts', 'adapters/node.ts'])('%s', (entry) => {
-  it('imports neither express nor hono at runtime', () => {
-    const packages = [...runtimePackages(entry)];
-    expect(packages.length).toBeGreaterThan(0);
-    expect(packages.filter((name) => /^(express|hono)(\/|$)/.test(name))).toEqual([]);
-  });
-});
+describe.each(['src/index.ts', 'adapters/node.ts', 'src/redis/index.ts', 'src/postgres/index.ts'])(
+  '%s',
+  (entry) => {
+    it('imports none of the optional peers (express, hono, ioredis, pg) at runtime', () => {
+      const packages = [...runtimePackages(entry)];
+      expect(packages.length).toBeGreaterThan(0);
+      expect(packages.filter((name) => /^(express|hono|ioredis|pg)(\/|$)/.test(name))).toEqual([]);
+    });
+  },
+);
 
 it('sees the peers where they are imported, so the check above can fail', () => {
   // The adapters import only types from their frameworks; a value import would show up here.

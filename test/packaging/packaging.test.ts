@@ -23,6 +23,8 @@ const subpaths = {
   'jobhook/node': ['nodeHandler'],
   'jobhook/client': ['createClient', 'GatewayError', 'registerWebhook'],
   'jobhook/testing': ['signDelivery', 'startGateway'],
+  'jobhook/redis': ['redisDedupeStore'],
+  'jobhook/postgres': ['postgresDedupeStore', 'postgresDedupeMigration'],
 };
 
 /**
@@ -70,7 +72,14 @@ import { createReceiver, JobhookError, type JobCompletedEvent } from 'jobhook';
 import { nodeHandler } from 'jobhook/node';
 import { createClient, GatewayError } from 'jobhook/client';
 import { signDelivery, startGateway } from 'jobhook/testing';
+import { redisDedupeStore } from 'jobhook/redis';
+import { postgresDedupeStore } from 'jobhook/postgres';
 
+export const shared = createReceiver({
+  secret: 's',
+  dedupe: redisDedupeStore({ redis: { evalsha: async () => 'new', eval: async () => 'new' } }),
+});
+export const table = postgresDedupeStore({ pool: { query: async () => ({ rows: [] }) } }).table;
 const receiver = createReceiver({ secret: 'whsec_cGFja2FnaW5n' });
 receiver.onJobCompleted((event: JobCompletedEvent) => {
   const url: string = event.data.image_url;
@@ -142,7 +151,7 @@ describe('the packed tarball', () => {
       'README.md',
       'package.json',
     ]);
-    for (const name of ['index', 'express', 'hono', 'node', 'client', 'testing']) {
+    for (const name of ['index', 'express', 'hono', 'node', 'client', 'testing', 'redis', 'postgres']) {
       expect(paths).toEqual(
         expect.arrayContaining([
           `dist/${name}.js`,
@@ -160,6 +169,9 @@ describe('the packed tarball', () => {
     expect(existsSync(join(project(), 'node_modules/jobhook/package.json'))).toBe(true);
     expect(existsSync(join(project(), 'node_modules/express'))).toBe(false);
     expect(existsSync(join(project(), 'node_modules/hono'))).toBe(false);
+    // nor ioredis or pg: jobhook/redis and jobhook/postgres type the clients they are given.
+    expect(existsSync(join(project(), 'node_modules/ioredis'))).toBe(false);
+    expect(existsSync(join(project(), 'node_modules/pg'))).toBe(false);
   });
 
   it.each([

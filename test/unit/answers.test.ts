@@ -374,6 +374,8 @@ describe('receive() only', () => {
     const receiver = make({
       logger,
       dedupe: {
+        leaseMs: 30_000,
+        renew: () => false,
         claim: () => Promise.reject(new Error('redis unavailable')),
         complete: () => undefined,
         release: () => undefined,

@@ -49,6 +49,11 @@ export interface GatewayOptions {
     retryDelaysMs?: readonly number[];
     /** How long one attempt may take before it counts as failed, in ms. Default 5,000. */
     timeoutMs?: number;
+    /**
+     * Share of deliveries (0 to 1) sent twice at once, both copies with the same `webhook-id` and
+     * body and each with its own retries, as an at-least-once sender may do. Default 0.
+     */
+    duplicateRate?: number;
   };
 }
 
@@ -63,6 +68,7 @@ export interface ResolvedGatewayOptions {
   outcome: (job: JobRequest) => JobOutcome;
   retryDelaysMs: readonly number[];
   deliveryTimeoutMs: number;
+  duplicateRate: number;
 }
 
 /** Fast by default: the simulator serves tests, where a real gateway's hours-long schedule would stall. */
@@ -80,5 +86,6 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     outcome: options.jobs?.outcome ?? (() => ({ status: 'completed' })),
     retryDelaysMs: options.deliveries?.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
     deliveryTimeoutMs: options.deliveries?.timeoutMs ?? 5000,
+    duplicateRate: options.deliveries?.duplicateRate ?? 0,
   };
 }

@@ -21,6 +21,8 @@ export interface DeliveryAttempt {
   taskId: string;
   /** 1 for the first attempt. */
   attempt: number;
+  /** Set on the attempts of the second copy of a delivery sent twice (`deliveries.duplicateRate`). */
+  duplicate?: true;
   ok: boolean;
   /** The receiver's HTTP status; absent after a connection error or a time-out. */
   status?: number;
@@ -71,6 +73,11 @@ export function deliveryService(
       if (webhook.api_key_id !== null && webhook.api_key_id !== task.api_key_id) continue;
       const event = { deliveryId: randomId('msg'), eventId: payload.id, type, taskId: task.task_id, body };
       start(webhook, { ...event, redelivery: false });
+      // A second, concurrent copy of the same delivery (same webhook-id), as a gateway retrying
+      // on a lost answer sends: `deliveries.duplicateRate`, for tests of deduplication.
+      if (options.duplicateRate > 0 && Math.random() < options.duplicateRate) {
+        start(webhook, { ...event, redelivery: false, duplicate: true });
+      }
     }
   }
 
@@ -89,7 +96,9 @@ export function deliveryService(
 
   function start(
     webhook: WebhookRecord,
-    event: Pick<DeliveryRecord, 'deliveryId' | 'eventId' | 'type' | 'taskId' | 'body' | 'redelivery'>,
+    event: Pick<DeliveryRecord, 'deliveryId' | 'eventId' | 'type' | 'taskId' | 'body' | 'redelivery'> & {
+      duplicate?: boolean;
+    },
   ): DeliveryRecord {
     const record = log.add({ webhookId: webhook.id, startedAt: nowIso(), state: 'sending', ...event });
     changes.notify();
@@ -133,6 +142,7 @@ export function deliveryService(
       }
       const made: DeliveryAttempt = { webhookId: webhook.id, ...delivery, attempt, ...outcome };
       if (record.redelivery) made.redelivery = true;
+      if (record.duplicate) made.duplicate = true;
       attempts.push(made);
       record.attempts.push(made);
       if (outcome.ok) return settle(record, 'delivered');

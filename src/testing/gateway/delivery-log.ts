@@ -24,6 +24,8 @@ export interface DeliveryRecord {
   startedAt: string;
   /** True for a delivery sent again with `redeliver()`. */
   redelivery: boolean;
+  /** The second copy of a delivery sent twice (`deliveries.duplicateRate`). */
+  duplicate?: boolean | undefined;
   state: DeliveryState;
   /** When the next attempt is due, while `retrying`. */
   nextAttemptAt?: string;
