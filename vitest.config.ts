@@ -13,6 +13,8 @@ export default defineConfig({
       { find: /^jobhook\/node$/, replacement: source('./adapters/node.ts') },
       { find: /^jobhook\/client$/, replacement: source('./src/client/index.ts') },
       { find: /^jobhook\/testing$/, replacement: source('./src/testing/index.ts') },
+      // The Node form of the package-internal `#runtime` import (package.json `imports`).
+      { find: /^#runtime$/, replacement: source('./src/runtime/node.ts') },
     ],
   },
   test: {
