@@ -28,6 +28,9 @@ export type VerifyHmac = (
 /** HMAC-SHA256 of `parts` under `key`, for signing. Synchronous on Node, a promise on the Web path. */
 export type SignHmac = (key: Uint8Array, parts: SignedParts) => Uint8Array | Promise<Uint8Array>;
 
+/** The bytes of a digest as written, already checked to be well-formed hex or padded base64. */
+export type DecodeDigest = (text: string, encoding: 'hex' | 'base64') => Uint8Array;
+
 /** The text of UTF-8 bytes, or `undefined` when they are not valid UTF-8. A BOM is kept. */
 export type DecodeUtf8 = (bytes: Uint8Array) => string | undefined;
 

@@ -3,6 +3,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type {
+  DecodeDigest,
   DecodeUtf8,
   HmacKeys,
   ImportHmacKeys,
@@ -44,3 +45,5 @@ export const decodeUtf8: DecodeUtf8 = (bytes) => {
 };
 
 export const randomHex: RandomHex = (bytes) => randomBytes(bytes).toString('hex');
+
+export const decodeDigest: DecodeDigest = (text, encoding) => Buffer.from(text, encoding);

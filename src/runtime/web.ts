@@ -2,8 +2,9 @@
 // TextDecoder), no node:* import and no Buffer, so it loads unchanged on Cloudflare Workers, the
 // Vercel Edge Runtime, Deno, Bun and browsers. crypto.subtle is asynchronous: verifying and signing
 // give promises, which the receiver awaits (it awaits only thenables).
-import { concatBytes, toHex } from '../common/bytes.js';
+import { concatBytes, fromBase64, fromHex, toHex } from '../common/bytes.js';
 import type {
+  DecodeDigest,
   DecodeUtf8,
   HmacKeys,
   ImportHmacKeys,
@@ -59,3 +60,6 @@ export const decodeUtf8: DecodeUtf8 = (bytes) => {
 };
 
 export const randomHex: RandomHex = (bytes) => toHex(crypto.getRandomValues(new Uint8Array(bytes)));
+
+export const decodeDigest: DecodeDigest = (text, encoding) =>
+  encoding === 'hex' ? fromHex(text) : (fromBase64(text) ?? new Uint8Array(0));

@@ -27,10 +27,3 @@ export function secretBytes(secret: string): Uint8Array {
 export function hmacKeys(secrets: readonly string[]): HmacKeys {
   return importHmacKeys(secrets.map(secretBytes));
 }
-
-// TEMPORARY until standard-webhooks.ts and hmac-sha256.ts move to `#runtime` (after the verifier
-// outcome change lands): their current key form.
-import { createSecretKey, type KeyObject } from 'node:crypto';
-export function hmacKey(secret: string): KeyObject {
-  return createSecretKey(secretBytes(secret));
-}
