@@ -36,7 +36,8 @@ const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 
 /** Deno, allowed to read only the project (and the linked packages) and to listen on 127.0.0.1. */
 export function serveDeno(dir: string, script: string): Promise<Served> {
-  const readable = [dir, ...['zod', 'hono', 'jobhook'].map((name) => join(root, 'node_modules', name))];
+  // The scratch project, and the real folders of the packages it links.
+  const readable = [dir, ...['zod', 'hono'].map((name) => join(root, 'node_modules', name))];
   return serveProcess(
     bin('deno'),
     [
