@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { answers, type ReceiverResponse } from '../wire/answers.js';
 import { rawBytes, type BodyInput } from '../wire/body.js';
 import { JobhookError } from '../common/errors.js';
@@ -178,7 +177,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     // only promises saves a turn of the microtask queue for each.
     // Each claim has its own owner token, so that a store shared by many instances lets only this
     // attempt complete or release what it claimed.
-    const owner = store ? randomUUID() : '';
+    const owner = store ? globalThis.crypto.randomUUID() : '';
     if (store && key !== undefined) {
       const claimed = store.claim(key, owner);
       const claim = isThenable(claimed) ? await claimed : claimed;

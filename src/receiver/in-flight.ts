@@ -1,3 +1,7 @@
+// setImmediate is Node's (and Bun's); the Web runtimes have only timers.
+const later: (callback: () => void) => void =
+  typeof setImmediate === 'function' ? setImmediate : (callback) => setTimeout(callback, 0);
+
 /** Counts deliveries in progress so that `close()` can wait for them. */
 export function inFlightTracker() {
   let count = 0;
@@ -22,7 +26,7 @@ export function inFlightTracker() {
       // as soon as this resolves would otherwise cut that answer off, so the sender retries a
       // delivery that was handled.
       whenDrained ??= new Promise<void>((resolve) => {
-        drained = () => setImmediate(resolve);
+        drained = () => later(resolve);
         if (count === 0) drained();
       });
       return whenDrained;

@@ -1,5 +1,6 @@
 import { answers, type ReceiverResponse } from './answers.js';
 import type { BodyInput } from './body.js';
+import { concatBytes } from '../common/bytes.js';
 import type { HeadersInput } from './headers.js';
 
 type Receive = (input: {
@@ -68,5 +69,5 @@ async function readLimited(
     }
     chunks.push(value);
   }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+  return chunks.length === 1 ? chunks[0]! : concatBytes(chunks, total);
 }

@@ -161,7 +161,13 @@ describe('the packed tarball', () => {
         ]),
       );
     }
-    expect(paths).toContain('dist/cli.js');
+    expect(paths).toEqual(
+      expect.arrayContaining(['dist/testing-web.js', 'dist/testing-web.d.ts', 'dist/cli.js']),
+    );
+    // package.json `imports`: `#runtime` is node:crypto on Node, Deno and Bun, Web APIs elsewhere.
+    for (const form of ['runtime-node', 'runtime-web']) {
+      expect(paths).toEqual(expect.arrayContaining([`dist/${form}.js`, `dist/${form}.cjs`]));
+    }
     expect(paths.filter((path) => path.endsWith('.map'))).toEqual([]);
   });
 

@@ -167,7 +167,10 @@ export function deliveryService(
       'webhook-timestamp': String(timestamp),
     };
     if (webhook.secret_key !== undefined) {
-      Object.assign(headers, signer.sign!({ secret: webhook.secret_key, body, id: deliveryId, timestamp }));
+      Object.assign(
+        headers,
+        await signer.sign!({ secret: webhook.secret_key, body, id: deliveryId, timestamp }),
+      );
     }
     const closing = activity.closeSignal();
     const at = nowIso();
