@@ -45,7 +45,8 @@ job.failed event is generated; a payload file is sent byte for byte, as it is.
 Options:
   --type <type>         job.completed (default) or job.failed, for the generated payload
   --secret <secret>     The receiver's secret (or set JOBHOOK_SECRET); whsec_... or any string
-  --id <id>             The webhook-id header (default: a fresh msg_...); repeat one to test dedupe
+  --id <id>             The webhook-id header (default: a fresh msg_...); the generated payload's
+                        id is evt_<id>, so repeating one repeats the event: tests dedupe
   --timestamp <s>       The webhook-timestamp in Unix seconds (default: now); to test clock skew
   --timeout <ms>        Give up waiting for the answer after this long (default 10000)
   -h, --help            Show this help

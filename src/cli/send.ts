@@ -37,7 +37,12 @@ export async function send(args: string[]): Promise<number> {
   const timestamp = integer(values.timestamp, '--timestamp');
   const timeoutMs = integer(values.timeout, '--timeout') ?? 10_000;
 
-  const payload = file === undefined ? samplePayload(type) : await readPayload(file);
+  // A repeated --id repeats the event too (its payload id follows the delivery id), so the
+  // receiver, which dedupes by the event's id, answers the second send as a duplicate.
+  const payload =
+    file === undefined
+      ? samplePayload(type, values.id === undefined ? {} : { id: `evt_${values.id}` })
+      : await readPayload(file);
   let delivery: ReturnType<typeof signDelivery>;
   try {
     delivery = signDelivery({
