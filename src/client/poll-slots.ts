@@ -11,7 +11,7 @@ export function pollSlots(limit: number) {
       if (running >= limit) return;
       queued.delete(start);
       running++;
-      start().finally(() => {
+      void start().finally(() => {
         running--;
         next();
       });

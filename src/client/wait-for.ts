@@ -65,16 +65,13 @@ export function waitService(get: (taskId: string, options: RequestOptions) => Pr
     options: WaitOptions = {},
     start: WaitStart = { startedAt: Date.now(), pollAtOnce: true },
   ): Promise<CompletedImageTask> {
-    try {
+    // A throw in the executor (a bad task id or option) rejects the promise.
+    return new Promise<CompletedImageTask>((resolve, reject) => {
       if (typeof taskId !== 'string' || taskId.length === 0) {
         throw new TypeError('waitFor needs the task_id of a submitted job.');
       }
-      return new Promise<CompletedImageTask>((resolve, reject) =>
-        wait(taskId, resolved(options), start, resolve, reject),
-      );
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+      wait(taskId, resolved(options), start, resolve, reject);
+    });
   }
 
   function wait(

@@ -227,7 +227,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     },
     receive,
     fetch: createFetchHandler(receive, config.maxBodyBytes),
-    close: () => lifecycle.close().then(results.close),
+    close: () => lifecycle.close().then(() => results.close()),
     maxBodyBytes: config.maxBodyBytes,
     eventTypes: Object.keys(schemas),
     results,
