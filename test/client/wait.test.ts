@@ -36,7 +36,7 @@ interface Setup {
   client: GatewayClient;
   receiver: Receiver;
   /** GET /api/v1/images/... requests the simulator answered: the polls. */
-  polls(): number;
+  polls: () => number;
 }
 
 /** The simulator, and a receiver listening with its webhook registered (unless `webhook: false`). */
@@ -91,15 +91,16 @@ describe('the webhook path', () => {
   });
 
   test('a delivery that arrives before images.generate() has returned is not missed', async () => {
-    let gateway: Gateway | undefined;
+    const started: { gateway?: Gateway } = {};
     // The client's fetch holds back the submission's answer until the job ended and was delivered.
     const slowAnswer: typeof fetch = async (input, init) => {
       const response = await fetch(input, init);
-      if (init?.method === 'POST' && String(input).endsWith('/images/generate')) await gateway!.settled();
+      if (init?.method === 'POST' && response.url.endsWith('/images/generate'))
+        await started.gateway!.settled();
       return response;
     };
     const ready = await setup({}, { fetch: slowAnswer });
-    gateway = ready.gateway;
+    started.gateway = ready.gateway;
     const task = await ready.client.images.generateAndWait(
       { model: 'm', prompt: 'quick' },
       { receiver: ready.receiver, pollIntervalMs: 60_000 },
