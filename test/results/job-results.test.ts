@@ -1,6 +1,6 @@
 // The receiver's job results: what is recorded (and when), the bounds of the recent store, the
 // watchers, and a channel between two receivers.
-import { createReceiver, type JobResult, type ResultChannel } from 'jobhook';
+import { createReceiver, type JobResult, type Receiver, type ResultChannel } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
 import { describe, expect, test } from 'vitest';
 import { jobResults } from '../../src/results/job-results.js';
@@ -8,7 +8,7 @@ import { completed, failed, SECRET } from '../conformance/fixtures.js';
 
 const quiet = { error: () => undefined };
 
-function deliver(receiver: ReturnType<typeof createReceiver>, payload: object, secret = SECRET) {
+function deliver(receiver: Pick<Receiver, 'receive'>, payload: object, secret = SECRET) {
   const { headers, body } = signDelivery({ secret, payload });
   return receiver.receive({ headers, body });
 }
