@@ -1,7 +1,7 @@
 import { GatewayError } from './errors.js';
 import { createTransport, type RequestOptions } from './request.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
-import { resolved, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
+import { resolveWaitOptions, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
 import type {
   ApiKey,
   Balances,
@@ -112,7 +112,7 @@ export function createClient(options: ClientOptions): GatewayClient {
       waitFor: (taskId, waitOptions) => waitFor(taskId, waitOptions),
       async generateAndWait(input, waitOptions = {}) {
         const startedAt = Date.now();
-        resolved(waitOptions); // a bad option fails before any credit is spent
+        resolveWaitOptions(waitOptions); // a bad option fails before any credit is spent
         const submitted = await request<GenerateImageResult>('POST', '/api/v1/images/generate', input, {
           ...(waitOptions.signal && { signal: waitOptions.signal }),
         });

@@ -70,7 +70,7 @@ export function waitService(get: (taskId: string, options: RequestOptions) => Pr
       if (typeof taskId !== 'string' || taskId.length === 0) {
         throw new TypeError('waitFor needs the task_id of a submitted job.');
       }
-      wait(taskId, resolved(options), start, resolve, reject);
+      wait(taskId, resolveWaitOptions(options), start, resolve, reject);
     });
   }
 
@@ -187,7 +187,7 @@ interface ResolvedWait {
 }
 
 /** Checks and completes the options; throws a TypeError that names a bad one. */
-export function resolved(options: WaitOptions): ResolvedWait {
+export function resolveWaitOptions(options: WaitOptions): ResolvedWait {
   const receiver = options.receiver;
   if (receiver !== undefined && typeof receiver?.results?.watch !== 'function') {
     throw new TypeError('`receiver` must be a receiver made by createReceiver.');

@@ -1,9 +1,11 @@
 // examples/await-result end to end against the simulator: an endpoint that submits a job and
 // answers with its image, whichever way the result arrives, and whichever way the wait ends.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { createClient } from 'jobhook/client';
 import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
@@ -227,3 +229,27 @@ test('1,000 concurrent requests: all wait at once, all answered from their webho
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
+
+test('runs directly with tsx on the simulator, as its header says', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/await-result/server.ts'], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: { ...process.env, PORT: '0', GATEWAY_URL: '' },
+  });
+  cleanups.push(async () => {
+    const exited = once(child, 'exit');
+    child.kill();
+    await exited;
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /POST (\S+)\/images/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`exited (${code}): ${output}`)));
+  });
+  const response = await ask(url);
+  expect(response.status).toBe(200);
+  expect(await response.json()).toMatchObject({ image_url: expect.stringMatching(/^https:/) });
+});
