@@ -13,6 +13,7 @@ export type {
   EventMap,
 } from './receiver/create-receiver.js';
 export type { ReceiverOptions } from './receiver/options.js';
+export type { ReceiverRegisterOptions, WebhookRegistrar } from './receiver/register.js';
 export type { ReceiverResponse, AnswerCode } from './wire/answers.js';
 export type { DeliveryContext, EventHandler } from './receiver/run-handlers.js';
 export type { HeadersInput } from './wire/headers.js';
@@ -36,6 +37,9 @@ export type {
   VerifyFunction,
   CustomVerifyFunction,
   VerifyOutcome,
+  VerifyRefusal,
+  RefusalCode,
+  HeaderCheckRequest,
   SignedRequest,
   SignInput,
 } from './signatures/verifier.js';

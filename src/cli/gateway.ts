@@ -20,6 +20,7 @@ export async function gateway(args: string[]): Promise<number> {
   const credits = integer(values.credits, '--credits');
 
   const simulator = await startGateway({
+    console: true,
     ...(credits !== undefined && { credits }),
     jobs: {
       outcome: (job) =>
@@ -31,6 +32,7 @@ export async function gateway(args: string[]): Promise<number> {
   out('Gateway simulator running; Ctrl+C stops it.');
   out(`JOBHOOK_BASE_URL=${simulator.baseUrl}`);
   out(`JOBHOOK_API_KEY=${simulator.apiKey}`);
+  out(`Console: ${simulator.consoleUrl} (open it in a browser)`);
 
   // What the simulator answered and delivered, as it happens (it keeps both as growing lists).
   let requests = 0;

@@ -1,6 +1,7 @@
 import { GatewayError, JobFailedError, WaitTimeoutError } from 'jobhook/client';
 import { CommandError, UsageError, env, integer, out, parse } from './args.js';
 import { generateHelp } from './help.js';
+import { jsonText } from './terminal.js';
 import { clientFrom, connection } from './webhooks.js';
 
 /** `jobhook generate "<prompt>" [--wait]`: submits an image job; with --wait, prints its image URL. */
@@ -42,7 +43,7 @@ export async function generate(args: string[]): Promise<number> {
   try {
     const submitted = await client.images.generate(input);
     if (!values.wait) {
-      if (values.json) out(JSON.stringify(submitted, null, 2));
+      if (values.json) out(jsonText(submitted));
       else
         out(
           `Submitted ${submitted.task_id} (${submitted.credits_used} credits, ${submitted.remaining_credits} left)`,
@@ -54,7 +55,7 @@ export async function generate(args: string[]): Promise<number> {
     const task = await client.images.waitFor(submitted.task_id, {
       ...(timeoutMs !== undefined && { timeoutMs }),
     });
-    if (values.json) out(JSON.stringify(task, null, 2));
+    if (values.json) out(jsonText(task));
     else out(task.image_url);
     return 0;
   } catch (error) {

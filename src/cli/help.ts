@@ -26,6 +26,10 @@ its base URL and an API key as JOBHOOK_BASE_URL=... and JOBHOOK_API_KEY=... line
 request and delivery as it happens. Jobs complete after a few milliseconds, and deliveries to
 registered webhooks are signed with their secret_key and retried a few times on failure.
 
+Open <base URL>/_console in a browser for the live console: the webhooks, the jobs, and each
+delivery with every attempt (time, status, the receiver's answer, latency), updated as they
+happen, with buttons to submit a job that completes or fails and to redeliver an event.
+
 Options:
   --credits <n>         Credits of the account (default 1000)
   --fail-when <text>    Jobs whose prompt contains <text> fail (default "fail")

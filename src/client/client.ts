@@ -1,4 +1,6 @@
+import { JobhookError } from '../common/errors.js';
 import { GatewayError } from './errors.js';
+import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
 import { createTransport, type RequestOptions } from './request.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
 import { resolveWaitOptions, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
@@ -25,6 +27,11 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Retries of GET and DELETE on 429, 5xx, lost connections and time-outs. Default 2; 0 for none. */
   retries?: number | RetryOptions;
+  /**
+   * Longest answer body the client reads, in bytes; a longer one fails with a
+   * GatewayResponseTooLargeError (`response_too_large`) without being buffered. Default 10 MiB.
+   */
+  maxResponseBytes?: number;
 }
 
 /** The gateway's API, one method per endpoint, made by {@link createClient}. */
@@ -40,6 +47,8 @@ export interface GatewayClient {
     list(options?: RequestOptions): Promise<Webhook[]>;
     /** DELETE /api/v1/webhooks/{id} */
     delete(id: number, options?: RequestOptions): Promise<{ id: number }>;
+    /** Creates or reuses the one webhook for `options.url`: see {@link registerWebhook}. */
+    register(options: RegisterWebhookOptions): Promise<RegisterWebhookResult>;
   };
   images: {
     /** POST /api/v1/images/generate. Never retried by default: a re-sent POST could charge twice. */
@@ -70,15 +79,20 @@ export interface GatewayClient {
 /** A client for the gateway's API. Every failure rejects with a GatewayError. */
 export function createClient(options: ClientOptions): GatewayClient {
   if (typeof options?.apiKey !== 'string' || options.apiKey.length === 0) {
-    throw new TypeError('createClient needs `apiKey`: a non-empty string.');
+    throw new JobhookError('invalid_options', 'createClient needs `apiKey`: a non-empty string.');
   }
   let base: URL;
   try {
     base = new URL(options.baseUrl);
   } catch {
-    throw new TypeError(
+    throw new JobhookError(
+      'invalid_options',
       'createClient needs `baseUrl`: the gateway address, such as https://gateway.example.com.',
     );
+  }
+  const maxResponseBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0) {
+    throw new TypeError('createClient needs `maxResponseBytes` to be a positive whole number of bytes.');
   }
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   const request = createTransport({
@@ -87,13 +101,14 @@ export function createClient(options: ClientOptions): GatewayClient {
     fetch: fetchImpl,
     timeoutMs: options.timeoutMs ?? 30_000,
     retry: resolveRetry(options.retries),
+    maxResponseBytes,
   });
 
   const getImage = (taskId: string, requestOptions?: RequestOptions) =>
     request<ImageTask>('GET', `/api/v1/images/${encodeURIComponent(taskId)}`, undefined, requestOptions);
   const { waitFor } = waitService(getImage);
 
-  return {
+  const client: GatewayClient = {
     keys: {
       create: (input, requestOptions) => request('POST', '/api/v1/keys', input, requestOptions),
     },
@@ -105,6 +120,7 @@ export function createClient(options: ClientOptions): GatewayClient {
       },
       delete: (id, requestOptions) =>
         request('DELETE', `/api/v1/webhooks/${encodeURIComponent(String(id))}`, undefined, requestOptions),
+      register: (registerOptions) => registerWebhook(client, registerOptions),
     },
     images: {
       generate: (input, requestOptions) => request('POST', '/api/v1/images/generate', input, requestOptions),
@@ -123,9 +139,10 @@ export function createClient(options: ClientOptions): GatewayClient {
       balances: (requestOptions) => request('GET', '/api/v1/account/balances', undefined, requestOptions),
     },
   };
+  return client;
 }
 
-/** Section 2.1: a list endpoint answers an array, or a paginated object that contains `items`. */
+/** docs/gateway.md §2.1: a list endpoint answers an array, or a paginated object that contains `items`. */
 function listItems<T>(data: unknown, what: string): T[] {
   if (Array.isArray(data)) return data as T[];
   if (typeof data === 'object' && data !== null && Array.isArray((data as { items?: unknown }).items)) {

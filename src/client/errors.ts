@@ -1,5 +1,5 @@
 /**
- * Every failure of a gateway call. `status` and `code` come from the gateway's answer (section 7);
+ * Every failure of a gateway call. `status` and `code` come from the gateway's answer (docs/gateway.md §7);
  * failures that never got one use status 0 and the codes of the subclasses below. Waiting for a
  * job rejects with two more of them: {@link JobFailedError} and {@link WaitTimeoutError}.
  * Messages never contain the API key or a secret_key.
@@ -46,6 +46,29 @@ export class GatewayTimeoutError extends GatewayError {
   override name = 'GatewayTimeoutError';
   constructor(message: string) {
     super(message, { status: 0, code: 'timeout' });
+  }
+}
+
+/**
+ * The answer's body was longer than the client's `maxResponseBytes`: the client stopped reading
+ * at the cap and cancelled the rest. `code` is `response_too_large`; `status` is the answer's.
+ */
+export class GatewayResponseTooLargeError extends GatewayError {
+  override name = 'GatewayResponseTooLargeError';
+  constructor(message: string, status: number, requestId?: string) {
+    super(message, { status, code: 'response_too_large', requestId });
+  }
+}
+
+/**
+ * The gateway redirected to another origin (scheme, host or port), or redirected more times than
+ * the client follows. The client never sends the API key or a request body to another origin.
+ * `code` is `redirect_refused`; `status` is the redirect's (301, 302, 303, 307 or 308).
+ */
+export class GatewayRedirectError extends GatewayError {
+  override name = 'GatewayRedirectError';
+  constructor(message: string, status: number, requestId?: string) {
+    super(message, { status, code: 'redirect_refused', requestId });
   }
 }
 

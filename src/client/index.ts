@@ -9,16 +9,21 @@ export { createClient, type ClientOptions, type GatewayClient } from './client.j
 export {
   GatewayError,
   GatewayNetworkError,
+  GatewayRedirectError,
+  GatewayResponseTooLargeError,
   GatewayTimeoutError,
   JobFailedError,
   WaitTimeoutError,
 } from './errors.js';
 export type { CompletedImageTask, WaitOptions } from './wait-for.js';
-export { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
+export {
+  registerWebhook,
+  type RegisterWebhookOptions,
+  type RegisterWebhookResult,
+  type StartupRetryOptions,
+} from './register.js';
 export type { RequestOptions } from './request.js';
 export type { RetryOptions } from './retry.js';
-export type { StartupRetryOptions } from './register-retry.js';
-export type { ReceiverRegisterOptions } from './receiver-register.js';
 export type {
   ApiKey,
   Balances,

@@ -1,3 +1,4 @@
+import { JobhookError } from '../common/errors.js';
 import type { JobResult } from '../results/job-result.js';
 import type { JobResults } from '../results/job-results.js';
 import { GatewayError, JobFailedError, WaitTimeoutError } from './errors.js';
@@ -68,7 +69,7 @@ export function waitService(get: (taskId: string, options: RequestOptions) => Pr
     // A throw in the executor (a bad task id or option) rejects the promise.
     return new Promise<CompletedImageTask>((resolve, reject) => {
       if (typeof taskId !== 'string' || taskId.length === 0) {
-        throw new TypeError('waitFor needs the task_id of a submitted job.');
+        throw new JobhookError('invalid_options', 'waitFor needs the task_id of a submitted job.');
       }
       wait(taskId, resolveWaitOptions(options), start, resolve, reject);
     });
@@ -186,11 +187,11 @@ interface ResolvedWait {
   maxPollIntervalMs: number;
 }
 
-/** Checks and completes the options; throws a TypeError that names a bad one. */
+/** Checks and completes the options; throws a JobhookError (`invalid_options`) that names a bad one. */
 export function resolveWaitOptions(options: WaitOptions): ResolvedWait {
   const receiver = options.receiver;
   if (receiver !== undefined && typeof receiver?.results?.watch !== 'function') {
-    throw new TypeError('`receiver` must be a receiver made by createReceiver.');
+    throw new JobhookError('invalid_options', '`receiver` must be a receiver made by createReceiver.');
   }
   // Polling is the safety net, so its intervals are finite; the wait as a whole may be endless.
   const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs, receiver ? 5_000 : 1_000, false);
@@ -224,7 +225,7 @@ function positive(name: string, value: number | undefined, fallback: number, inf
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !(value > 0) || (!infinite && !Number.isFinite(value))) {
     const none = infinite ? ' (Infinity for no limit)' : '';
-    throw new TypeError(`\`${name}\` must be a number of milliseconds above 0${none}.`);
+    throw new JobhookError('invalid_options', `\`${name}\` must be a number of milliseconds above 0${none}.`);
   }
   return value;
 }

@@ -1,6 +1,6 @@
 import { answers, type ReceiverResponse } from '../wire/answers.js';
 import { rawBytes, type BodyInput } from '../wire/body.js';
-import type { JobhookError } from '../common/errors.js';
+import { JobhookError } from '../common/errors.js';
 import {
   defaultSchemas,
   type DefaultEvents,
@@ -17,9 +17,8 @@ import { inFlightTracker } from './in-flight.js';
 import { resolveOptions, type ReceiverOptions, type ResolvedOptions } from './options.js';
 import { parseEvent } from './parse-event.js';
 import { isThenable } from '../common/thenable.js';
-import { UNVERIFIED, verifyDelivery } from './verify-delivery.js';
-import { registerReceiver, type ReceiverRegisterOptions } from '../client/receiver-register.js';
-import type { RegisterWebhookResult } from '../client/register.js';
+import { verifyDelivery } from './verify-delivery.js';
+import { registerReceiver, type ReceiverRegisterOptions, type WebhookRegistrar } from './register.js';
 import { jobResults, type JobResults } from '../results/job-results.js';
 
 /** One delivery as it came off the wire. */
@@ -78,10 +77,13 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
   /** The event types that have a schema. */
   readonly eventTypes: readonly (keyof E & string)[];
   /**
-   * Creates or reuses the gateway webhook for `url`, with this receiver's first secret and the
-   * event types it handles. Call it after the server is listening: deliveries may follow at once.
+   * Creates or reuses the gateway webhook for `url` through `client` (from `jobhook/client`), with
+   * this receiver's first secret and the event types it handles. Call it after the server is
+   * listening: deliveries may follow at once.
    */
-  register(options: ReceiverRegisterOptions): Promise<RegisterWebhookResult>;
+  register<C extends WebhookRegistrar>(
+    options: ReceiverRegisterOptions<C>,
+  ): ReturnType<C['webhooks']['register']>;
   /**
    * The job results this receiver saw lately (and, with a `results` channel, those other
    * instances saw), recorded once a delivery is verified and valid. Pass the receiver to
@@ -142,11 +144,17 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
 
     let signedId: string | undefined;
     if (config.verify) {
-      const verified = verifyDelivery(config, config.verify, readHeaders(input.headers ?? {}), body);
+      const verified = verifyDelivery(config.verify, {
+        headers: readHeaders(input.headers ?? {}),
+        body,
+        now: config.now(),
+        toleranceSeconds: config.toleranceSeconds,
+      });
       const outcome = isThenable(verified) ? await verified : verified;
       if (!outcome.ok) {
-        config.logger.warn?.(`jobhook: rejected a delivery (401): ${outcome.reason}`);
-        return answers.invalidSignature(config.showReasons ? outcome.reason : UNVERIFIED);
+        const detail = typeof outcome.detail === 'string' ? `: ${outcome.detail}` : '';
+        config.logger.warn?.(`jobhook: refused a delivery (401 ${String(outcome.code)})${detail}`);
+        return answers.invalidSignature(outcome.code);
       }
       signedId = outcome.id;
     }
@@ -245,7 +253,9 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
 }
 
 function assertFunction(handler: unknown): void {
-  if (typeof handler !== 'function') throw new TypeError('A handler must be a function.');
+  if (typeof handler !== 'function') {
+    throw new JobhookError('invalid_options', 'A handler must be a function.');
+  }
 }
 
 export type { DeliveryContext, EventHandler };

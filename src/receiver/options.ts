@@ -1,17 +1,19 @@
 import type { DedupeStore } from '../dedupe/memory-store.js';
 import { memoryDedupeStore } from '../dedupe/memory-store.js';
 import { JobhookError } from '../common/errors.js';
+import { isThenable } from '../common/thenable.js';
 import type { EventSchemas } from '../events/schemas.js';
 import { defaultLogger, redactingLogger, type Logger } from '../common/logger.js';
-import { isPreset } from '../signatures/presets.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
 import type { JobResultsOptions } from '../results/job-results.js';
 import type { ResultChannel } from '../results/result-channel.js';
-import type {
-  CustomVerifyFunction,
-  Verifier,
-  VerifyFunction,
-  VerifyOutcome,
+import {
+  refuse,
+  type CustomVerifyFunction,
+  type RefusalCode,
+  type Verifier,
+  type VerifyFunction,
+  type VerifyOutcome,
 } from '../signatures/verifier.js';
 
 /** Options of {@link createReceiver}. Only `secret` is required. */
@@ -53,8 +55,6 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
 
 export interface ResolvedOptions {
   verify: VerifyFunction | undefined;
-  /** Whether the verifier's refusal reasons may be shown to the sender (jobhook's own schemes). */
-  showReasons: boolean;
   secrets: readonly string[];
   toleranceSeconds: number;
   now: () => number;
@@ -74,7 +74,6 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
   const secrets = skip && options.secret === undefined ? [] : secretsOf(options.secret);
   return {
     verify: skip ? undefined : verifyFunction(options.verifier, secrets),
-    showReasons: options.verifier === undefined || isPreset(options.verifier),
     secrets,
     toleranceSeconds: nonNegative('toleranceSeconds', options.toleranceSeconds, 300),
     now: options.now ?? Date.now,
@@ -102,7 +101,10 @@ function secretsOf(secret: ReceiverOptions['secret']): string[] {
 function verifyFunction(verifier: ReceiverOptions['verifier'], secrets: readonly string[]): VerifyFunction {
   if (verifier === undefined) return standardWebhooks().prepare(secrets);
   if (typeof verifier === 'function') {
-    return async (request) => outcomeOf(await verifier({ ...request, secrets }));
+    return (request) => {
+      const result = verifier({ ...request, secrets });
+      return isThenable(result) ? Promise.resolve(result).then(outcomeOf) : outcomeOf(result);
+    };
   }
   if (typeof verifier.prepare !== 'function') {
     throw new JobhookError(
@@ -113,16 +115,20 @@ function verifyFunction(verifier: ReceiverOptions['verifier'], secrets: readonly
   return verifier.prepare(secrets);
 }
 
+const REFUSAL_CODES: readonly RefusalCode[] = [
+  'missing_header',
+  'malformed_header',
+  'stale_timestamp',
+  'no_match',
+];
+
+/** A custom verifier's answer in the closed form: anything unrecognised is a refusal, `no_match`. */
 function outcomeOf(result: VerifyOutcome | boolean): VerifyOutcome {
   if (result === true) return { ok: true };
-  if (
-    typeof result === 'object' &&
-    result !== null &&
-    (result.ok === true || typeof result.reason === 'string')
-  ) {
-    return result;
-  }
-  return { ok: false, reason: 'No signature matches.' };
+  if (typeof result !== 'object' || result === null) return refuse('no_match');
+  if (result.ok === true) return typeof result.id === 'string' ? { ok: true, id: result.id } : { ok: true };
+  const detail = typeof result.detail === 'string' ? result.detail : undefined;
+  return refuse(REFUSAL_CODES.includes(result.code) ? result.code : 'no_match', detail);
 }
 
 function nonNegative(name: string, value: number | undefined, fallback: number): number {

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { JobhookError } from '../common/errors.js';
 import { isJobResult, type JobResult } from '../results/job-result.js';
 import type { ResultChannel } from '../results/result-channel.js';
 
@@ -29,7 +30,7 @@ const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
 export function redisResultChannel(options: RedisResultChannelOptions): ResultChannel {
   const redis = options?.redis;
   if (typeof redis?.publish !== 'function' || typeof redis.duplicate !== 'function') {
-    throw new TypeError('redisResultChannel needs `redis`: an ioredis client.');
+    throw new JobhookError('invalid_options', 'redisResultChannel needs `redis`: an ioredis client.');
   }
   const channel = `${options.prefix ?? 'jobhook:'}results`;
   let subscriber: Redis | undefined;

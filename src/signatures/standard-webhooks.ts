@@ -1,51 +1,49 @@
 import { hmacSha256Digest, bytesEqual } from './hmac.js';
-import { preset } from './presets.js';
 import { hmacKey } from './secret.js';
-import type { SignInput, Verifier, VerifyOutcome } from './verifier.js';
+import type { HeaderReader } from '../wire/headers.js';
+import {
+  refuse,
+  type HeaderCheckRequest,
+  type SignInput,
+  type Verifier,
+  type VerifyFunction,
+  type VerifyOutcome,
+  type VerifyRefusal,
+} from './verifier.js';
 
 const MAX_ID_LENGTH = 256;
 const TIMESTAMP = /^\d{1,12}$/;
+/** An HMAC-SHA256 digest (32 bytes) in padded standard base64: the only form a v1 signature takes. */
+const V1_SIGNATURE = /^[A-Za-z0-9+/]{43}=$/;
 
 /**
  * The Standard Webhooks v1 scheme (the one Svix and many senders use), jobhook's default:
  * headers `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature`; the signed
  * content is `${id}.${timestamp}.${body}`, HMAC-SHA256, written `v1,<base64>`. The signature
  * header may hold several space-separated signatures (key rotation); any one valid one passes.
+ * Signatures are decoded strictly, as the `standardwebhooks` package does: padded standard
+ * base64 of 32 bytes, nothing else (no URL-safe alphabet, no missing padding, no junk).
  */
 export function standardWebhooks(): Verifier {
-  return preset({
+  return {
     name: 'standard-webhooks',
     prepare(secrets) {
       const keys = secrets.map(hmacKey);
-      return ({ headers, body, now, toleranceSeconds }): VerifyOutcome => {
-        const id = headers.get('webhook-id');
-        const timestamp = headers.get('webhook-timestamp');
-        const signature = headers.get('webhook-signature');
-        if (!id || !timestamp || !signature) {
-          const missing = [
-            !id && 'webhook-id',
-            !timestamp && 'webhook-timestamp',
-            !signature && 'webhook-signature',
-          ];
-          return { ok: false, reason: `Missing header: ${missing.filter(Boolean).join(', ')}.` };
-        }
-        if (id.length > MAX_ID_LENGTH) return { ok: false, reason: 'The webhook-id header is too long.' };
-        if (!TIMESTAMP.test(timestamp)) {
-          return { ok: false, reason: 'The webhook-timestamp header is not Unix seconds.' };
-        }
-        if (Math.abs(now / 1000 - Number(timestamp)) > toleranceSeconds) {
-          return { ok: false, reason: 'The webhook-timestamp is outside the allowed tolerance.' };
-        }
-        const candidates = v1Signatures(signature);
-        if (candidates.length === 0) {
-          return { ok: false, reason: 'The webhook-signature header holds no v1 signature.' };
-        }
+      const verify: VerifyFunction = (request): VerifyOutcome => {
+        const refused = checkHeaders(request);
+        if (refused) return refused;
+        const { headers, body } = request;
+        const id = headers.get('webhook-id')!;
+        const timestamp = headers.get('webhook-timestamp')!;
+        const candidates = v1Signatures(headers.get('webhook-signature')!);
         for (const key of keys) {
           const expected = hmacSha256Digest(key, [id, '.', timestamp, '.', body]);
           if (candidates.some((candidate) => bytesEqual(candidate, expected))) return { ok: true, id };
         }
-        return { ok: false, reason: 'No signature matches.' };
+        return refuse('no_match', 'No v1 signature matches any secret.');
       };
+      verify.checkHeaders = checkHeaders;
+      return verify;
     },
     sign({ secret, body, id, timestamp }: SignInput) {
       const digest = hmacSha256Digest(hmacKey(secret), [id, '.', String(timestamp), '.', body]);
@@ -55,16 +53,47 @@ export function standardWebhooks(): Verifier {
         'webhook-signature': `v1,${digest.toString('base64')}`,
       };
     },
-  });
+  };
 }
 
-/** `v1,<b64> v1,<b64> v1a,<other>` to the decoded v1 signatures. Tolerates the `, ` that joins repeated headers. */
+/** Everything that can be refused before the body is read. */
+function checkHeaders({ headers, now, toleranceSeconds }: HeaderCheckRequest): VerifyRefusal | undefined {
+  const id = headers.get('webhook-id');
+  const timestamp = headers.get('webhook-timestamp');
+  const signature = headers.get('webhook-signature');
+  if (!id || !timestamp || !signature) return refuse('missing_header', missingHeaders(headers));
+  if (id.length > MAX_ID_LENGTH) return refuse('malformed_header', 'The webhook-id header is too long.');
+  if (!TIMESTAMP.test(timestamp)) {
+    return refuse('malformed_header', 'The webhook-timestamp header is not Unix seconds.');
+  }
+  if (Math.abs(now / 1000 - Number(timestamp)) > toleranceSeconds) {
+    return refuse('stale_timestamp', `The webhook-timestamp ${timestamp} is outside the tolerance.`);
+  }
+  if (!signature.split(/\s+/).some((entry) => V1_SIGNATURE.test(v1Value(entry) ?? ''))) {
+    return refuse('malformed_header', 'The webhook-signature header holds no well-formed v1 signature.');
+  }
+  return undefined;
+}
+
+function missingHeaders(headers: HeaderReader): string {
+  const missing = ['webhook-id', 'webhook-timestamp', 'webhook-signature'].filter(
+    (name) => !headers.get(name),
+  );
+  return `Missing header: ${missing.join(', ')}.`;
+}
+
+/** The base64 of a `v1,<b64>` entry; `undefined` for other versions. Tolerates the `, ` that joins repeated headers. */
+function v1Value(entry: string): string | undefined {
+  if (!entry.startsWith('v1,')) return undefined;
+  return entry.endsWith(',') ? entry.slice(3, -1) : entry.slice(3);
+}
+
+/** `v1,<b64> v1,<b64> v1a,<other>` to the decoded, well-formed v1 signatures. */
 function v1Signatures(header: string): Buffer[] {
   const signatures: Buffer[] = [];
   for (const entry of header.split(/\s+/)) {
-    if (!entry.startsWith('v1,')) continue;
-    const encoded = entry.slice(3).replace(/,$/, '');
-    if (encoded.length > 0) signatures.push(Buffer.from(encoded, 'base64'));
+    const encoded = v1Value(entry);
+    if (encoded !== undefined && V1_SIGNATURE.test(encoded)) signatures.push(Buffer.from(encoded, 'base64'));
   }
   return signatures;
 }

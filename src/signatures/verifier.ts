@@ -12,16 +12,50 @@ export interface SignedRequest {
 }
 
 /**
- * A verifier's verdict. `id` (the sender's delivery id, when the scheme signs one) becomes the
- * dedupe key. `reason` is logged (at warn, with secrets redacted); only the reasons of jobhook's
- * own schemes are also shown to the sender, since a custom one might quote a signature.
+ * Why a delivery's signature was refused, from a closed list, so that every verifier (built-in or
+ * your own) is answered with the same fixed texts:
+ * - `missing_header`: a header the scheme needs is absent;
+ * - `malformed_header`: a header is present but not in the scheme's form;
+ * - `stale_timestamp`: the signed timestamp is outside the tolerance, either way;
+ * - `no_match`: no signature matches any of the secrets (also a verifier that throws).
  */
-export type VerifyOutcome = { ok: true; id?: string | undefined } | { ok: false; reason: string };
+export type RefusalCode = 'missing_header' | 'malformed_header' | 'stale_timestamp' | 'no_match';
+
+/**
+ * A refusal. `detail` is for your logs only (it is logged at `warn`, with secrets redacted) and is
+ * never sent to the sender, so it may name a header or a value; the answer text comes from
+ * {@link RefusalCode} alone.
+ */
+export interface VerifyRefusal {
+  ok: false;
+  code: RefusalCode;
+  detail?: string | undefined;
+}
+
+/**
+ * A verifier's verdict. `id` (the sender's delivery id, when the scheme signs one) is the
+ * delivery's identity: see the receiver's `dedupeKey` option.
+ */
+export type VerifyOutcome = { ok: true; id?: string | undefined } | VerifyRefusal;
+
+/** What {@link VerifyFunction.checkHeaders} is given: everything but the body. */
+export type HeaderCheckRequest = Omit<SignedRequest, 'body'>;
 
 /** Checks one delivery against secrets that were bound when the receiver was created. */
-export type VerifyFunction = (request: SignedRequest) => VerifyOutcome | Promise<VerifyOutcome>;
+export interface VerifyFunction {
+  (request: SignedRequest): VerifyOutcome | Promise<VerifyOutcome>;
+  /**
+   * Optional: the checks that need no body (headers present and well formed, timestamp within the
+   * tolerance). The receiver runs it before reading the body, so an unsigned or stale request is
+   * refused without holding memory for its upload. A refusal, or `undefined` to go on.
+   */
+  checkHeaders?: (request: HeaderCheckRequest) => VerifyRefusal | undefined;
+}
 
-/** A custom verifier written as one function: it is also given the secrets. `true` means valid. */
+/**
+ * A custom verifier written as one function: it is also given the secrets. `true` means valid,
+ * `false` a refusal with code `no_match`.
+ */
 export type CustomVerifyFunction = (
   request: SignedRequest & { secrets: readonly string[] },
 ) => VerifyOutcome | boolean | Promise<VerifyOutcome | boolean>;
@@ -54,4 +88,9 @@ export interface Verifier {
   prepare(secrets: readonly string[]): VerifyFunction;
   /** The headers that sign one delivery; `signDelivery` and the gateway simulator use it. */
   sign?(input: SignInput): Record<string, string>;
+}
+
+/** A refusal, for verifiers to return. */
+export function refuse(code: RefusalCode, detail?: string): VerifyRefusal {
+  return detail === undefined ? { ok: false, code } : { ok: false, code, detail };
 }

@@ -1,3 +1,5 @@
+import type { RefusalCode } from '../signatures/verifier.js';
+
 /** What the receiver answers: adapters copy it onto their framework's response as it is. */
 export interface ReceiverResponse {
   status: number;
@@ -5,20 +7,24 @@ export interface ReceiverResponse {
   body: string;
 }
 
-/** The error codes of the receiver's answers, in the JSON body as `error.code`. */
-export type AnswerCode =
-  | 'invalid_signature'
-  | 'invalid_json'
-  | 'invalid_payload'
-  | 'method_not_allowed'
-  | 'not_found'
-  | 'payload_too_large'
-  | 'body_unreadable'
-  | 'in_progress'
-  | 'handler_failed'
-  | 'body_unavailable'
-  | 'shutting_down'
-  | 'internal_error';
+/** The error codes of the receiver's answers, in the JSON body as `error.code`: a closed list. */
+export const ANSWER_CODES = [
+  'invalid_signature',
+  'invalid_json',
+  'invalid_payload',
+  'method_not_allowed',
+  'not_found',
+  'payload_too_large',
+  'body_unreadable',
+  'in_progress',
+  'handler_failed',
+  'body_unavailable',
+  'shutting_down',
+  'internal_error',
+] as const;
+
+/** One of {@link ANSWER_CODES}. */
+export type AnswerCode = (typeof ANSWER_CODES)[number];
 
 function respond(status: number, body: string, extraHeaders?: Record<string, string>): ReceiverResponse {
   return {
@@ -36,6 +42,17 @@ function failure(status: number, code: AnswerCode, message: string, extraHeaders
   return respond(status, JSON.stringify({ ok: false, error: { code, message } }), extraHeaders);
 }
 
+/**
+ * The one text per refusal code, for every verifier, built-in or custom: a verifier's own `detail`
+ * goes to the log only, since it might quote an expected signature.
+ */
+const REFUSALS: Record<RefusalCode, string> = {
+  missing_header: 'A signature header is missing.',
+  malformed_header: 'A signature header is malformed.',
+  stale_timestamp: 'The signed timestamp is outside the allowed tolerance; check the clocks.',
+  no_match: 'No signature matches; check the secret.',
+};
+
 const OK = JSON.stringify({ ok: true });
 const DUPLICATE = JSON.stringify({ ok: true, duplicate: true });
 
@@ -47,7 +64,8 @@ export const answers = {
     failure(409, 'in_progress', 'This delivery is being handled right now; retry later.', {
       'retry-after': '1',
     }),
-  invalidSignature: (reason: string) => failure(401, 'invalid_signature', reason),
+  invalidSignature: (code: RefusalCode) =>
+    failure(401, 'invalid_signature', Object.hasOwn(REFUSALS, code) ? REFUSALS[code] : REFUSALS.no_match),
   invalidJson: (message: string) => failure(400, 'invalid_json', message),
   invalidPayload: (message: string) => failure(400, 'invalid_payload', message),
   methodNotAllowed: () =>

@@ -373,4 +373,28 @@ describe('jobhook gateway', () => {
       expect(output.trimEnd().split('\n').at(-1)).toBe(`Stopped (${signal}).`);
     },
   );
+
+  it('serves the console from the built package, and stops with a console stream open', async () => {
+    child = start(['gateway']);
+    let output = '';
+    const consoleUrl = await new Promise<string>((resolve, reject) => {
+      child!.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const url = /^Console: (http:\/\/127\.0\.0\.1:\d+\/_console) /m.exec(output)?.[1];
+        if (url) resolve(url);
+      });
+      child!.on('exit', (code) => reject(new Error(`jobhook gateway exited (${code}): ${output}`)));
+    });
+    const page = await fetch(consoleUrl);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>jobhook gateway console</title>');
+    const stream = await fetch(`${consoleUrl}/events`);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = stream.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toMatch(/event: state\ndata: \{/);
+    child.kill('SIGINT');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    await reader.cancel().catch(() => undefined);
+  });
 });

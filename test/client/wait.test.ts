@@ -239,11 +239,11 @@ describe('how a wait ends otherwise', () => {
     expect(gateway.requests.filter((r) => r.method === 'POST' && r.path.includes('images'))).toHaveLength(0);
   });
 
-  test('a bad option is a TypeError, before any credit is spent', async () => {
+  test('a bad option is a JobhookError (invalid_options), before any credit is spent', async () => {
     const { gateway, client } = await setup();
     await expect(
       client.images.generateAndWait({ model: 'm', prompt: 'p' }, { pollIntervalMs: 0 }),
-    ).rejects.toThrow(TypeError);
+    ).rejects.toMatchObject({ name: 'JobhookError', code: 'invalid_options' });
     await expect(client.images.waitFor('task_x', { timeoutMs: -1 })).rejects.toThrow(/timeoutMs/);
     await expect(client.images.waitFor('')).rejects.toThrow(/task_id/);
     // @ts-expect-error: not a receiver

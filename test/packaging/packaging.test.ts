@@ -35,7 +35,7 @@ const subpaths = ${JSON.stringify(Object.keys(subpaths))};
 const modules = {};
 for (const name of subpaths) modules[name] = ${load};
 const { createReceiver } = modules['jobhook'];
-const { GatewayError } = modules['jobhook/client'];
+const { GatewayError, createClient } = modules['jobhook/client'];
 const { signDelivery, startGateway } = modules['jobhook/testing'];
 
 async function main() {
@@ -49,7 +49,7 @@ async function main() {
   const gateway = await startGateway();
   let refused;
   try {
-    await receiver.register({ client: { apiKey: 'sk_wrong', baseUrl: gateway.baseUrl }, url: 'https://x.test/hook' });
+    await receiver.register({ client: createClient({ apiKey: 'sk_wrong', baseUrl: gateway.baseUrl }), url: 'https://x.test/hook' });
   } catch (error) {
     refused = { sameClass: error instanceof GatewayError, status: error.status };
   } finally {

@@ -307,22 +307,41 @@ describe('receive() only', () => {
     expect((await receiver.receive(signed(completedPayload()))).status).toBe(401);
   });
 
-  test("a custom verifier's reason is logged, never answered: it might quote a signature", async () => {
+  test("a custom verifier's detail is logged, never answered: it might quote a signature", async () => {
     const logger = quietLogger();
     const receiver = make({
       logger,
-      verifier: () => ({ ok: false, reason: 'expected v1,c2VjcmV0LXNpZ25hdHVyZQ==' }),
+      verifier: () => ({ ok: false, code: 'no_match', detail: 'expected v1,c2VjcmV0LXNpZ25hdHVyZQ==' }),
     });
     const response = await receiver.receive(signed(completedPayload()));
     expect(response.status).toBe(401);
     expect(response.body).not.toContain('c2VjcmV0LXNpZ25hdHVyZQ');
-    expect(JSON.parse(response.body).error.message).toBe('The signature could not be verified.');
+    expect(JSON.parse(response.body).error.message).toBe('No signature matches; check the secret.');
     expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('c2VjcmV0LXNpZ25hdHVyZQ'));
   });
 
-  test("jobhook's own schemes answer with their reason, which names a header, not a value", async () => {
-    const response = await make().receive({ headers: {}, body: '{}' });
-    expect(JSON.parse(response.body).error.message).toMatch(/Missing header: webhook-id/);
+  test('every verifier is answered from one table of refusal codes; an unknown code is no_match', async () => {
+    const answerOf = async (outcome: unknown) => {
+      const receiver = make({ verifier: () => outcome as never });
+      return JSON.parse((await receiver.receive(signed(completedPayload()))).body).error.message;
+    };
+    expect(await answerOf({ ok: false, code: 'stale_timestamp' })).toMatch(/outside the allowed tolerance/);
+    expect(await answerOf({ ok: false, code: 'missing_header' })).toBe('A signature header is missing.');
+    expect(await answerOf({ ok: false, code: 'malformed_header' })).toBe('A signature header is malformed.');
+    expect(await answerOf({ ok: false, code: 'toString' })).toBe('No signature matches; check the secret.');
+    expect(await answerOf({ ok: false, reason: 'free text' })).toBe(
+      'No signature matches; check the secret.',
+    );
+    expect(await answerOf(false)).toBe('No signature matches; check the secret.');
+  });
+
+  test("jobhook's own schemes name the header in the log, and answer with the fixed text", async () => {
+    const logger = quietLogger();
+    const response = await make({ logger }).receive({ headers: {}, body: '{}' });
+    expect(JSON.parse(response.body).error.message).toBe('A signature header is missing.');
+    expect(logger.warn).toHaveBeenCalledWith(
+      expect.stringMatching(/missing_header.*Missing header: webhook-id/),
+    );
   });
 
   test('a custom verifier function receives the secrets and may answer with a boolean', async () => {

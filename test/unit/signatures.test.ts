@@ -120,20 +120,38 @@ describe('standardWebhooks()', () => {
   });
 
   test.each([
-    ['no webhook-id', { 'webhook-id': '' }, /webhook-id/],
-    ['no signature', { 'webhook-signature': '' }, /webhook-signature/],
-    ['a timestamp that is not seconds', { 'webhook-timestamp': '1.5e9' }, /Unix seconds/],
-    ['a negative timestamp', { 'webhook-timestamp': '-1' }, /Unix seconds/],
-    ['no v1 entry', { 'webhook-signature': 'v2,abc' }, /no v1/],
-    ['an empty v1 entry', { 'webhook-signature': 'v1,' }, /no v1/],
-    ['a signature of the wrong length', { 'webhook-signature': 'v1,AAAA' }, /No signature matches/],
-    ['an overlong id', { 'webhook-id': 'x'.repeat(300) }, /too long/],
-  ])('rejects %s with a reason that names no secret', (_name, change, reason) => {
+    ['no webhook-id', { 'webhook-id': '' }, 'missing_header', /webhook-id/],
+    ['no signature', { 'webhook-signature': '' }, 'missing_header', /webhook-signature/],
+    ['a timestamp that is not seconds', { 'webhook-timestamp': '1.5e9' }, 'malformed_header', /Unix seconds/],
+    ['a negative timestamp', { 'webhook-timestamp': '-1' }, 'malformed_header', /Unix seconds/],
+    ['a stale timestamp', { 'webhook-timestamp': String(NOW - 301) }, 'stale_timestamp', /tolerance/],
+    ['no v1 entry', { 'webhook-signature': 'v2,abc' }, 'malformed_header', /no well-formed v1/],
+    ['an empty v1 entry', { 'webhook-signature': 'v1,' }, 'malformed_header', /no well-formed v1/],
+    ['a signature of the wrong length', { 'webhook-signature': 'v1,AAAA' }, 'malformed_header', /v1/],
+    ['an overlong id', { 'webhook-id': 'x'.repeat(300) }, 'malformed_header', /too long/],
+  ])('refuses %s with a closed code and a detail that names no secret', (_name, change, code, detail) => {
     const body = '{"type":"x"}';
     const headers = { ...signDelivery({ secret: SECRET, payload: body, timestamp: NOW }).headers, ...change };
     const outcome = verify([SECRET], request(headers, body));
-    expect(outcome).toEqual({ ok: false, reason: expect.stringMatching(reason) });
+    expect(outcome).toEqual({ ok: false, code, detail: expect.stringMatching(detail) });
     expect(JSON.stringify(outcome)).not.toContain(SECRET.slice(6));
+    // The same refusal is found before the body is read.
+    const check = standardWebhooks().prepare([SECRET]).checkHeaders!;
+    expect(check(request(headers, body))).toEqual(outcome);
+  });
+
+  test('decodes signatures strictly, as the standardwebhooks package does', () => {
+    const body = '{"type":"x"}';
+    const headers = signDelivery({ secret: SECRET, payload: body, timestamp: NOW }).headers;
+    const valid = headers['webhook-signature']!.slice(3);
+    const urlSafe = valid.replaceAll('+', '-').replaceAll('/', '_');
+    const variants = [valid.replace(/=$/, ''), `${valid.slice(0, 20)}!${valid.slice(20)}`, `${valid}=`];
+    if (urlSafe !== valid) variants.push(urlSafe);
+    expect(verify([SECRET], request(headers, body)).ok).toBe(true);
+    for (const variant of variants) {
+      const outcome = verify([SECRET], request({ ...headers, 'webhook-signature': `v1,${variant}` }, body));
+      expect(outcome).toMatchObject({ ok: false, code: 'malformed_header' });
+    }
   });
 
   test('refuses a whsec_ secret that is not base64, without echoing it', () => {
@@ -154,7 +172,11 @@ describe('hmacSha256()', () => {
     expect(run(request({ 'x-hub-signature-256': `sha256=${hex.toUpperCase()}` }, body)).ok).toBe(true);
     expect(run(request({ 'x-hub-signature-256': hex }, body)).ok).toBe(false);
     expect(run(request({ 'x-hub-signature-256': `sha256=${hex}` }, `${body} `)).ok).toBe(false);
-    expect(run(request({}, body))).toEqual({ ok: false, reason: expect.stringMatching(/Missing header/) });
+    expect(run(request({}, body))).toEqual({
+      ok: false,
+      code: 'missing_header',
+      detail: expect.stringMatching(/Missing header/),
+    });
   });
 
   test('verifies a base64 digest, and signs what it verifies', () => {

@@ -37,6 +37,13 @@ export interface GatewayOptions {
     /** How each job ends. Default: completed. */
     outcome?: (job: JobRequest) => JobOutcome;
   };
+  /**
+   * Serve the live console at `<baseUrl>/_console`: webhooks, jobs, deliveries with each attempt,
+   * and buttons to submit a job and to redeliver an event (docs/gateway-simulator.md). Off by
+   * default; `jobhook gateway` turns it on. `heartbeatMs`: how often its event stream sends a
+   * keep-alive comment (default 15,000).
+   */
+  console?: boolean | { heartbeatMs?: number };
   deliveries?: {
     /** Waits before each retry of a failed attempt, in ms; its length is the number of retries. */
     retryDelaysMs?: readonly number[];

@@ -20,6 +20,11 @@ export interface ServerHooks {
   /** Runs after authentication: rate limits and injected failures throw from here. */
   beforeRoute(method: string, path: string, key: ApiKeyRecord, account: Account): void;
   requests: RecordedRequest[];
+  /**
+   * Answers a request outside the gateway API itself (the console under `/_console`) and returns
+   * true, or returns false to leave it to the API. Such requests are not in `requests`.
+   */
+  intercept?(req: IncomingMessage, res: ServerResponse, path: string, host: string): boolean;
 }
 
 /** Listens on 127.0.0.1 on a free port; only requests whose Host is that address are served. */
@@ -40,6 +45,7 @@ async function handle(hooks: ServerHooks, host: string, req: IncomingMessage, re
   const id = requestId();
   const method = (req.method ?? 'GET').toUpperCase();
   const path = (req.url ?? '/').split('?')[0]!;
+  if (hooks.intercept?.(req, res, path, host)) return;
   res.on('finish', () => hooks.requests.push({ method, path, status: res.statusCode }));
   try {
     const data = await answer(hooks, host, req, method, path);
@@ -67,7 +73,7 @@ async function answer(hooks: ServerHooks, host: string, req: IncomingMessage, me
   return found.route.handler({ state: hooks.state, account, key, body, params: found.params });
 }
 
-/** Section 4: request bodies are JSON objects sent with Content-Type: application/json. */
+/** docs/gateway.md §4: request bodies are JSON objects sent with Content-Type: application/json. */
 async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
