@@ -19,6 +19,9 @@ export type { DeliveryContext, EventHandler } from './receiver/run-handlers.js';
 export type { HeadersInput } from './wire/headers.js';
 export type { BodyInput } from './wire/body.js';
 export type { Logger } from './common/logger.js';
+export type { JobResult } from './results/job-result.js';
+export type { JobResults, JobResultsOptions } from './results/job-results.js';
+export type { ResultChannel } from './results/result-channel.js';
 export { JobhookError, type JobhookErrorCode } from './common/errors.js';
 export {
   memoryDedupeStore,

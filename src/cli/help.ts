@@ -6,6 +6,7 @@ Try a jobhook receiver and manage the gateway's webhooks from a terminal.
 
 Commands:
   gateway                 Run the gateway simulator in the foreground
+  generate "<prompt>"     Submit an image job; with --wait, print its image URL when it ends
   send <url> [payload]    Send a signed test delivery to a receiver and print its answer
   webhooks list           List the webhooks of an account
   webhooks register <url> Create or reuse the webhook that delivers to <url>
@@ -34,6 +35,25 @@ Options:
   --fail-when <text>    Jobs whose prompt contains <text> fail (default "fail")
   -q, --quiet           Do not print each request and delivery as it happens
   -h, --help            Show this help
+`;
+
+export const generateHelp = `Usage: jobhook generate "<prompt>" [options]
+
+Submits an image job and prints its task id. With --wait, waits for the job to end (polling the
+gateway, from every second to every 30 s) and prints the image URL, or exits 1 with the job's
+error. A wait that times out, or Ctrl+C, leaves the job running at the gateway.
+
+Options:
+  --wait                Wait for the job to end and print its image URL
+  --model <model>       The model (or set JOBHOOK_MODEL; default "default")
+  --aspect-ratio <w:h>  The aspect ratio (default 1:1)
+  --timeout <ms>        With --wait: give up waiting after this long (default 600000)
+  --api-key <key>       The API key (or set JOBHOOK_API_KEY)
+  --base-url <url>      The gateway's base URL (or set JOBHOOK_BASE_URL)
+  --json                Print the gateway's answer (with --wait: the finished task) as JSON
+  -h, --help            Show this help
+
+Exit code 0 when the job was submitted (with --wait: completed), 1 otherwise.
 `;
 
 export const sendHelp = `Usage: jobhook send <url> [payload-file] [options]

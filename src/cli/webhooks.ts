@@ -10,7 +10,8 @@ import { jsonText, printable } from './terminal.js';
 import { webhooksDeleteHelp, webhooksHelp, webhooksListHelp, webhooksRegisterHelp } from './help.js';
 import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 
-const connection = {
+/** The options every command that calls the gateway takes. */
+export const connection = {
   'api-key': { type: 'string' },
   'base-url': { type: 'string' },
   json: { type: 'boolean' },
@@ -102,7 +103,8 @@ const subcommands: Record<string, (args: string[]) => Promise<number>> = {
   },
 };
 
-function clientFrom(values: {
+/** A client from --api-key/--base-url or JOBHOOK_API_KEY/JOBHOOK_BASE_URL; a UsageError without them. */
+export function clientFrom(values: {
   'api-key'?: string | undefined;
   'base-url'?: string | undefined;
 }): GatewayClient {

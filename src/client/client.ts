@@ -3,6 +3,7 @@ import { GatewayError } from './errors.js';
 import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
 import { createTransport, type RequestOptions } from './request.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
+import { resolveWaitOptions, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
 import type {
   ApiKey,
   Balances,
@@ -54,6 +55,20 @@ export interface GatewayClient {
     generate(input: GenerateImageInput, options?: RequestOptions): Promise<GenerateImageResult>;
     /** GET /api/v1/images/{task_id} */
     get(taskId: string, options?: RequestOptions): Promise<ImageTask>;
+    /**
+     * Resolves with the task once it has completed: from the `receiver`'s webhook delivery when
+     * one is given, else (and always as a safety net) by polling `get` with backoff. Rejects with
+     * a `JobFailedError` when the job failed, a `WaitTimeoutError` past `timeoutMs` (the job goes
+     * on), the signal's reason on abort, or the `GatewayError` of a poll that cannot pass (401,
+     * 404). See "Waiting for a job" in the README.
+     */
+    waitFor(taskId: string, options?: WaitOptions): Promise<CompletedImageTask>;
+    /**
+     * `generate` (never re-sent), then `waitFor` the task it created: submit a job and get its
+     * image. `timeoutMs` counts from this call; the first poll comes one `pollIntervalMs` after
+     * the submission, since the job has only just started.
+     */
+    generateAndWait(input: GenerateImageInput, options?: WaitOptions): Promise<CompletedImageTask>;
   };
   account: {
     /** GET /api/v1/account/balances */
@@ -89,6 +104,10 @@ export function createClient(options: ClientOptions): GatewayClient {
     maxResponseBytes,
   });
 
+  const getImage = (taskId: string, requestOptions?: RequestOptions) =>
+    request<ImageTask>('GET', `/api/v1/images/${encodeURIComponent(taskId)}`, undefined, requestOptions);
+  const { waitFor } = waitService(getImage);
+
   const client: GatewayClient = {
     keys: {
       create: (input, requestOptions) => request('POST', '/api/v1/keys', input, requestOptions),
@@ -105,8 +124,16 @@ export function createClient(options: ClientOptions): GatewayClient {
     },
     images: {
       generate: (input, requestOptions) => request('POST', '/api/v1/images/generate', input, requestOptions),
-      get: (taskId, requestOptions) =>
-        request('GET', `/api/v1/images/${encodeURIComponent(taskId)}`, undefined, requestOptions),
+      get: getImage,
+      waitFor: (taskId, waitOptions) => waitFor(taskId, waitOptions),
+      async generateAndWait(input, waitOptions = {}) {
+        const startedAt = Date.now();
+        resolveWaitOptions(waitOptions); // a bad option fails before any credit is spent
+        const submitted = await request<GenerateImageResult>('POST', '/api/v1/images/generate', input, {
+          ...(waitOptions.signal && { signal: waitOptions.signal }),
+        });
+        return waitFor(submitted.task_id, waitOptions, { startedAt, pollAtOnce: false });
+      },
     },
     account: {
       balances: (requestOptions) => request('GET', '/api/v1/account/balances', undefined, requestOptions),

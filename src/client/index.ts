@@ -1,6 +1,7 @@
 /**
  * The gateway's API: {@link createClient}, {@link GatewayError}, and {@link registerWebhook}, which
- * creates or reuses the webhook on startup.
+ * creates or reuses the webhook on startup. `client.images.generateAndWait` submits a job and
+ * resolves with its image, or rejects with a {@link JobFailedError} or {@link WaitTimeoutError}.
  *
  * @module jobhook/client
  */
@@ -11,7 +12,10 @@ export {
   GatewayRedirectError,
   GatewayResponseTooLargeError,
   GatewayTimeoutError,
+  JobFailedError,
+  WaitTimeoutError,
 } from './errors.js';
+export type { CompletedImageTask, WaitOptions } from './wait-for.js';
 export {
   registerWebhook,
   type RegisterWebhookOptions,

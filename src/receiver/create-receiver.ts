@@ -19,6 +19,7 @@ import { parseEvent } from './parse-event.js';
 import { isThenable } from '../common/thenable.js';
 import { verifyDelivery } from './verify-delivery.js';
 import { registerReceiver, type ReceiverRegisterOptions, type WebhookRegistrar } from './register.js';
+import { jobResults, type JobResults } from '../results/job-results.js';
 
 /** One delivery as it came off the wire. */
 export interface DeliveryInput {
@@ -83,6 +84,12 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
   register<C extends WebhookRegistrar>(
     options: ReceiverRegisterOptions<C>,
   ): ReturnType<C['webhooks']['register']>;
+  /**
+   * The job results this receiver saw lately (and, with a `results` channel, those other
+   * instances saw), recorded once a delivery is verified and valid. Pass the receiver to
+   * `client.images.waitFor(taskId, { receiver })` or `generateAndWait` to be woken by them.
+   */
+  readonly results: JobResults;
 }
 
 // `& EventMap` only tells the compiler the job events always exist; it changes no field type.
@@ -99,6 +106,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   const anyHandlers: EventHandler<unknown>[] = [];
   const errorHandlers: ErrorHandler[] = [];
   const lifecycle = inFlightTracker();
+  const results = jobResults(options.results, config.logger, config.now);
   let warnedBodyUnavailable = false;
 
   function addHandler(type: string, handler: EventHandler<never>) {
@@ -157,6 +165,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       return parsed.response;
     }
     const { type, event } = parsed;
+    if (parsed.known) results.receive(type, event);
     const typed = parsed.known ? handlersByType.get(type) : undefined;
     const handlers = typed ? [...typed, ...anyHandlers] : anyHandlers;
     if (handlers.length === 0) return answers.ok();
@@ -232,9 +241,10 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     },
     receive,
     fetch: createFetchHandler(receive, config.maxBodyBytes),
-    close: () => lifecycle.close(),
+    close: () => lifecycle.close().then(() => results.close()),
     maxBodyBytes: config.maxBodyBytes,
     eventTypes: Object.keys(schemas),
+    results,
     register: (registerOptions) =>
       registerReceiver(
         {

@@ -5,6 +5,8 @@ import { isThenable } from '../common/thenable.js';
 import type { EventSchemas } from '../events/schemas.js';
 import { defaultLogger, redactingLogger, type Logger } from '../common/logger.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
+import type { JobResultsOptions } from '../results/job-results.js';
+import type { ResultChannel } from '../results/result-channel.js';
 import {
   refuse,
   type CustomVerifyFunction,
@@ -42,6 +44,13 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
    * never reach it: any line that would quote one (say, from a handler's error) has `[redacted]`.
    */
   logger?: Logger;
+  /**
+   * How `receiver.results` (what `client.images.waitFor` is woken by) keeps job results: a
+   * channel that shares them between instances (`redisResultChannel({ redis })`), or
+   * `{ channel?, maxEntries?, maxAgeMs? }`. Default: this process only, the last 10,000 results
+   * for 60 s. `false` keeps none, and waiters rely on polling.
+   */
+  results?: ResultChannel | JobResultsOptions | false;
 }
 
 export interface ResolvedOptions {

@@ -21,7 +21,7 @@ const subpaths = {
   'jobhook/express': ['expressHandler'],
   'jobhook/hono': ['honoHandler'],
   'jobhook/node': ['nodeHandler'],
-  'jobhook/client': ['createClient', 'GatewayError', 'registerWebhook'],
+  'jobhook/client': ['createClient', 'GatewayError', 'registerWebhook', 'JobFailedError', 'WaitTimeoutError'],
   'jobhook/testing': ['signDelivery', 'startGateway'],
   'jobhook/redis': ['redisDedupeStore'],
   'jobhook/postgres': ['postgresDedupeStore', 'postgresDedupeMigration'],
