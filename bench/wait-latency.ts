@@ -16,7 +16,7 @@ import { createReceiver, type Receiver, type ResultChannel } from 'jobhook';
 import { createClient, type WaitOptions } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
 import { startGateway, type Gateway } from 'jobhook/testing';
-import { redisResultChannel } from '../src/redis/result-channel.js';
+import { redisResultChannel } from 'jobhook/redis';
 
 const JOBS = Number(process.env.JOBS ?? 50);
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;

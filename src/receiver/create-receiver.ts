@@ -106,7 +106,12 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   const anyHandlers: EventHandler<unknown>[] = [];
   const errorHandlers: ErrorHandler[] = [];
   const lifecycle = inFlightTracker();
-  const results = jobResults(options.results, config.logger, config.now);
+  // A shared store may share job results too (Redis pub/sub), unless `results` says otherwise.
+  const results = jobResults(
+    options.results === undefined ? config.dedupe?.resultChannel?.() : options.results,
+    config.logger,
+    config.now,
+  );
   let warnedBodyUnavailable = false;
 
   function addHandler(type: string, handler: EventHandler<never>) {

@@ -1,6 +1,8 @@
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import { withTimeout } from '../dedupe/with-timeout.js';
+import type { Redis } from 'ioredis';
 import { JobhookError } from '../common/errors.js';
+import { redisResultChannel } from './result-channel.js';
 import { scripts, type Script } from './scripts.js';
 
 /**
@@ -86,6 +88,11 @@ export function redisDedupeStore(options: RedisDedupeOptions): RedisDedupeStore 
     prefix,
     leaseMs,
     ttlMs,
+    // An ioredis client can also publish and subscribe: job results then reach every instance's
+    // waiters (`client.images.waitFor`) with no polling, on the channel `<prefix>results`.
+    ...(canPublish(redis) && {
+      resultChannel: () => redisResultChannel({ redis: redis as unknown as Redis, prefix }),
+    }),
     async claim(key, owner) {
       const result = await call('claim', scripts.claim, key, tag(owner), leaseMs);
       if (result === 'new' || result === 'busy' || result === 'done') return result;
@@ -112,4 +119,9 @@ function positive(name: string, value: number | undefined, fallback: number): nu
     );
   }
   return value;
+}
+
+function canPublish(redis: object): boolean {
+  const client = redis as { publish?: unknown; duplicate?: unknown };
+  return typeof client.publish === 'function' && typeof client.duplicate === 'function';
 }

@@ -18,4 +18,5 @@ export {
   type RedisDedupeStore,
   type RedisScriptClient,
 } from './dedupe-store.js';
+export { redisResultChannel, type RedisResultChannelOptions } from './result-channel.js';
 export type { DedupeStore, ClaimResult } from '../dedupe/dedupe-store.js';

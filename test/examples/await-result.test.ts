@@ -11,7 +11,7 @@ import { createClient } from 'jobhook/client';
 import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
 import { afterEach, describe, expect, test } from 'vitest';
 import { start, type AwaitResultOptions } from '../../examples/await-result/server.js';
-import { redisResultChannel } from '../../src/redis/result-channel.js';
+import { redisResultChannel } from 'jobhook/redis';
 
 const SECRET = `whsec_${Buffer.from('await-result-example-secret-0123').toString('base64')}`;
 const cleanups: (() => Promise<unknown> | void)[] = [];

@@ -11,7 +11,7 @@ import { createClient } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
 import { startGateway } from 'jobhook/testing';
 import { afterEach, describe, expect, test } from 'vitest';
-import { redisResultChannel } from '../../src/redis/result-channel.js';
+import { redisDedupeStore, redisResultChannel } from 'jobhook/redis';
 
 const SECRET = `whsec_${Buffer.from('redis-channel-secret-0123456789ab').toString('base64')}`;
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -63,10 +63,13 @@ async function subscribed(admin: Redis, channel: string, count: number) {
 async function instance(
   channelPrefix: string,
   lines: string[] = [],
+  via: 'channel' | 'store' = 'channel',
 ): Promise<{ receiver: Receiver; url: string }> {
   const receiver = createReceiver({
     secret: SECRET,
-    results: redisResultChannel({ redis: redis(), prefix: channelPrefix }),
+    ...(via === 'channel'
+      ? { results: redisResultChannel({ redis: redis(), prefix: channelPrefix }) }
+      : { dedupe: redisDedupeStore({ redis: redis(), prefix: channelPrefix, ttlMs: 60_000 }) }),
     logger: { error: (line) => lines.push(line) },
   });
   cleanups.push(() => receiver.close());
@@ -106,6 +109,24 @@ describe.skipIf(!up)('redisResultChannel', () => {
     const polls = gateway.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/api/v1/images/'));
     expect(polls).toHaveLength(0);
     expect(a.receiver.results.watching).toBe(0);
+  });
+
+  test('redisDedupeStore alone shares results too: no results option needed', async () => {
+    const channelPrefix = prefix();
+    const a = await instance(channelPrefix, [], 'store');
+    const b = await instance(channelPrefix, [], 'store');
+    await subscribed(redis(), `${channelPrefix}results`, 2);
+    const gateway = await startGateway({ jobs: { stepMs: 1 } });
+    cleanups.push(() => gateway.close());
+    const client = createClient({ apiKey: gateway.apiKey, baseUrl: gateway.baseUrl });
+    await b.receiver.register({ client, url: b.url });
+    const task = await client.images.generateAndWait(
+      { model: 'm', prompt: 'p' },
+      { receiver: a.receiver, pollIntervalMs: 60_000 },
+    );
+    expect(task).toMatchObject({ status: 'completed' });
+    const polls = gateway.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/api/v1/images/'));
+    expect(polls).toHaveLength(0);
   });
 
   test('a job.failed crosses too, and a message that is not a result is ignored and logged', async () => {
