@@ -15,7 +15,7 @@ export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const dist = join(root, 'dist');
 export const cli = join(dist, 'cli.js');
 
-const outputs = ['index', 'express', 'hono', 'node', 'client', 'testing'].flatMap((name) =>
+const outputs = ['index', 'express', 'hono', 'node', 'fastify', 'koa', 'client', 'testing'].flatMap((name) =>
   ['.js', '.cjs', '.d.ts', '.d.cts'].map((ext) => `${name}${ext}`),
 );
 const inputs = ['src', 'adapters', 'tsup.config.ts', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];

@@ -21,6 +21,8 @@ const subpaths = {
   'jobhook/express': ['expressHandler'],
   'jobhook/hono': ['honoHandler'],
   'jobhook/node': ['nodeHandler'],
+  'jobhook/fastify': ['fastifyPlugin'],
+  'jobhook/koa': ['koaHandler'],
   'jobhook/client': ['createClient', 'GatewayError', 'registerWebhook'],
   'jobhook/testing': ['signDelivery', 'startGateway'],
 };
@@ -142,7 +144,7 @@ describe('the packed tarball', () => {
       'README.md',
       'package.json',
     ]);
-    for (const name of ['index', 'express', 'hono', 'node', 'client', 'testing']) {
+    for (const name of ['index', 'express', 'hono', 'node', 'fastify', 'koa', 'client', 'testing']) {
       expect(paths).toEqual(
         expect.arrayContaining([
           `dist/${name}.js`,
