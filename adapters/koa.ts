@@ -28,7 +28,10 @@ export interface KoaHandlerOptions {
 export function koaHandler(receiver: NodeReceiver, options: KoaHandlerOptions = {}): Middleware {
   const { path } = options;
   return async (ctx, next) => {
-    if (path !== undefined && ctx.path !== path) return next();
+    if (path !== undefined && ctx.path !== path) {
+      await next();
+      return;
+    }
     ctx.respond = false;
     // @koa/bodyparser keeps the text it parsed as `rawBody`; without it the stream is read here.
     const { rawBody } = ctx.request as { rawBody?: unknown };
