@@ -35,7 +35,7 @@ export function expressHandler(receiver: NodeReceiver): RequestHandler {
  * Works with `express.json`, `express.text`, `express.urlencoded` and `body-parser`.
  */
 export function keepRawBody(req: IncomingMessage, _res: ServerResponse, buf: Buffer): void {
-  (req as IncomingMessage & { rawBody?: Buffer }).rawBody = buf;
+  Object.assign(req, { rawBody: buf });
 }
 
 /** The raw bytes a middleware kept (`req.rawBody`, or `express.raw()`'s Buffer), if any. */

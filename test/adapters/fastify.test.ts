@@ -1,17 +1,17 @@
 // Fastify-specific cases: the plugin's scope leaves the app's parsers alone, and `path`/`prefix`.
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyPlugin } from 'jobhook/fastify';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { completed, type JsonAnswer, recordingReceiver, SECRET } from '../conformance/fixtures.js';
 
 describe('fastifyPlugin', () => {
-  const apps: ReturnType<typeof Fastify>[] = [];
+  const apps: FastifyInstance[] = [];
   afterEach(async () => {
     await Promise.all(apps.splice(0).map((app) => app.close()));
   });
 
-  async function start(mount: (app: ReturnType<typeof Fastify>) => Promise<unknown>) {
+  async function start(mount: (app: FastifyInstance) => Promise<unknown>) {
     const app = Fastify();
     apps.push(app);
     await mount(app);
