@@ -11,7 +11,7 @@ describe('fastifyPlugin', () => {
     await Promise.all(apps.splice(0).map((app) => app.close()));
   });
 
-  async function start(mount: (app: FastifyInstance) => Promise<unknown>) {
+  async function start(mount: (app: FastifyInstance) => PromiseLike<unknown>) {
     const app = Fastify();
     apps.push(app);
     await mount(app);
