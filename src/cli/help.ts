@@ -26,6 +26,9 @@ request and delivery as it happens. Jobs complete after a few milliseconds, and 
 registered webhooks are signed with their secret_key and retried a few times on failure.
 
 Options:
+  -p, --port <n>        The port to listen on (default: a free one)
+  --host <address>      The address to listen on (default 127.0.0.1); requests must name it in
+                        their Host header unless it is 0.0.0.0 or ::
   --credits <n>         Credits of the account (default 1000)
   --fail-when <text>    Jobs whose prompt contains <text> fail (default "fail")
   -q, --quiet           Do not print each request and delivery as it happens

@@ -54,7 +54,7 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** Starts an in-memory gateway on 127.0.0.1 with a free port. */
+/** Starts an in-memory gateway, by default on 127.0.0.1 with a free port (`host`, `port`). */
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   const config = resolveGatewayOptions(options);
   const state = createState();
@@ -93,7 +93,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
   }
 
-  const { server, host } = await listen({ state, routes, beforeRoute, requests });
+  const { server, host } = await listen({ state, routes, beforeRoute, requests }, config);
   const main = createAccount(state, { approved: true, credits: config.credits });
   const mainKey = createKey(state, main.id, 'simulator');
   const unapproved = createAccount(state, { approved: false, credits: config.credits });
