@@ -17,7 +17,7 @@ export interface StandardSchemaProps<Input = unknown, Output = Input> {
   /** Validates a value; the result may be a promise for asynchronous schemas. */
   readonly validate: (
     value: unknown,
-    options?: { readonly libraryOptions?: Record<string, unknown> | undefined } | undefined,
+    options?: { readonly libraryOptions?: Record<string, unknown> | undefined },
   ) => StandardResult<Output> | Promise<StandardResult<Output>>;
   /** The input and output types, for inference only. */
   readonly types?: { readonly input: Input; readonly output: Output } | undefined;

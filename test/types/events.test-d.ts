@@ -4,7 +4,7 @@
 import { expectTypeOf, test } from 'vitest';
 import type { z } from 'zod';
 import type { JobCompletedEvent, JobFailedEvent } from 'jobhook';
-import { zodSchemas } from '../../src/events/schemas.js';
+import type { zodSchemas } from '../../src/events/schemas.js';
 
 /** A type without its string index signatures, at every depth. */
 type Known<T> = T extends object ? { [K in keyof T as string extends K ? never : K]: Known<T[K]> } : T;
