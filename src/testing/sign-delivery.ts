@@ -52,5 +52,5 @@ function bodyOfBytes(bytes: Uint8Array): Uint8Array<ArrayBuffer> | string {
   if (isUtf8(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   const copy = Buffer.alloc(bytes.byteLength);
   copy.set(bytes);
-  return copy as Uint8Array<ArrayBuffer>;
+  return copy;
 }

@@ -45,7 +45,6 @@ test('onAny narrows on event.type', () => {
   });
 });
 
-
 test.each([
   [
     'zod 4',
