@@ -6,6 +6,8 @@ const library = {
   express: 'adapters/express.ts',
   hono: 'adapters/hono.ts',
   node: 'adapters/node.ts',
+  fastify: 'adapters/fastify.ts',
+  koa: 'adapters/koa.ts',
   client: 'src/client/index.ts',
   testing: 'src/testing/index.ts',
   redis: 'src/redis/index.ts',

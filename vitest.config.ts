@@ -11,6 +11,8 @@ export default defineConfig({
       { find: /^jobhook\/express$/, replacement: source('./adapters/express.ts') },
       { find: /^jobhook\/hono$/, replacement: source('./adapters/hono.ts') },
       { find: /^jobhook\/node$/, replacement: source('./adapters/node.ts') },
+      { find: /^jobhook\/fastify$/, replacement: source('./adapters/fastify.ts') },
+      { find: /^jobhook\/koa$/, replacement: source('./adapters/koa.ts') },
       { find: /^jobhook\/client$/, replacement: source('./src/client/index.ts') },
       { find: /^jobhook\/testing$/, replacement: source('./src/testing/index.ts') },
       { find: /^jobhook\/redis$/, replacement: source('./src/redis/index.ts') },

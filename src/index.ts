@@ -51,4 +51,6 @@ export {
   type DefaultEvents,
   type EventSchemas,
   type UnknownEvent,
+  type UnknownEventType,
 } from './events/schemas.js';
+export type { StandardSchemaV1 } from './events/standard-schema.js';

@@ -31,6 +31,9 @@ delivery with every attempt (time, status, the receiver's answer, latency), upda
 happen, with buttons to submit a job that completes or fails and to redeliver an event.
 
 Options:
+  -p, --port <n>        The port to listen on (default: a free one)
+  --host <address>      The address to listen on (default 127.0.0.1); requests must name it in
+                        their Host header unless it is 0.0.0.0 or ::
   --credits <n>         Credits of the account (default 1000)
   --fail-when <text>    Jobs whose prompt contains <text> fail (default "fail")
   -q, --quiet           Do not print each request and delivery as it happens

@@ -164,7 +164,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       signedId = outcome.id;
     }
 
-    const parsed = parseEvent(body, schemas);
+    const parsing = parseEvent(body, schemas);
+    const parsed = isThenable(parsing) ? await parsing : parsing;
     if (!parsed.ok) {
       config.logger.warn?.(`jobhook: rejected a delivery (400): ${parsed.response.body}`);
       return parsed.response;

@@ -31,7 +31,10 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
   toleranceSeconds?: number;
   /** The clock, in milliseconds since the epoch. Default `Date.now`. */
   now?: () => number;
-  /** Replace the schema of an event type, or add one. Unknown fields should be kept (`z.looseObject`). */
+  /**
+   * Replace the schema of an event type, or add one: any Standard Schema v1 validator (zod 3.24+ or 4,
+   * valibot, arktype, …); handler types follow it. Keep unknown fields (`z.looseObject`, `v.looseObject`).
+   */
   schemas?: S;
   /** Where handled delivery ids are remembered. Default: in memory. `false` turns dedupe off. */
   dedupe?: DedupeStore | false;

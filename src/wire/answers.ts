@@ -81,8 +81,9 @@ export const answers = {
       500,
       'body_unavailable',
       'The raw request body was consumed before jobhook could read it, so its signature cannot be checked. ' +
-        'Mount the webhook handler before any body parser (such as express.json()), ' +
-        'or give it the raw bytes: express.raw({ type: "*/*" }) on its route or req.rawBody in Express, ' +
+        'Mount the webhook route before any body parser (such as a global express.json()), ' +
+        'or have the parser keep the raw bytes: express.json({ verify: keepRawBody }) with keepRawBody ' +
+        'from jobhook/express; NestFactory.create(AppModule, { rawBody: true }) in NestJS; ' +
         'c.req.arrayBuffer() (not c.req.json()) in a Hono middleware.',
     ),
   shuttingDown: () =>

@@ -1,6 +1,6 @@
 import { expectTypeOf, test } from 'vitest';
 import { z } from 'zod';
-import { createReceiver, jobCompletedSchema, type JobResult } from 'jobhook';
+import { createReceiver, type JobResult } from 'jobhook';
 import {
   createClient,
   type CompletedImageTask,
@@ -24,7 +24,7 @@ test('a wait resolves with a completed task whose image_url is a string', () => 
 test('any receiver can be waited on, custom schemas included', () => {
   const custom = createReceiver({
     secret: 's',
-    schemas: { 'job.completed': jobCompletedSchema.extend({ extra: z.string() }) },
+    schemas: { 'job.completed': z.looseObject({ type: z.literal('job.completed'), extra: z.string() }) },
   });
   void client.images.waitFor('task_1', { receiver: custom, timeoutMs: 1000, pollIntervalMs: 100 });
   expectTypeOf(custom.results.get('task_1')).toEqualTypeOf<JobResult | undefined>();

@@ -3,7 +3,7 @@
 // TypeScript in both module kinds. Slow-ish (npm pack + npm install), about 10 s.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -21,6 +21,8 @@ const subpaths = {
   'jobhook/express': ['expressHandler'],
   'jobhook/hono': ['honoHandler'],
   'jobhook/node': ['nodeHandler'],
+  'jobhook/fastify': ['fastifyPlugin'],
+  'jobhook/koa': ['koaHandler'],
   'jobhook/client': ['createClient', 'GatewayError', 'registerWebhook', 'JobFailedError', 'WaitTimeoutError'],
   'jobhook/testing': ['signDelivery', 'startGateway'],
   'jobhook/redis': ['redisDedupeStore'],
@@ -100,6 +102,25 @@ export const signed: { headers: Record<string, string> } = signDelivery({ secret
 export const start: () => Promise<{ baseUrl: string; apiKey: string }> = startGateway;
 `;
 
+/** The adapters' frameworks and the type packages they need, linked from this repository. */
+const frameworkTypes = ['@types/node', 'express', '@types/express', 'hono', 'fastify', 'koa', '@types/koa'];
+
+const everyAdapter = `
+import express from 'express';
+import { Hono } from 'hono';
+import Fastify from 'fastify';
+import Koa from 'koa';
+import { expressHandler, keepRawBody } from 'jobhook/express';
+import { honoHandler } from 'jobhook/hono';
+import { fastifyPlugin } from 'jobhook/fastify';
+import { koaHandler } from 'jobhook/koa';
+
+export const expressApp = express().use(express.json({ verify: keepRawBody })).post('/webhooks', expressHandler(receiver));
+export const honoApp = new Hono().post('/webhooks', honoHandler(receiver));
+export const fastifyApp = Fastify().register(fastifyPlugin(receiver, { path: '/webhooks' }));
+export const koaApp = new Koa().use(koaHandler(receiver, { path: '/webhooks' }));
+`;
+
 describe('the packed tarball', () => {
   let dir: string;
   let tarball: string;
@@ -151,7 +172,18 @@ describe('the packed tarball', () => {
       'README.md',
       'package.json',
     ]);
-    for (const name of ['index', 'express', 'hono', 'node', 'client', 'testing', 'redis', 'postgres']) {
+    for (const name of [
+      'index',
+      'express',
+      'hono',
+      'node',
+      'fastify',
+      'koa',
+      'client',
+      'testing',
+      'redis',
+      'postgres',
+    ]) {
       expect(paths).toEqual(
         expect.arrayContaining([
           `dist/${name}.js`,
@@ -205,6 +237,46 @@ describe('the packed tarball', () => {
   it('type-checks a TypeScript consumer in both module kinds (node16 resolution)', async () => {
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
     const result = await run(process.execPath, [tsc, '-p', '.'], { cwd: project(), env }).catch(
+      (error: { stdout: string }) => ({ stdout: error.stdout, failed: true }),
+    );
+    expect(result.stdout).toBe('');
+  });
+
+  it('type-checks every entry point with TypeScript 5.7, the oldest supported, and skipLibCheck off', async () => {
+    // A project beside the consumer: a copy of the installed jobhook, plus the frameworks its
+    // adapters take types from (linked: their own dependencies resolve where they really are), so
+    // that every published .d.ts, and what it imports, is checked rather than skipped.
+    const project57 = join(dir, 'consumer-ts57');
+    const modules = join(project57, 'node_modules');
+    await mkdir(join(modules, '@types'), { recursive: true });
+    await cp(join(project(), 'node_modules/jobhook'), join(modules, 'jobhook'), { recursive: true });
+    for (const name of frameworkTypes) {
+      await mkdir(join(modules, name, '..'), { recursive: true });
+      await symlink(join(root, 'node_modules', name), join(modules, name));
+    }
+    await writeFile(join(project57, 'typed.mts'), typed + everyAdapter);
+    await writeFile(join(project57, 'typed.cts'), typed + everyAdapter);
+    await writeFile(
+      join(project57, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'node16',
+          moduleResolution: 'node16',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          // @types/koa wants @types/content-disposition, but finds the types content-disposition 1
+          // ships itself, which lack `Options`: a mismatch between those two packages, not jobhook's.
+          paths: { 'content-disposition': [join(root, 'node_modules/@types/content-disposition')] },
+        },
+        files: ['typed.mts', 'typed.cts'],
+      }),
+    );
+    const tsc57 = join(root, 'node_modules/typescript57/bin/tsc');
+    expect((await run(process.execPath, [tsc57, '--version'])).stdout.trim()).toBe('Version 5.7.3');
+    const result = await run(process.execPath, [tsc57, '-p', '.'], { cwd: project57, env }).catch(
       (error: { stdout: string }) => ({ stdout: error.stdout, failed: true }),
     );
     expect(result.stdout).toBe('');

@@ -19,6 +19,13 @@ export interface JobRequest {
 
 /** Options of {@link startGateway}; each has a default. */
 export interface GatewayOptions {
+  /** The port to listen on. Default 0: a free one. */
+  port?: number;
+  /**
+   * The address to listen on and to be reached at: requests must name it in their Host header
+   * (a guard against DNS rebinding), unless it is a wildcard (`0.0.0.0`, `::`). Default `127.0.0.1`.
+   */
+  host?: string;
   /** Credits of the account `apiKey` belongs to. Default 1,000. */
   credits?: number;
   /** Credits one image costs. Default 10. */
@@ -34,7 +41,7 @@ export interface GatewayOptions {
     auto?: boolean;
     /** Time between the steps pending -> processing -> done of an automatic job, in ms. Default 10. */
     stepMs?: number;
-    /** How each job ends. Default: completed. */
+    /** How each job ends. Default: failed when the prompt contains "fail", else completed. */
     outcome?: (job: JobRequest) => JobOutcome;
   };
   /**
@@ -58,6 +65,8 @@ export interface GatewayOptions {
 }
 
 export interface ResolvedGatewayOptions {
+  port: number;
+  host: string;
   credits: number;
   creditsPerImage: number;
   models: readonly string[] | undefined;
@@ -76,6 +85,8 @@ export const DEFAULT_RETRY_DELAYS_MS = [50, 100, 200, 400, 800] as const;
 
 export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGatewayOptions {
   return {
+    port: options.port ?? 0,
+    host: options.host ?? '127.0.0.1',
     credits: options.credits ?? 1000,
     creditsPerImage: options.creditsPerImage ?? 10,
     models: options.models,
@@ -83,9 +94,20 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     maxConcurrentJobs: options.maxConcurrentJobs ?? 10,
     autoJobs: options.jobs?.auto ?? true,
     stepMs: options.jobs?.stepMs ?? 10,
-    outcome: options.jobs?.outcome ?? (() => ({ status: 'completed' })),
+    outcome: options.jobs?.outcome ?? failWhenPromptContains('fail'),
     retryDelaysMs: options.deliveries?.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
     deliveryTimeoutMs: options.deliveries?.timeoutMs ?? 5000,
     duplicateRate: options.deliveries?.duplicateRate ?? 0,
   };
+}
+
+/**
+ * The default outcome (and the CLI's, with `--fail-when`): jobs whose prompt contains `text` fail,
+ * so a test or a demo can ask for a failure without configuring anything.
+ */
+export function failWhenPromptContains(text: string): (job: JobRequest) => JobOutcome {
+  return (job) =>
+    job.prompt.includes(text)
+      ? { status: 'failed', error: { code: 'generation_failed', message: 'The prompt asked to fail.' } }
+      : { status: 'completed' };
 }

@@ -68,7 +68,7 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** Starts an in-memory gateway on 127.0.0.1 with a free port. */
+/** Starts an in-memory gateway, by default on 127.0.0.1 with a free port (`host`, `port`). */
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   const outcomes = chosenOutcomes(resolveGatewayOptions(options));
   const config = outcomes.config;
@@ -150,13 +150,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       heartbeatMs: (options.console === true ? undefined : options.console.heartbeatMs) ?? 15_000,
     });
   }
-  const { server, host } = await listen({
-    state,
-    routes,
-    beforeRoute,
-    requests,
-    intercept: gatewayConsole?.handle,
-  });
+  const { server, host } = await listen(
+    { state, routes, beforeRoute, requests, intercept: gatewayConsole?.handle },
+    config,
+  );
   baseUrl = `http://${host}`;
 
   return {

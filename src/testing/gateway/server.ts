@@ -27,25 +27,41 @@ export interface ServerHooks {
   intercept?(req: IncomingMessage, res: ServerResponse, path: string, host: string): boolean;
 }
 
-/** Listens on 127.0.0.1 on a free port; only requests whose Host is that address are served. */
-export async function listen(hooks: ServerHooks): Promise<{ server: Server; host: string }> {
+/**
+ * Listens on `address` (default 127.0.0.1, a free port); only requests whose Host is that address
+ * are served, unless it is a wildcard address, which is reachable by any name on purpose.
+ */
+export async function listen(
+  hooks: ServerHooks,
+  address: { host: string; port: number } = { host: '127.0.0.1', port: 0 },
+): Promise<{ server: Server; host: string }> {
   let host = '';
+  const any = WILDCARDS.has(address.host);
   const server = createServer((req, res) => {
-    void handle(hooks, host, req, res);
+    void handle(hooks, any ? undefined : host, req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(address.port, address.host, () => resolve());
   });
-  host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const name = address.host.includes(':') ? `[${address.host}]` : address.host;
+  host = `${name}:${(server.address() as AddressInfo).port}`;
   return { server, host };
 }
 
-async function handle(hooks: ServerHooks, host: string, req: IncomingMessage, res: ServerResponse) {
+const WILDCARDS = new Set(['0.0.0.0', '::']);
+
+async function handle(
+  hooks: ServerHooks,
+  host: string | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+) {
   const id = requestId();
   const method = (req.method ?? 'GET').toUpperCase();
   const path = (req.url ?? '/').split('?')[0]!;
-  if (hooks.intercept?.(req, res, path, host)) return;
+  // A wildcard address serves any Host: the console then checks against the one the request names.
+  if (hooks.intercept?.(req, res, path, host ?? String(req.headers.host ?? ''))) return;
   res.on('finish', () => hooks.requests.push({ method, path, status: res.statusCode }));
   try {
     const data = await answer(hooks, host, req, method, path);
@@ -57,8 +73,14 @@ async function handle(hooks: ServerHooks, host: string, req: IncomingMessage, re
   }
 }
 
-async function answer(hooks: ServerHooks, host: string, req: IncomingMessage, method: string, path: string) {
-  if (req.headers.host !== host) {
+async function answer(
+  hooks: ServerHooks,
+  host: string | undefined,
+  req: IncomingMessage,
+  method: string,
+  path: string,
+) {
+  if (host !== undefined && req.headers.host !== host) {
     req.resume();
     throw new GatewayFailure(403, 'forbidden', 'This host is not the gateway host.');
   }
