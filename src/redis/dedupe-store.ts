@@ -1,8 +1,7 @@
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import { withTimeout } from '../dedupe/with-timeout.js';
-import type { Redis } from 'ioredis';
 import { JobhookError } from '../common/errors.js';
-import { redisResultChannel } from './result-channel.js';
+import { redisResultChannel, type RedisPubSubClient } from './result-channel.js';
 import { scripts, type Script } from './scripts.js';
 
 /**
@@ -91,7 +90,7 @@ export function redisDedupeStore(options: RedisDedupeOptions): RedisDedupeStore 
     // An ioredis client can also publish and subscribe: job results then reach every instance's
     // waiters (`client.images.waitFor`) with no polling, on the channel `<prefix>results`.
     ...(canPublish(redis) && {
-      resultChannel: () => redisResultChannel({ redis: redis as unknown as Redis, prefix }),
+      resultChannel: () => redisResultChannel({ redis: redis as unknown as RedisPubSubClient, prefix }),
     }),
     async claim(key, owner) {
       const result = await call('claim', scripts.claim, key, tag(owner), leaseMs);

@@ -18,5 +18,10 @@ export {
   type RedisDedupeStore,
   type RedisScriptClient,
 } from './dedupe-store.js';
-export { redisResultChannel, type RedisResultChannelOptions } from './result-channel.js';
+export {
+  redisResultChannel,
+  type RedisResultChannelOptions,
+  type RedisPubSubClient,
+  type RedisSubscriber,
+} from './result-channel.js';
 export type { DedupeStore, ClaimResult } from '../dedupe/dedupe-store.js';

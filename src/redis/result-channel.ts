@@ -1,12 +1,30 @@
-import type { Redis } from 'ioredis';
 import { JobhookError } from '../common/errors.js';
 import { isJobResult, type JobResult } from '../results/job-result.js';
 import type { ResultChannel } from '../results/result-channel.js';
 
+/**
+ * What the channel uses of an ioredis client. Written here rather than imported, so that the
+ * types of `jobhook/redis` need no ioredis installed to compile (as the store's do).
+ */
+export interface RedisPubSubClient {
+  publish(channel: string, message: string): Promise<unknown>;
+  duplicate(): RedisSubscriber;
+}
+
+/** What the channel uses of the connection it subscribes on (`redis.duplicate()`). */
+export interface RedisSubscriber {
+  readonly status: string;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  subscribe(channel: string): Promise<unknown>;
+  quit(): Promise<unknown>;
+  disconnect(): void;
+}
+
 /** Options of {@link redisResultChannel}. */
 export interface RedisResultChannelOptions {
   /** An ioredis client, used to publish. The channel subscribes on its own `redis.duplicate()`. */
-  redis: Redis;
+  redis: RedisPubSubClient;
   /** Prefix of the pub/sub channel's name, `<prefix>results`. Default `jobhook:`. */
   prefix?: string;
 }
@@ -33,7 +51,7 @@ export function redisResultChannel(options: RedisResultChannelOptions): ResultCh
     throw new JobhookError('invalid_options', 'redisResultChannel needs `redis`: an ioredis client.');
   }
   const channel = `${options.prefix ?? 'jobhook:'}results`;
-  let subscriber: Redis | undefined;
+  let subscriber: RedisSubscriber | undefined;
 
   return {
     async publish(result) {

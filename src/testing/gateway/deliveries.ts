@@ -1,3 +1,4 @@
+import { JobhookError } from '../../common/errors.js';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -87,9 +88,10 @@ export function deliveryService(
    */
   function redeliver(deliveryId: string): DeliveryRecord {
     const original = log.get(deliveryId);
-    if (!original) throw new Error(`No delivery ${deliveryId}.`);
+    if (!original) throw new JobhookError('invalid_options', `No delivery ${deliveryId}.`);
     const webhook = state.webhooks.get(original.webhookId);
-    if (!webhook) throw new Error(`The webhook of delivery ${deliveryId} has been deleted.`);
+    if (!webhook)
+      throw new JobhookError('invalid_options', `The webhook of delivery ${deliveryId} has been deleted.`);
     const { eventId, type, taskId, body } = original;
     return start(webhook, { deliveryId, eventId, type, taskId, body, redelivery: true });
   }

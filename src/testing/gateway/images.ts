@@ -1,3 +1,4 @@
+import { JobhookError } from '../../common/errors.js';
 import { randomBytes } from 'node:crypto';
 import type { Activity } from './activity.js';
 import type { JobOutcome, ResolvedGatewayOptions } from './config.js';
@@ -82,14 +83,14 @@ export function imageService(
   /** One step of a task; `outcome` overrides `jobs.outcome` when the step ends it. */
   function advance(taskId: string, outcome?: JobOutcome): TaskRecord {
     const task = state.tasks.get(taskId);
-    if (!task) throw new Error(`No task ${taskId}.`);
+    if (!task) throw new JobhookError('invalid_options', `No task ${taskId}.`);
     if (task.status === 'pending') {
       task.status = 'processing';
       task.updated_at = nowIso();
     } else if (task.status === 'processing') {
       finish(task, outcome ?? options.outcome({ ...task }));
     } else {
-      throw new Error(`Task ${taskId} has already ended (${task.status}).`);
+      throw new JobhookError('invalid_options', `Task ${taskId} has already ended (${task.status}).`);
     }
     onChange();
     return task;
