@@ -54,3 +54,4 @@ export {
   type UnknownEventType,
 } from './events/schemas.js';
 export type { StandardSchemaV1 } from './events/standard-schema.js';
+export { GATEWAY_EVENT_TYPES, type GatewayEventType } from './events/event-types.js';

@@ -8,6 +8,7 @@ import { DEFAULT_TABLE, lockedMigration, quotedTable } from './table.js';
  * `jobhook/postgres` loads without pg until you create the pool yourself.
  */
 export interface PostgresQueryable {
+  /** Runs one parameterised statement (a `pg` Pool or Client). */
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 

@@ -10,7 +10,9 @@ import { scripts, type Script } from './scripts.js';
  * client yourself.
  */
 export interface RedisScriptClient {
+  /** Runs a loaded Lua script by its SHA-1. */
   evalsha(sha: string, numKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
+  /** Runs a Lua script, loading it. */
   eval(script: string, numKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
 }
 

@@ -7,17 +7,25 @@ import type { ResultChannel } from '../results/result-channel.js';
  * types of `jobhook/redis` need no ioredis installed to compile (as the store's do).
  */
 export interface RedisPubSubClient {
+  /** Publishes one result. */
   publish(channel: string, message: string): Promise<unknown>;
+  /** A new connection with the same options, for subscribing. */
   duplicate(): RedisSubscriber;
 }
 
 /** What the channel uses of the connection it subscribes on (`redis.duplicate()`). */
 export interface RedisSubscriber {
+  /** `ready` once connected. */
   readonly status: string;
+  /** Connection errors: logged, never thrown. */
   on(event: 'error', listener: (error: Error) => void): unknown;
+  /** Messages on the subscribed channel. */
   on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  /** Subscribes to the results channel. */
   subscribe(channel: string): Promise<unknown>;
+  /** Closes politely (on `receiver.close()`). */
   quit(): Promise<unknown>;
+  /** Closes at once. */
   disconnect(): void;
 }
 

@@ -23,7 +23,7 @@ export const ANSWER_CODES = [
   'internal_error',
 ] as const;
 
-/** One of {@link ANSWER_CODES}. */
+/** An answer's `error.code`: one of a closed list, each in the README's answers table. */
 export type AnswerCode = (typeof ANSWER_CODES)[number];
 
 function respond(status: number, body: string, extraHeaders?: Record<string, string>): ReceiverResponse {
