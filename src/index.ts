@@ -19,11 +19,10 @@ export type { HeadersInput } from './wire/headers.js';
 export type { BodyInput } from './wire/body.js';
 export type { Logger } from './common/logger.js';
 export { JobhookError, type JobhookErrorCode } from './common/errors.js';
+export type { DedupeStore, ClaimResult } from './dedupe/dedupe-store.js';
 export {
   memoryDedupeStore,
   type MemoryDedupeStore,
-  type DedupeStore,
-  type ClaimResult,
   type MemoryDedupeOptions,
 } from './dedupe/memory-store.js';
 export { standardWebhooks } from './signatures/standard-webhooks.js';

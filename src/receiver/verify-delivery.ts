@@ -1,7 +1,12 @@
 import type { HeaderReader } from '../wire/headers.js';
 import { messageOf } from '../common/logger.js';
 import type { ResolvedOptions } from './options.js';
-import { refuse, type VerifyFunction, type VerifyOutcome } from '../signatures/verifier.js';
+import {
+  refuse,
+  type VerifyFunction,
+  type VerifyOutcome,
+  type VerifyRefusal,
+} from '../signatures/verifier.js';
 import { isThenable } from '../common/thenable.js';
 
 /** The verifier's outcome, synchronously when it gave one so; a throw or rejection is a refusal. */
@@ -19,5 +24,23 @@ export function verifyDelivery(
     return isThenable(outcome) ? Promise.resolve(outcome).then(undefined, threw) : outcome;
   } catch (error) {
     return threw(error);
+  }
+}
+
+/**
+ * The verifier's refusal from the headers alone, before the body is read, when it has such a check
+ * (`checkHeaders`); `undefined` to read on. A check that throws is a refusal, as `verify` is.
+ */
+export function checkHeaders(
+  config: ResolvedOptions,
+  verify: VerifyFunction,
+  headers: HeaderReader,
+): VerifyRefusal | undefined {
+  const check = verify.checkHeaders;
+  if (typeof check !== 'function') return undefined;
+  try {
+    return check({ headers, now: config.now(), toleranceSeconds: config.toleranceSeconds }) ?? undefined;
+  } catch (error) {
+    return refuse('no_match', `The verifier's header check threw: ${messageOf(error)}`);
   }
 }

@@ -258,6 +258,8 @@ describe('nothing secret or internal leaks', () => {
     record('receiver.fetch', unreadable.status, headersOf(unreadable.headers), await unreadable.text());
     // 500 internal_error: a dedupe store that fails, with a stack and a connection string.
     const failingStore: DedupeStore = {
+      leaseMs: 30_000,
+      renew: () => true,
       claim() {
         throw new Error(`redis://:${RAW_SECRET}@cache:6379 refused the connection`);
       },

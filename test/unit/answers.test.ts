@@ -200,20 +200,60 @@ describe.each([
     expect(attempts).toBe(2);
   });
 
-  test('500 when a handler times out; its signal is aborted and a retry runs again', async () => {
+  test('500 when a handler times out; its signal is aborted, and once it stops a retry runs again', async () => {
     const receiver = make({ handlerTimeoutMs: 20 });
     const signals: AbortSignal[] = [];
     const errors: { code: string }[] = [];
     receiver.onJobFailed((_event, { signal }) => {
       signals.push(signal);
-      return signals.length === 1 ? new Promise(() => undefined) : undefined;
+      if (signals.length > 1) return undefined;
+      // Stops when told to, as a handler should.
+      return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
     });
     receiver.onError((error) => void errors.push(error));
     const delivery = signed(failedPayload());
     expect((await send(receiver, delivery)).status).toBe(500);
     expect(errors.map((e) => e.code)).toEqual(['handler_timeout']);
     expect(signals[0]!.aborted).toBe(true);
-    expect((await send(receiver, delivery)).status).toBe(200);
+    await vi.waitFor(async () => expect((await send(receiver, delivery)).status).toBe(200));
+    expect(signals).toHaveLength(2);
+  });
+
+  test('a handler that outlives its timeout keeps the claim: 409 meanwhile, then done when it succeeds', async () => {
+    const receiver = make({ handlerTimeoutMs: 20 });
+    const gate = deferred();
+    let runs = 0;
+    receiver.onJobFailed(() => {
+      runs++;
+      return gate.promise; // ignores its signal
+    });
+    const delivery = signed(failedPayload());
+    expect((await send(receiver, delivery)).status).toBe(500);
+    expect((await send(receiver, delivery)).status).toBe(409);
+    gate.resolve();
+    await vi.waitFor(async () => {
+      const again = await send(receiver, delivery);
+      expect(JSON.parse(again.body)).toEqual({ ok: true, duplicate: true });
+    });
+    expect(runs).toBe(1);
+  });
+
+  test('a handler that outlives its timeout and then fails releases the claim: the retry runs it', async () => {
+    const receiver = make({ handlerTimeoutMs: 20 });
+    const errors: string[] = [];
+    receiver.onError((error) => void errors.push(error.code));
+    const gate = deferred();
+    let runs = 0;
+    receiver.onJobFailed(() =>
+      ++runs === 1 ? gate.promise.then(() => Promise.reject(new Error('late'))) : undefined,
+    );
+    const delivery = signed(failedPayload());
+    expect((await send(receiver, delivery)).status).toBe(500);
+    expect((await send(receiver, delivery)).status).toBe(409);
+    gate.resolve();
+    await vi.waitFor(async () => expect((await send(receiver, delivery)).status).toBe(200));
+    expect(runs).toBe(2);
+    expect(errors).toEqual(['handler_timeout', 'handler_failed']);
   });
 
   test('200 for an unknown event type, which reaches onAny handlers only', async () => {
@@ -374,6 +414,8 @@ describe('receive() only', () => {
     const receiver = make({
       logger,
       dedupe: {
+        leaseMs: 30_000,
+        renew: () => true,
         claim: () => Promise.reject(new Error('redis unavailable')),
         complete: () => undefined,
         release: () => undefined,
