@@ -280,7 +280,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       return receiver;
     },
     receive,
-    fetch: createFetchHandler(receive, config.maxBodyBytes),
+    fetch: createFetchHandler(receive),
     close,
     maxBodyBytes: config.maxBodyBytes,
     eventTypes: Object.keys(schemas),
