@@ -116,10 +116,35 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
     return isThenable(settled) ? settled.then(() => answer) : answer;
   }
 
-  /** Completes or releases the claim; a failure is reported and the answer stays the same. */
+  /**
+   * Completes or releases the claim; a failure is reported and the answer stays the same. A
+   * complete that fails is retried in the background, with the claim renewed meanwhile, so that a
+   * blip of a shared store does not let a duplicate delivery of the event run its handlers again.
+   */
   function settleClaim(claim: Claim, ok: boolean, delivery: DeliveryInfo): void | Promise<unknown> {
     const settled = storeCall(claim, ok ? 'complete' : 'release', delivery);
-    return isThenable(settled) ? settled : undefined;
+    if (!ok) return isThenable(settled) ? settled : undefined;
+    if (!isThenable(settled)) {
+      if (settled === FAILED) retryComplete(claim, delivery);
+      return undefined;
+    }
+    return settled.then((result) => {
+      if (result === FAILED) retryComplete(claim, delivery);
+    });
+  }
+
+  function retryComplete(claim: Claim, delivery: DeliveryInfo) {
+    const renewal = startRenewal(claim, delivery);
+    const delay = claim.store.leaseMs > 0 ? claim.store.leaseMs / 4 : 1000;
+    lifecycle.track(
+      (async () => {
+        for (let attempt = 0; attempt < COMPLETE_RETRIES; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          if ((await storeCall(claim, 'complete', delivery)) !== FAILED) break;
+        }
+        renewal?.stop();
+      })(),
+    );
   }
 
   /** Renews the claim about every third of its lease while async handlers run. */
@@ -159,7 +184,7 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
 
   /**
    * Calls the store, never throwing nor rejecting: a failure is reported and gives `FAILED`. A call
-   * that does not settle within the lease gives up (the claim could have lapsed by then anyway).
+   * that does not settle within a third of the lease is given up on, a failure too.
    */
   function storeCall<Step extends 'claim' | 'renew' | 'complete' | 'release'>(
     claim: Claim,
@@ -177,11 +202,13 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
       return failed(error);
     }
     if (!isThenable(result)) return result as StepResult<Step>;
+    // A third of the lease: a hung complete still leaves time to retry it before the lease lapses.
     const leaseMs = claim.store.leaseMs;
-    const limit = leaseMs > 0 ? Math.min(leaseMs, MAX_STORE_WAIT_MS) : MAX_STORE_WAIT_MS;
+    const limit = leaseMs > 0 ? Math.min(leaseMs / 3, MAX_STORE_WAIT_MS) : MAX_STORE_WAIT_MS;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`it did not settle within ${Math.round(limit)} ms`)), limit);
+      timer.unref?.();
     });
     return Promise.race([Promise.resolve(result as PromiseLike<StepResult<Step>>), timedOut])
       .then(undefined, failed)
@@ -207,5 +234,7 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
 type StepResult<Step> = Step extends 'claim' ? ClaimResult : Step extends 'renew' ? boolean : void;
 
 const FAILED: unique symbol = Symbol('store call failed');
-/** Longest wait for one store call (or the store's lease, when shorter). */
-const MAX_STORE_WAIT_MS = 30_000;
+/** Longest wait for one store call (or a third of the store's lease, when shorter). */
+const MAX_STORE_WAIT_MS = 10_000;
+/** Further attempts at a complete that failed, a quarter of the lease apart. */
+const COMPLETE_RETRIES = 3;

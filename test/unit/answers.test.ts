@@ -164,10 +164,11 @@ describe.each([
     expect(handler).not.toHaveBeenCalled();
   });
 
-  test('413 for a body larger than the limit, before verification', async () => {
+  test('413 for a body larger than the limit, before the signature is computed', async () => {
     const receiver = make({ maxBodyBytes: 1024 });
     const payload = completedPayload({ padding: 'x'.repeat(2000) });
-    const response = await send(receiver, { ...signed(payload), headers: {} });
+    // Well-formed headers of another secret: only the body could tell the signature is wrong.
+    const response = await send(receiver, signDelivery({ secret: 'another-secret', payload }));
     expect(response.status).toBe(413);
     expect(errorCode(response)).toBe('payload_too_large');
     expect((await send(receiver, signed(completedPayload()))).status).toBe(200);
