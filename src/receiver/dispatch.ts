@@ -147,7 +147,7 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
     );
   }
 
-  /** Renews the claim about every third of its lease while async handlers run. */
+  /** Renews the claim every quarter of its lease while async handlers run (two renewals may fail). */
   function startRenewal(claim: Claim, delivery: DeliveryInfo) {
     const leaseMs = claim.store.leaseMs;
     if (!(leaseMs > 0 && Number.isFinite(leaseMs))) return undefined;
@@ -170,7 +170,7 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
         if (isThenable(held)) held.then(renewed);
         else renewed(held);
       },
-      Math.max(1, Math.floor(leaseMs / 3)),
+      Math.max(1, Math.floor(leaseMs / 4)),
     );
     // Renewing alone must not keep a process alive.
     timer.unref?.();
