@@ -11,12 +11,13 @@ export type {
   AnyEvent,
   ErrorHandler,
   EventMap,
+  CloseOptions,
 } from './receiver/create-receiver.js';
-export type { ReceiverOptions } from './receiver/options.js';
+export type { ReceiverOptions, VerifiedDelivery, DedupeKeyFunction } from './receiver/options.js';
 export type { ReceiverResponse, AnswerCode } from './wire/answers.js';
 export type { DeliveryContext, EventHandler } from './receiver/run-handlers.js';
 export type { HeadersInput } from './wire/headers.js';
-export type { BodyInput } from './wire/body.js';
+export { BodyReadError, type BodyInput, type BodyReader, type BodyLimits } from './wire/body.js';
 export type { Logger } from './common/logger.js';
 export { JobhookError, type JobhookErrorCode } from './common/errors.js';
 export type { DedupeStore, ClaimResult } from './dedupe/dedupe-store.js';
@@ -32,6 +33,8 @@ export type {
   VerifyFunction,
   CustomVerifyFunction,
   VerifyOutcome,
+  VerifyRefusal,
+  HeaderCheckRequest,
   SignedRequest,
   SignInput,
 } from './signatures/verifier.js';

@@ -85,9 +85,8 @@ export function safeLogger(logger: Logger): SafeLogger {
     (name: keyof Logger) =>
     (message: string): void => {
       try {
-        const write = logger[name];
-        if (typeof write !== 'function') return;
-        const result: unknown = write.call(logger, message);
+        if (typeof logger[name] !== 'function') return;
+        const result: unknown = logger[name](message);
         // An async logger's rejection would be an unhandled rejection.
         if (isThenable(result)) Promise.resolve(result).then(undefined, ignore);
       } catch {

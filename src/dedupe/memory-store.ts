@@ -92,7 +92,7 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
 
   /** Drops expired entries from the head of `list`, and the oldest while it holds too many. */
   function trim(list: List, at: number, max: number) {
-    for (let entry = list.oldest; entry && (entry.expiresAt <= at || list.count > max); ) {
+    for (let entry = list.oldest; entry && (entry.expiresAt <= at || list.count > max);) {
       const next = entry.newer;
       remove(entry);
       entry = next;

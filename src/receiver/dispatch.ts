@@ -167,7 +167,7 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
     const timer = setInterval(
       () => {
         const held = storeCall(claim, 'renew', delivery);
-        if (isThenable(held)) held.then(renewed);
+        if (isThenable(held)) void held.then(renewed);
         else renewed(held);
       },
       Math.max(1, Math.floor(leaseMs / 4)),

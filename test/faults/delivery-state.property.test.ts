@@ -89,6 +89,8 @@ async function onFakeTimers(run: () => Promise<void>) {
   }
 }
 
+type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
+
 /** A memory store (on the fake clock) whose calls fail at the planned steps. */
 function faultyStore(faults: readonly (readonly [number, Fault])[]) {
   const inner = memoryDedupeStore({ leaseMs: LEASE_MS, now: () => Date.now() });
@@ -105,15 +107,15 @@ function faultyStore(faults: readonly (readonly [number, Fault])[]) {
     };
   const store: DedupeStore = {
     leaseMs: LEASE_MS,
-    claim: step(inner.claim),
-    renew: step(inner.renew),
-    complete: step(inner.complete),
-    release: step(inner.release),
+    claim: step((key, owner) => inner.claim(key, owner)),
+    renew: step((key, owner) => inner.renew(key, owner)),
+    complete: step((key, owner) => inner.complete(key, owner)),
+    release: step((key, owner) => inner.release(key, owner)),
   };
   return { store, inner };
 }
 
-async function runScenario({ events, behaviours, faults, retryDelays }: fc.Infer<typeof scenario>) {
+async function runScenario({ events, behaviours, faults, retryDelays }: Scenario) {
   const { store, inner } = faultyStore(faults);
   const receiver = createReceiver({
     secret: SECRET,
@@ -147,6 +149,7 @@ async function runScenario({ events, behaviours, faults, retryDelays }: fc.Infer
         throw plan.value;
       case 'reject':
         settle(false);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- arbitrary values on purpose
         return Promise.reject(plan.value);
       case 'late-ok':
       case 'late-fail':

@@ -209,7 +209,9 @@ describe.each([
       signals.push(signal);
       if (signals.length > 1) return undefined;
       // Stops when told to, as a handler should.
-      return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+      return new Promise((_, reject) =>
+        signal.addEventListener('abort', () => reject(signal.reason as Error)),
+      );
     });
     receiver.onError((error) => void errors.push(error));
     const delivery = signed(failedPayload());

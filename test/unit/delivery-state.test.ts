@@ -34,10 +34,10 @@ function flakyStore(fail: Partial<Record<'claim' | 'renew' | 'complete' | 'relea
     };
   const store: DedupeStore = {
     leaseMs: inner.leaseMs,
-    claim: step('claim', inner.claim),
-    renew: step('renew', inner.renew),
-    complete: step('complete', inner.complete),
-    release: step('release', inner.release),
+    claim: step('claim', (key: string, owner: string) => inner.claim(key, owner)),
+    renew: step('renew', (key: string, owner: string) => inner.renew(key, owner)),
+    complete: step('complete', (key: string, owner: string) => inner.complete(key, owner)),
+    release: step('release', (key: string, owner: string) => inner.release(key, owner)),
   };
   return { store, inner };
 }
@@ -72,6 +72,7 @@ describe('item 1: a wedged id never loses the event', () => {
         let runs = 0;
         receiver.onJobCompleted(() => {
           if (++runs > 1) return;
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the point of the test
           if (async) return Promise.reject(value());
           throw value();
         });
@@ -94,9 +95,9 @@ describe('item 1: a wedged id never loses the event', () => {
       let failed = false;
       const store: DedupeStore = {
         leaseMs: 1000,
-        claim: inner.claim,
-        renew: inner.renew,
-        complete: inner.complete,
+        claim: (key, owner) => inner.claim(key, owner),
+        renew: (key, owner) => inner.renew(key, owner),
+        complete: (key, owner) => inner.complete(key, owner),
         release: (key, owner) => {
           if (!failed) {
             failed = true;
