@@ -35,6 +35,7 @@ export type {
   VerifyOutcome,
   VerifyRefusal,
   HeaderCheckRequest,
+  RefusalCode,
   SignedRequest,
   SignInput,
 } from './signatures/verifier.js';
