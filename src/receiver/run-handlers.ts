@@ -8,7 +8,11 @@ export interface DeliveryContext {
   deliveryId: string | undefined;
   /** The event type. */
   type: string;
-  /** Aborted when the handler timeout passes: long work should stop then, a retry will follow. */
+  /**
+   * Aborted when the handler timeout passes: long work should stop then by rejecting (say with
+   * `signal.throwIfAborted()`), so that the retry runs it again. A handler that returns normally
+   * after its timeout counts as a late success, and the event is then done.
+   */
   signal: AbortSignal;
 }
 
