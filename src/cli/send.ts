@@ -36,7 +36,11 @@ export async function send(args: string[]): Promise<number> {
   const timestamp = integer(values.timestamp, '--timestamp');
   const timeoutMs = integer(values.timeout, '--timeout') ?? 10_000;
 
-  const payload = file === undefined ? samplePayload(type) : await readPayload(file);
+  // The receiver dedupes by the event's id: a repeated --id repeats the generated event too.
+  const payload =
+    file === undefined
+      ? { ...samplePayload(type), ...(values.id !== undefined && { id: values.id }) }
+      : await readPayload(file);
   let delivery: ReturnType<typeof signDelivery>;
   try {
     delivery = signDelivery({
