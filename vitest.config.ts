@@ -11,8 +11,14 @@ export default defineConfig({
       { find: /^jobhook\/express$/, replacement: source('./adapters/express.ts') },
       { find: /^jobhook\/hono$/, replacement: source('./adapters/hono.ts') },
       { find: /^jobhook\/node$/, replacement: source('./adapters/node.ts') },
+      { find: /^jobhook\/fastify$/, replacement: source('./adapters/fastify.ts') },
+      { find: /^jobhook\/koa$/, replacement: source('./adapters/koa.ts') },
       { find: /^jobhook\/client$/, replacement: source('./src/client/index.ts') },
       { find: /^jobhook\/testing$/, replacement: source('./src/testing/index.ts') },
+      { find: /^jobhook\/redis$/, replacement: source('./src/redis/index.ts') },
+      { find: /^jobhook\/postgres$/, replacement: source('./src/postgres/index.ts') },
+      // The Node form of the package-internal `#runtime` import (package.json `imports`).
+      { find: /^#runtime$/, replacement: source('./src/runtime/node.ts') },
     ],
   },
   test: {

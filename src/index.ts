@@ -14,11 +14,15 @@ export type {
   CloseOptions,
 } from './receiver/create-receiver.js';
 export type { ReceiverOptions, VerifiedDelivery, DedupeKeyFunction } from './receiver/options.js';
+export type { ReceiverRegisterOptions, WebhookRegistrar } from './receiver/register.js';
 export type { ReceiverResponse, AnswerCode } from './wire/answers.js';
 export type { DeliveryContext, EventHandler } from './receiver/run-handlers.js';
 export type { HeadersInput } from './wire/headers.js';
 export { BodyReadError, type BodyInput, type BodyReader, type BodyLimits } from './wire/body.js';
 export type { Logger } from './common/logger.js';
+export type { JobResult } from './results/job-result.js';
+export type { JobResults, JobResultsOptions } from './results/job-results.js';
+export type { ResultChannel } from './results/result-channel.js';
 export { JobhookError, type JobhookErrorCode } from './common/errors.js';
 export type { DedupeStore, ClaimResult } from './dedupe/dedupe-store.js';
 export {
@@ -34,8 +38,8 @@ export type {
   CustomVerifyFunction,
   VerifyOutcome,
   VerifyRefusal,
-  HeaderCheckRequest,
   RefusalCode,
+  HeaderCheckRequest,
   SignedRequest,
   SignInput,
 } from './signatures/verifier.js';
@@ -48,4 +52,6 @@ export {
   type DefaultEvents,
   type EventSchemas,
   type UnknownEvent,
+  type UnknownEventType,
 } from './events/schemas.js';
+export type { StandardSchemaV1 } from './events/standard-schema.js';

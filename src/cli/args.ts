@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { printable } from './terminal.js';
 
 /** A mistake in how the command was called: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -61,7 +62,7 @@ export function integer(value: string | undefined, what: string): number | undef
   return Number(value);
 }
 
-/** Writes a line to standard output. */
+/** Writes a line to standard output, without control characters (it may quote a gateway). */
 export function out(line = ''): void {
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${printable(line)}\n`);
 }

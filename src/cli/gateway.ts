@@ -1,10 +1,13 @@
 import { startGateway } from 'jobhook/testing';
-import { UsageError, integer, out, parse } from './args.js';
+import { failWhenPromptContains } from '../testing/gateway/config.js';
+import { CommandError, UsageError, integer, out, parse } from './args.js';
 import { gatewayHelp } from './help.js';
 
 /** `jobhook gateway`: the simulator in the foreground until SIGINT or SIGTERM. */
 export async function gateway(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
+    port: { type: 'string', short: 'p' },
+    host: { type: 'string' },
     credits: { type: 'string' },
     'fail-when': { type: 'string' },
     quiet: { type: 'boolean', short: 'q' },
@@ -18,19 +21,28 @@ export async function gateway(args: string[]): Promise<number> {
   const failWhen = values['fail-when'] ?? 'fail';
   if (failWhen === '') throw new UsageError('--fail-when needs some text');
   const credits = integer(values.credits, '--credits');
+  const port = integer(values.port, '--port');
+  if (port !== undefined && port > 65535) throw new UsageError(`--port must be at most 65535: "${port}"`);
+  if (values.host === '') throw new UsageError('--host needs an address');
 
   const simulator = await startGateway({
+    console: true,
     ...(credits !== undefined && { credits }),
-    jobs: {
-      outcome: (job) =>
-        job.prompt.includes(failWhen)
-          ? { status: 'failed', error: { code: 'generation_failed', message: 'The prompt asked to fail.' } }
-          : { status: 'completed' },
-    },
+    ...(port !== undefined && { port }),
+    ...(values.host !== undefined && { host: values.host }),
+    jobs: { outcome: failWhenPromptContains(failWhen) },
+  }).catch((error: unknown) => {
+    const code = (error as { code?: unknown }).code;
+    const where = `${values.host ?? '127.0.0.1'}:${port ?? 0}`;
+    if (code === 'EADDRINUSE') throw new CommandError(`${where} is already in use`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new CommandError(`cannot listen on ${where}`);
+    if (code === 'EACCES') throw new CommandError(`no permission to listen on ${where}`);
+    throw error;
   });
   out('Gateway simulator running; Ctrl+C stops it.');
   out(`JOBHOOK_BASE_URL=${simulator.baseUrl}`);
   out(`JOBHOOK_API_KEY=${simulator.apiKey}`);
+  out(`Console: ${simulator.consoleUrl} (open it in a browser)`);
 
   // What the simulator answered and delivered, as it happens (it keeps both as growing lists).
   let requests = 0;

@@ -6,6 +6,7 @@ Try a jobhook receiver and manage the gateway's webhooks from a terminal.
 
 Commands:
   gateway                 Run the gateway simulator in the foreground
+  generate "<prompt>"     Submit an image job; with --wait, print its image URL when it ends
   send <url> [payload]    Send a signed test delivery to a receiver and print its answer
   webhooks list           List the webhooks of an account
   webhooks register <url> Create or reuse the webhook that delivers to <url>
@@ -25,11 +26,37 @@ its base URL and an API key as JOBHOOK_BASE_URL=... and JOBHOOK_API_KEY=... line
 request and delivery as it happens. Jobs complete after a few milliseconds, and deliveries to
 registered webhooks are signed with their secret_key and retried a few times on failure.
 
+Open <base URL>/_console in a browser for the live console: the webhooks, the jobs, and each
+delivery with every attempt (time, status, the receiver's answer, latency), updated as they
+happen, with buttons to submit a job that completes or fails and to redeliver an event.
+
 Options:
+  -p, --port <n>        The port to listen on (default: a free one)
+  --host <address>      The address to listen on (default 127.0.0.1); requests must name it in
+                        their Host header unless it is 0.0.0.0 or ::
   --credits <n>         Credits of the account (default 1000)
   --fail-when <text>    Jobs whose prompt contains <text> fail (default "fail")
   -q, --quiet           Do not print each request and delivery as it happens
   -h, --help            Show this help
+`;
+
+export const generateHelp = `Usage: jobhook generate "<prompt>" [options]
+
+Submits an image job and prints its task id. With --wait, waits for the job to end (polling the
+gateway, from every second to every 30 s) and prints the image URL, or exits 1 with the job's
+error. A wait that times out, or Ctrl+C, leaves the job running at the gateway.
+
+Options:
+  --wait                Wait for the job to end and print its image URL
+  --model <model>       The model (or set JOBHOOK_MODEL; default "default")
+  --aspect-ratio <w:h>  The aspect ratio (default 1:1)
+  --timeout <ms>        With --wait: give up waiting after this long (default 600000)
+  --api-key <key>       The API key (or set JOBHOOK_API_KEY)
+  --base-url <url>      The gateway's base URL (or set JOBHOOK_BASE_URL)
+  --json                Print the gateway's answer (with --wait: the finished task) as JSON
+  -h, --help            Show this help
+
+Exit code 0 when the job was submitted (with --wait: completed), 1 otherwise.
 `;
 
 export const sendHelp = `Usage: jobhook send <url> [payload-file] [options]
@@ -41,7 +68,8 @@ job.failed event is generated; a payload file is sent byte for byte, as it is.
 Options:
   --type <type>         job.completed (default) or job.failed, for the generated payload
   --secret <secret>     The receiver's secret (or set JOBHOOK_SECRET); whsec_... or any string
-  --id <id>             The webhook-id header (default: a fresh msg_...); repeat one to test dedupe
+  --id <id>             The webhook-id header (default: a fresh msg_...); the generated payload's
+                        id is evt_<id>, so repeating one repeats the event: tests dedupe
   --timestamp <s>       The webhook-timestamp in Unix seconds (default: now); to test clock skew
   --timeout <ms>        Give up waiting for the answer after this long (default 10000)
   -h, --help            Show this help

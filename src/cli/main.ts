@@ -5,9 +5,12 @@
  */
 import { UsageError } from './args.js';
 import { run } from './run.js';
+import { printable } from './terminal.js';
 
 function fail(error: unknown): void {
-  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/\.$/, '');
+  // A message may quote the gateway (a GatewayError's text): first line, no control characters.
+  const text = error instanceof Error ? error.message : String(error);
+  const message = printable(text.split('\n')[0]!).replace(/\.$/, '');
   if (error instanceof UsageError) {
     const help = error.command ? `jobhook ${error.command} --help` : 'jobhook --help';
     process.stderr.write(`jobhook: ${message} (see \`${help}\`)\n`);

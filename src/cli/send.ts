@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { signDelivery } from 'jobhook/testing';
 import { CommandError, UsageError, env, httpUrl, integer, out, parse } from './args.js';
 import { sendHelp } from './help.js';
-
-const TYPES = ['job.completed', 'job.failed'] as const;
+import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
+import { samplePayload } from '../events/sample-payload.js';
 
 /** `jobhook send <url> [payload-file]`: one signed delivery; prints the answer. */
 export async function send(args: string[]): Promise<number> {
@@ -26,9 +25,11 @@ export async function send(args: string[]): Promise<number> {
   const url = httpUrl(target, 'the receiver URL');
   const secret = values.secret ?? env('JOBHOOK_SECRET');
   if (secret === undefined) throw new UsageError('send needs --secret, or JOBHOOK_SECRET in the environment');
-  const type = TYPES.find((known) => known === (values.type ?? 'job.completed'));
+  const type = GATEWAY_EVENT_TYPES.find((known) => known === (values.type ?? 'job.completed'));
   if (type === undefined) {
-    throw new UsageError(`--type must be job.completed or job.failed, not ${JSON.stringify(values.type)}`);
+    throw new UsageError(
+      `--type must be one of ${GATEWAY_EVENT_TYPES.join(', ')}, not ${JSON.stringify(values.type)}`,
+    );
   }
   if (values.type !== undefined && file !== undefined) {
     throw new UsageError('--type applies to the generated payload; a payload file is sent as it is');
@@ -36,10 +37,11 @@ export async function send(args: string[]): Promise<number> {
   const timestamp = integer(values.timestamp, '--timestamp');
   const timeoutMs = integer(values.timeout, '--timeout') ?? 10_000;
 
-  // The receiver dedupes by the event's id: a repeated --id repeats the generated event too.
+  // A repeated --id repeats the event too (its payload id follows the delivery id), so the
+  // receiver, which dedupes by the event's id, answers the second send as a duplicate.
   const payload =
     file === undefined
-      ? { ...samplePayload(type), ...(values.id !== undefined && { id: values.id }) }
+      ? samplePayload(type, values.id === undefined ? {} : { id: `evt_${values.id}` })
       : await readPayload(file);
   let delivery: ReturnType<typeof signDelivery>;
   try {
@@ -69,25 +71,6 @@ export async function send(args: string[]): Promise<number> {
   out(`${response.status} ${response.statusText}`.trim());
   if (body !== '') out(body);
   return response.ok ? 0 : 1;
-}
-
-/** A delivery payload as the gateway sends it (DESIGN.md's wire contract). */
-export function samplePayload(type: (typeof TYPES)[number]) {
-  const taskId = `task_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
-  const data =
-    type === 'job.completed'
-      ? { task_id: taskId, status: 'completed', image_url: `https://images.example.com/${taskId}.png` }
-      : {
-          task_id: taskId,
-          status: 'failed',
-          error: { code: 'generation_failed', message: 'The model could not render this prompt.' },
-        };
-  return {
-    id: `evt_${randomUUID().replaceAll('-', '')}`,
-    type,
-    created_at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    data,
-  };
 }
 
 async function readPayload(file: string): Promise<Buffer> {

@@ -6,9 +6,12 @@ import {
   type Webhook,
 } from 'jobhook/client';
 import { CommandError, UsageError, env, httpUrl, out, parse } from './args.js';
+import { jsonText, printable } from './terminal.js';
 import { webhooksDeleteHelp, webhooksHelp, webhooksListHelp, webhooksRegisterHelp } from './help.js';
+import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 
-const connection = {
+/** The options every command that calls the gateway takes. */
+export const connection = {
   'api-key': { type: 'string' },
   'base-url': { type: 'string' },
   json: { type: 'boolean' },
@@ -40,7 +43,7 @@ const subcommands: Record<string, (args: string[]) => Promise<number>> = {
     if (values.help) return help(webhooksListHelp);
     noPositionals(positionals);
     const list = await clientFrom(values).webhooks.list();
-    if (values.json) out(JSON.stringify(list, null, 2));
+    if (values.json) out(jsonText(list));
     else printTable(list);
     return 0;
   },
@@ -57,7 +60,7 @@ const subcommands: Record<string, (args: string[]) => Promise<number>> = {
     if (target === undefined) throw new UsageError('webhooks register needs the receiver URL');
     noPositionals(extra);
     const url = httpUrl(target, 'the receiver URL').href;
-    const events = (values.events ?? 'job.completed,job.failed')
+    const events = (values.events ?? GATEWAY_EVENT_TYPES.join(','))
       .split(',')
       .map((event) => event.trim())
       .filter(Boolean);
@@ -73,7 +76,7 @@ const subcommands: Record<string, (args: string[]) => Promise<number>> = {
       startupRetries: false,
     });
     if (values.json) {
-      out(JSON.stringify(result, null, 2));
+      out(jsonText(result));
     } else {
       const { webhook, created, deleted } = result;
       out(
@@ -94,13 +97,14 @@ const subcommands: Record<string, (args: string[]) => Promise<number>> = {
     noPositionals(extra);
     if (!/^\d+$/.test(id)) throw new UsageError(`the webhook id must be a number, not ${JSON.stringify(id)}`);
     const result = await clientFrom(values).webhooks.delete(Number(id));
-    if (values.json) out(JSON.stringify(result, null, 2));
+    if (values.json) out(jsonText(result));
     else out(`Deleted webhook ${result.id}`);
     return 0;
   },
 };
 
-function clientFrom(values: {
+/** A client from --api-key/--base-url or JOBHOOK_API_KEY/JOBHOOK_BASE_URL; a UsageError without them. */
+export function clientFrom(values: {
   'api-key'?: string | undefined;
   'base-url'?: string | undefined;
 }): GatewayClient {
@@ -121,6 +125,11 @@ function noPositionals(positionals: string[]): void {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
 }
 
+/** A table cell from the gateway: printable, on one line (a line break could fake a row). */
+function oneLine(text: string): string {
+  return printable(text).replace(/[\t\n]/g, ' ');
+}
+
 function printTable(list: Webhook[]): void {
   if (list.length === 0) {
     out('No webhooks.');
@@ -131,13 +140,13 @@ function printTable(list: Webhook[]): void {
     ...list.map((webhook) => [
       String(webhook.id),
       String(webhook.status),
-      (webhook.events ?? []).join(','),
+      Array.isArray(webhook.events) ? webhook.events.join(',') : String(webhook.events ?? '-'),
       String(webhook.total_sent ?? '-'),
       String(webhook.total_failed ?? '-'),
       String(webhook.url),
-      webhook.last_error ?? '-',
+      String(webhook.last_error ?? '-'),
     ]),
-  ];
+  ].map((row) => row.map(oneLine));
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   for (const row of rows)
     out(

@@ -1,6 +1,9 @@
+import { JobhookError } from '../common/errors.js';
 import { GatewayError } from './errors.js';
+import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
 import { createTransport, type RequestOptions } from './request.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
+import { resolveWaitOptions, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
 import type {
   ApiKey,
   Balances,
@@ -24,6 +27,11 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Retries of GET and DELETE on 429, 5xx, lost connections and time-outs. Default 2; 0 for none. */
   retries?: number | RetryOptions;
+  /**
+   * Longest answer body the client reads, in bytes; a longer one fails with a
+   * GatewayResponseTooLargeError (`response_too_large`) without being buffered. Default 10 MiB.
+   */
+  maxResponseBytes?: number;
 }
 
 /** The gateway's API, one method per endpoint, made by {@link createClient}. */
@@ -39,12 +47,28 @@ export interface GatewayClient {
     list(options?: RequestOptions): Promise<Webhook[]>;
     /** DELETE /api/v1/webhooks/{id} */
     delete(id: number, options?: RequestOptions): Promise<{ id: number }>;
+    /** Creates or reuses the one webhook for `options.url`: see {@link registerWebhook}. */
+    register(options: RegisterWebhookOptions): Promise<RegisterWebhookResult>;
   };
   images: {
     /** POST /api/v1/images/generate. Never retried by default: a re-sent POST could charge twice. */
     generate(input: GenerateImageInput, options?: RequestOptions): Promise<GenerateImageResult>;
     /** GET /api/v1/images/{task_id} */
     get(taskId: string, options?: RequestOptions): Promise<ImageTask>;
+    /**
+     * Resolves with the task once it has completed: from the `receiver`'s webhook delivery when
+     * one is given, else (and always as a safety net) by polling `get` with backoff. Rejects with
+     * a `JobFailedError` when the job failed, a `WaitTimeoutError` past `timeoutMs` (the job goes
+     * on), the signal's reason on abort, or the `GatewayError` of a poll that cannot pass (401,
+     * 404). See "Waiting for a job" in the README.
+     */
+    waitFor(taskId: string, options?: WaitOptions): Promise<CompletedImageTask>;
+    /**
+     * `generate` (never re-sent), then `waitFor` the task it created: submit a job and get its
+     * image. `timeoutMs` counts from this call; the first poll comes one `pollIntervalMs` after
+     * the submission, since the job has only just started.
+     */
+    generateAndWait(input: GenerateImageInput, options?: WaitOptions): Promise<CompletedImageTask>;
   };
   account: {
     /** GET /api/v1/account/balances */
@@ -55,15 +79,20 @@ export interface GatewayClient {
 /** A client for the gateway's API. Every failure rejects with a GatewayError. */
 export function createClient(options: ClientOptions): GatewayClient {
   if (typeof options?.apiKey !== 'string' || options.apiKey.length === 0) {
-    throw new TypeError('createClient needs `apiKey`: a non-empty string.');
+    throw new JobhookError('invalid_options', 'createClient needs `apiKey`: a non-empty string.');
   }
   let base: URL;
   try {
     base = new URL(options.baseUrl);
   } catch {
-    throw new TypeError(
+    throw new JobhookError(
+      'invalid_options',
       'createClient needs `baseUrl`: the gateway address, such as https://gateway.example.com.',
     );
+  }
+  const maxResponseBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0) {
+    throw new TypeError('createClient needs `maxResponseBytes` to be a positive whole number of bytes.');
   }
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   const request = createTransport({
@@ -72,9 +101,14 @@ export function createClient(options: ClientOptions): GatewayClient {
     fetch: fetchImpl,
     timeoutMs: options.timeoutMs ?? 30_000,
     retry: resolveRetry(options.retries),
+    maxResponseBytes,
   });
 
-  return {
+  const getImage = (taskId: string, requestOptions?: RequestOptions) =>
+    request<ImageTask>('GET', `/api/v1/images/${encodeURIComponent(taskId)}`, undefined, requestOptions);
+  const { waitFor } = waitService(getImage);
+
+  const client: GatewayClient = {
     keys: {
       create: (input, requestOptions) => request('POST', '/api/v1/keys', input, requestOptions),
     },
@@ -86,19 +120,29 @@ export function createClient(options: ClientOptions): GatewayClient {
       },
       delete: (id, requestOptions) =>
         request('DELETE', `/api/v1/webhooks/${encodeURIComponent(String(id))}`, undefined, requestOptions),
+      register: (registerOptions) => registerWebhook(client, registerOptions),
     },
     images: {
       generate: (input, requestOptions) => request('POST', '/api/v1/images/generate', input, requestOptions),
-      get: (taskId, requestOptions) =>
-        request('GET', `/api/v1/images/${encodeURIComponent(taskId)}`, undefined, requestOptions),
+      get: getImage,
+      waitFor: (taskId, waitOptions) => waitFor(taskId, waitOptions),
+      async generateAndWait(input, waitOptions = {}) {
+        const startedAt = Date.now();
+        resolveWaitOptions(waitOptions); // a bad option fails before any credit is spent
+        const submitted = await request<GenerateImageResult>('POST', '/api/v1/images/generate', input, {
+          ...(waitOptions.signal && { signal: waitOptions.signal }),
+        });
+        return waitFor(submitted.task_id, waitOptions, { startedAt, pollAtOnce: false });
+      },
     },
     account: {
       balances: (requestOptions) => request('GET', '/api/v1/account/balances', undefined, requestOptions),
     },
   };
+  return client;
 }
 
-/** Section 2.1: a list endpoint answers an array, or a paginated object that contains `items`. */
+/** docs/gateway.md §2.1: a list endpoint answers an array, or a paginated object that contains `items`. */
 function listItems<T>(data: unknown, what: string): T[] {
   if (Array.isArray(data)) return data as T[];
   if (typeof data === 'object' && data !== null && Array.isArray((data as { items?: unknown }).items)) {

@@ -1,6 +1,7 @@
 /**
- * Every failure of a gateway call. `status` and `code` come from the gateway's answer (section 7);
- * failures that never got one use status 0 and the codes of the subclasses below.
+ * Every failure of a gateway call. `status` and `code` come from the gateway's answer (docs/gateway.md §7);
+ * failures that never got one use status 0 and the codes of the subclasses below. Waiting for a
+ * job rejects with two more of them: {@link JobFailedError} and {@link WaitTimeoutError}.
  * Messages never contain the API key or a secret_key.
  */
 export class GatewayError extends Error {
@@ -45,5 +46,70 @@ export class GatewayTimeoutError extends GatewayError {
   override name = 'GatewayTimeoutError';
   constructor(message: string) {
     super(message, { status: 0, code: 'timeout' });
+  }
+}
+
+/**
+ * The answer's body was longer than the client's `maxResponseBytes`: the client stopped reading
+ * at the cap and cancelled the rest. `code` is `response_too_large`; `status` is the answer's.
+ */
+export class GatewayResponseTooLargeError extends GatewayError {
+  override name = 'GatewayResponseTooLargeError';
+  constructor(message: string, status: number, requestId?: string) {
+    super(message, { status, code: 'response_too_large', requestId });
+  }
+}
+
+/**
+ * The gateway redirected to another origin (scheme, host or port), or redirected more times than
+ * the client follows. The client never sends the API key or a request body to another origin.
+ * `code` is `redirect_refused`; `status` is the redirect's (301, 302, 303, 307 or 308).
+ */
+export class GatewayRedirectError extends GatewayError {
+  override name = 'GatewayRedirectError';
+  constructor(message: string, status: number, requestId?: string) {
+    super(message, { status, code: 'redirect_refused', requestId });
+  }
+}
+
+/**
+ * The job ended in `failed` (`client.images.waitFor`, `generateAndWait`). `code` and `message` are
+ * the job's error as the gateway reported it (`generation_failed`, say); `status` is 0, since no
+ * HTTP call failed. The credits a submission charged are not refunded by the wait.
+ */
+export class JobFailedError extends GatewayError {
+  override name = 'JobFailedError';
+  /** The failed task. */
+  readonly taskId: string;
+  /** The failed task as the gateway reported it (webhook `data` or `images.get` answer). */
+  readonly task: Readonly<Record<string, unknown>>;
+
+  constructor(taskId: string, error: { code: string; message: string }, task: Record<string, unknown>) {
+    super(error.message, { status: 0, code: error.code });
+    this.taskId = taskId;
+    this.task = task;
+  }
+}
+
+/**
+ * A wait (`client.images.waitFor`, `generateAndWait`) reached its `timeoutMs` before the job ended.
+ * `code` is `wait_timeout`. Only the wait stopped: the job keeps running at the gateway, and
+ * `waitFor(error.taskId)` or `images.get(error.taskId)` can pick it up again.
+ */
+export class WaitTimeoutError extends GatewayError {
+  override name = 'WaitTimeoutError';
+  /** The task that has not ended yet. */
+  readonly taskId: string;
+  /** How long the wait lasted, in ms. */
+  readonly timeoutMs: number;
+
+  constructor(taskId: string, timeoutMs: number) {
+    super(
+      `Task ${taskId} did not end within ${timeoutMs} ms. The job keeps running at the gateway: ` +
+        `wait again with client.images.waitFor(${JSON.stringify(taskId)}) or read it with images.get.`,
+      { status: 0, code: 'wait_timeout' },
+    );
+    this.taskId = taskId;
+    this.timeoutMs = timeoutMs;
   }
 }

@@ -1,16 +1,29 @@
 /**
  * The gateway's API: {@link createClient}, {@link GatewayError}, and {@link registerWebhook}, which
- * creates or reuses the webhook on startup.
+ * creates or reuses the webhook on startup. `client.images.generateAndWait` submits a job and
+ * resolves with its image, or rejects with a {@link JobFailedError} or {@link WaitTimeoutError}.
  *
  * @module jobhook/client
  */
 export { createClient, type ClientOptions, type GatewayClient } from './client.js';
-export { GatewayError, GatewayNetworkError, GatewayTimeoutError } from './errors.js';
-export { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
+export {
+  GatewayError,
+  GatewayNetworkError,
+  GatewayRedirectError,
+  GatewayResponseTooLargeError,
+  GatewayTimeoutError,
+  JobFailedError,
+  WaitTimeoutError,
+} from './errors.js';
+export type { CompletedImageTask, WaitOptions } from './wait-for.js';
+export {
+  registerWebhook,
+  type RegisterWebhookOptions,
+  type RegisterWebhookResult,
+  type StartupRetryOptions,
+} from './register.js';
 export type { RequestOptions } from './request.js';
 export type { RetryOptions } from './retry.js';
-export type { StartupRetryOptions } from './register-retry.js';
-export type { ReceiverRegisterOptions } from './receiver-register.js';
 export type {
   ApiKey,
   Balances,

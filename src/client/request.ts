@@ -1,4 +1,13 @@
-import { GatewayError, GatewayNetworkError, GatewayTimeoutError } from './errors.js';
+import { redactor, type Redact } from '../common/redact.js';
+import {
+  GatewayError,
+  GatewayNetworkError,
+  GatewayRedirectError,
+  GatewayResponseTooLargeError,
+  GatewayTimeoutError,
+} from './errors.js';
+import { readBodyCapped } from './read-body.js';
+import { fetchSameOrigin } from './redirects.js';
 import {
   parseRetryAfter,
   resolveRetry,
@@ -23,6 +32,8 @@ export interface TransportConfig {
   fetch: typeof fetch;
   timeoutMs: number;
   retry: ResolvedRetry;
+  /** Longest answer body read, in bytes. */
+  maxResponseBytes: number;
 }
 
 export type Transport = <T>(
@@ -34,6 +45,7 @@ export type Transport = <T>(
 
 /** One gateway call: envelope in, `data` or a GatewayError out, with time-outs and retries. */
 export function createTransport(config: TransportConfig): Transport {
+  const redactKey = redactor([config.apiKey]);
   return async function request<T>(
     method: string,
     path: string,
@@ -41,13 +53,17 @@ export function createTransport(config: TransportConfig): Transport {
     options: RequestOptions = {},
   ) {
     const retry = options.retries === undefined ? config.retry : resolveRetry(options.retries);
-    const call = () => once(config, method, path, body, options) as Promise<T>;
+    // A webhook's secret_key rides in the body; a gateway that echoes the request must not leak it.
+    const secret = isRecord(body) && typeof body.secret_key === 'string' ? body.secret_key : undefined;
+    const redact = secret === undefined ? redactKey : redactor([config.apiKey, secret]);
+    const call = () => once(config, redact, method, path, body, options) as Promise<T>;
     return retry.methods.includes(method) ? withRetries(call, retry, options.signal) : call();
   };
 }
 
 async function once(
   config: TransportConfig,
+  redact: Redact,
   method: string,
   path: string,
   body: unknown,
@@ -65,30 +81,50 @@ async function once(
   const what = `${method} ${path}`;
   try {
     let response: Response;
-    let text: string;
+    let text: string | undefined;
     try {
-      response = await config.fetch(config.baseUrl + path, {
+      const answer = await fetchSameOrigin(config.fetch, config.baseUrl + path, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
       });
-      text = await response.text();
+      if ('refused' in answer) {
+        const { status, reason } = answer.refused;
+        throw new GatewayRedirectError(
+          redact(`${what} failed (${status} redirect_refused): the gateway ${reason}.`),
+          status,
+        );
+      }
+      response = answer.response;
+      text = await readBodyCapped(response, config.maxResponseBytes);
     } catch (error) {
+      if (error instanceof GatewayError) throw error;
       // The caller's own abort is not a gateway failure: it surfaces as the caller's reason.
       if (options.signal?.aborted) throw options.signal.reason;
       if (timer.signal.aborted)
         throw new GatewayTimeoutError(`${what}: no answer from the gateway within ${timeoutMs} ms.`);
-      throw new GatewayNetworkError(`${what}: could not reach the gateway (${describe(error)}).`, error);
+      throw new GatewayNetworkError(
+        redact(`${what}: could not reach the gateway (${describe(error)}).`),
+        error,
+      );
     }
-    return unwrap(response, text, what, config.apiKey);
+    if (text === undefined) {
+      throw new GatewayResponseTooLargeError(
+        `${what} failed (${response.status} response_too_large): the answer is longer than ` +
+          `maxResponseBytes (${config.maxResponseBytes} bytes); the client stopped reading it.`,
+        response.status,
+        redactHeader(response, 'x-request-id', redact),
+      );
+    }
+    return unwrap(response, text, what, redact);
   } finally {
     clearTimeout(timeout);
   }
 }
 
 /** The envelope's `data`, or a GatewayError built from its `error` and `request_id`. */
-function unwrap(response: Response, text: string, what: string, apiKey: string): unknown {
+function unwrap(response: Response, text: string, what: string, redact: Redact): unknown {
   let envelope: unknown;
   try {
     envelope = text.length > 0 ? JSON.parse(text) : undefined;
@@ -98,13 +134,13 @@ function unwrap(response: Response, text: string, what: string, apiKey: string):
   const record = isRecord(envelope) ? envelope : {};
   const requestId =
     typeof record.request_id === 'string'
-      ? record.request_id
-      : (response.headers.get('x-request-id') ?? undefined);
+      ? redact(record.request_id)
+      : redactHeader(response, 'x-request-id', redact);
   if (response.ok && record.success === true) return record.data;
   const error = isRecord(record.error) ? record.error : {};
   const code =
     typeof error.code === 'string'
-      ? error.code
+      ? redact(error.code)
       : response.ok
         ? 'invalid_response'
         : `http_${response.status}`;
@@ -114,7 +150,8 @@ function unwrap(response: Response, text: string, what: string, apiKey: string):
       : response.ok
         ? 'the answer is not the gateway envelope'
         : `HTTP ${response.status}`;
-  throw new GatewayError(redact(`${what} failed (${response.status} ${code}): ${detail}`, apiKey), {
+  // Every part of the message may be the gateway's text: redact the whole of it.
+  throw new GatewayError(redact(`${what} failed (${response.status} ${code}): ${detail}`), {
     status: response.status,
     code,
     requestId,
@@ -122,9 +159,9 @@ function unwrap(response: Response, text: string, what: string, apiKey: string):
   });
 }
 
-/** The gateway's text is echoed into messages; make sure the key can never ride along. */
-function redact(message: string, apiKey: string): string {
-  return apiKey.length > 0 ? message.split(apiKey).join('[redacted]') : message;
+function redactHeader(response: Response, name: string, redact: Redact): string | undefined {
+  const value = response.headers.get(name);
+  return value === null ? undefined : redact(value);
 }
 
 function describe(error: unknown): string {

@@ -33,8 +33,12 @@ export function resolveRetry(option: number | RetryOptions | undefined): Resolve
   };
 }
 
-/** 429 and 5xx may pass; so may a lost connection or a time-out. 4xx other than 429 will not. */
+/**
+ * 429 and 5xx may pass; so may a lost connection or a time-out. 4xx other than 429 will not, nor
+ * will an oversized answer or a refused redirect: asking again would meet the same answer.
+ */
 export function isRetryable(error: GatewayError): boolean {
+  if (error.code === 'response_too_large' || error.code === 'redirect_refused') return false;
   return error.status === 0 || error.status === 429 || error.status >= 500;
 }
 

@@ -3,13 +3,15 @@
  * not list: the client returns what the gateway sent, never a stripped copy.
  */
 
-/** Event types a webhook can subscribe to (section 6). */
-export type WebhookEventType = 'job.completed' | 'job.failed';
+import type { GatewayEventType } from '../events/event-types.js';
 
-/** Normalised task statuses (section 3). */
+/** Event types a webhook can subscribe to. */
+export type WebhookEventType = GatewayEventType;
+
+/** Normalised task statuses (docs/gateway.md §3). */
 export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'unknown';
 
-/** Section 2.2; `api_key` is present only in the creation answer. */
+/** docs/gateway.md §2.2; `api_key` is present only in the creation answer. */
 export interface ApiKey {
   id: number;
   title: string;
@@ -19,7 +21,7 @@ export interface ApiKey {
   [field: string]: unknown;
 }
 
-/** Section 2.3. The counters and last_error are present only in list answers. */
+/** docs/gateway.md §2.3. The counters and last_error are present only in list answers. */
 export interface Webhook {
   id: number;
   url: string;
@@ -35,12 +37,12 @@ export interface Webhook {
   [field: string]: unknown;
 }
 
-/** The body of `POST /api/v1/keys` (section 4.1). */
+/** The body of `POST /api/v1/keys` (docs/gateway.md §4.1). */
 export interface CreateKeyInput {
   title: string;
 }
 
-/** The body of `POST /api/v1/webhooks` (section 4.2). */
+/** The body of `POST /api/v1/webhooks` (docs/gateway.md §4.2). */
 export interface CreateWebhookInput {
   url: string;
   events: readonly (WebhookEventType | (string & {}))[];
@@ -50,7 +52,7 @@ export interface CreateWebhookInput {
   api_key_id?: number;
 }
 
-/** The body of `POST /api/v1/images/generate` (section 4.5); other fields are sent as given. */
+/** The body of `POST /api/v1/images/generate` (docs/gateway.md §4.5); other fields are sent as given. */
 export interface GenerateImageInput {
   model: string;
   prompt: string;
@@ -59,7 +61,7 @@ export interface GenerateImageInput {
   [field: string]: unknown;
 }
 
-/** Section 4.5. */
+/** docs/gateway.md §4.5. */
 export interface GenerateImageResult {
   task_id: string;
   credits_used: number;
@@ -67,7 +69,7 @@ export interface GenerateImageResult {
   [field: string]: unknown;
 }
 
-/** Section 4.6: image_url once completed. */
+/** docs/gateway.md §4.6: image_url once completed. */
 export interface ImageTask {
   task_id: string;
   status: TaskStatus | (string & {});
@@ -75,7 +77,7 @@ export interface ImageTask {
   [field: string]: unknown;
 }
 
-/** Section 4.7 does not show the shape; this is the simulator's (docs/gateway-simulator.md). */
+/** docs/gateway.md §4.7 does not show the shape; this is the simulator's (docs/gateway-simulator.md). */
 export interface Balances {
   total_credits?: number;
   used_credits?: number;

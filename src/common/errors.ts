@@ -1,6 +1,16 @@
-/** What went wrong, as a stable string a program can switch on. */
+/**
+ * What went wrong, as a stable string a program can switch on:
+ * - `invalid_options`: a mistake in what you passed (thrown at once, by `createReceiver`, the
+ *   verifier presets, `createClient`, `registerWebhook`, `signDelivery`, a handler method);
+ * - `handler_failed`: a handler threw or rejected (given to `onError`, the original as `cause`);
+ * - `handler_timeout`: a handler did not settle within `handlerTimeoutMs` (given to `onError`);
+ * - `dedupe_store_failed`: a shared dedupe store (Redis, Postgres) failed or did not answer in
+ *   time; the delivery is answered 500 so the sender retries, and the lease frees the key.
+ *
+ * What a sender did wrong is never an error: it is an answer (see the `AnswerCode`s).
+ */
 export type JobhookErrorCode =
-  'invalid_options' | 'handler_failed' | 'handler_timeout' | 'verifier_failed' | 'dedupe_store_failed';
+  'invalid_options' | 'handler_failed' | 'handler_timeout' | 'dedupe_store_failed';
 
 /**
  * The error type of jobhook's receiving side. Configuration mistakes throw it from

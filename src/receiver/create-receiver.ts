@@ -1,6 +1,6 @@
 import { answers, type ReceiverResponse } from '../wire/answers.js';
 import { BodyReadError, rawBytes, type BodyInput, type BodyReader } from '../wire/body.js';
-import type { JobhookError } from '../common/errors.js';
+import { JobhookError } from '../common/errors.js';
 import {
   defaultSchemas,
   type DefaultEvents,
@@ -19,8 +19,8 @@ import { parseEvent } from './parse-event.js';
 import { isThenable } from '../common/thenable.js';
 import { checkHeaders, verifyDelivery } from './verify-delivery.js';
 import { createDispatcher, type DeliveryInfo } from './dispatch.js';
-import { registerReceiver, type ReceiverRegisterOptions } from '../client/receiver-register.js';
-import type { RegisterWebhookResult } from '../client/register.js';
+import { registerReceiver, type ReceiverRegisterOptions, type WebhookRegistrar } from './register.js';
+import { jobResults, type JobResults } from '../results/job-results.js';
 import type { VerifyRefusal } from '../signatures/verifier.js';
 
 /** One delivery as it came off the wire. */
@@ -96,10 +96,19 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
   /** The event types that have a schema. */
   readonly eventTypes: readonly (keyof E & string)[];
   /**
-   * Creates or reuses the gateway webhook for `url`, with this receiver's first secret and the
-   * event types it handles. Call it after the server is listening: deliveries may follow at once.
+   * Creates or reuses the gateway webhook for `url` through `client` (from `jobhook/client`), with
+   * this receiver's first secret and the event types it handles. Call it after the server is
+   * listening: deliveries may follow at once.
    */
-  register(options: ReceiverRegisterOptions): Promise<RegisterWebhookResult>;
+  register<C extends WebhookRegistrar>(
+    options: ReceiverRegisterOptions<C>,
+  ): ReturnType<C['webhooks']['register']>;
+  /**
+   * The job results this receiver saw lately (and, with a `results` channel, those other
+   * instances saw), recorded once a delivery is verified and valid. Pass the receiver to
+   * `client.images.waitFor(taskId, { receiver })` or `generateAndWait` to be woken by them.
+   */
+  readonly results: JobResults;
 }
 
 // `& EventMap` only tells the compiler the job events always exist; it changes no field type.
@@ -116,6 +125,12 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   const anyHandlers: EventHandler<unknown>[] = [];
   const errorHandlers: ErrorHandler[] = [];
   const lifecycle = inFlightTracker();
+  // A shared store may share job results too (Redis pub/sub), unless `results` says otherwise.
+  const results = jobResults(
+    options.results === undefined ? config.dedupe?.resultChannel?.() : options.results,
+    config.logger,
+    config.now,
+  );
   let warnedBodyUnavailable = false;
 
   function addHandler(type: string, handler: EventHandler<never>) {
@@ -175,7 +190,11 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     }
     const headers = readHeaders(input.headers ?? {});
     if (config.verify) {
-      const refusal = checkHeaders(config, config.verify, headers);
+      const refusal = checkHeaders(config.verify, {
+        headers,
+        now: config.now(),
+        toleranceSeconds: config.toleranceSeconds,
+      });
       if (refusal) return refuse(refusal);
     }
     const body = reader ? await readBody(reader) : given!;
@@ -184,18 +203,25 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
 
     let signedId: string | undefined;
     if (config.verify) {
-      const verified = verifyDelivery(config, config.verify, headers, body);
+      const verified = verifyDelivery(config.verify, {
+        headers,
+        body,
+        now: config.now(),
+        toleranceSeconds: config.toleranceSeconds,
+      });
       const outcome = isThenable(verified) ? await verified : verified;
       if (!outcome.ok) return refuse(outcome);
       signedId = outcome.id;
     }
 
-    const parsed = parseEvent(body, schemas);
+    const parsing = parseEvent(body, schemas);
+    const parsed = isThenable(parsing) ? await parsing : parsing;
     if (!parsed.ok) {
       config.logger.warn(`jobhook: rejected a delivery (400): ${parsed.response.body}`);
       return parsed.response;
     }
     const { type, event } = parsed;
+    if (parsed.known) results.receive(type, event);
     const typed = parsed.known ? handlersByType.get(type) : undefined;
     const handlers = typed ? [...typed, ...anyHandlers] : anyHandlers;
     if (handlers.length === 0) return answers.ok();
@@ -228,7 +254,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     const timeoutMs = config.bodyTimeoutMs;
     const maxBytes = config.maxBodyBytes;
     const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
       if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
         timer = setTimeout(() => {
@@ -257,6 +283,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     const timeoutMs = options.timeoutMs ?? 30_000;
     if (!(timeoutMs >= 0)) throw new TypeError('close({ timeoutMs }) must be a number of at least 0.');
     const drained = await lifecycle.close(timeoutMs);
+    await results.close();
     if (!drained) {
       config.logger.error(
         `jobhook: close() stopped waiting after ${timeoutMs} ms with ${lifecycle.pending} ` +
@@ -284,6 +311,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     close,
     maxBodyBytes: config.maxBodyBytes,
     eventTypes: Object.keys(schemas),
+    results,
     register: (registerOptions) =>
       registerReceiver(
         {
@@ -302,7 +330,9 @@ const TIMED_OUT = Symbol('timed out');
 function ignore(): void {}
 
 function assertFunction(handler: unknown): void {
-  if (typeof handler !== 'function') throw new TypeError('A handler must be a function.');
+  if (typeof handler !== 'function') {
+    throw new JobhookError('invalid_options', 'A handler must be a function.');
+  }
 }
 
 export type { DeliveryContext, EventHandler };

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { answers, type ReceiverResponse } from '../wire/answers.js';
 import { JobhookError } from '../common/errors.js';
 import { messageOf, quote } from '../common/logger.js';
@@ -40,7 +39,7 @@ type Answer = ReceiverResponse | Promise<ReceiverResponse>;
 export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, report: ReportFailures) {
   // Owner tokens: unique per claim, and cheap. The random prefix tells receivers apart when they
   // share a store; the counter tells this receiver's claims apart.
-  const prefix = `${randomBytes(9).toString('base64url')}.`;
+  const prefix = `${globalThis.crypto.randomUUID()}.`;
   let counter = 0;
   let warnedLostClaim = false;
 
@@ -205,7 +204,7 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
     // A third of the lease: a hung complete still leaves time to retry it before the lease lapses.
     const leaseMs = claim.store.leaseMs;
     const limit = leaseMs > 0 ? Math.min(leaseMs / 3, MAX_STORE_WAIT_MS) : MAX_STORE_WAIT_MS;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`it did not settle within ${Math.round(limit)} ms`)), limit);
       timer.unref?.();

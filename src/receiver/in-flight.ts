@@ -1,3 +1,7 @@
+// setImmediate is Node's (and Bun's); the Web runtimes have only timers.
+const later: (callback: () => void) => void =
+  typeof setImmediate === 'function' ? setImmediate : (callback) => setTimeout(callback, 0);
+
 /**
  * Counts deliveries in progress, and work that outlives their answers (a handler past its timeout,
  * an `onError` call), so that `close()` can wait for both, within a bound.
@@ -45,11 +49,11 @@ export function inFlightTracker() {
       // as soon as this resolves would otherwise cut that answer off, so the sender retries a
       // delivery that was handled.
       whenDrained ??= new Promise<void>((resolve) => {
-        drained = () => setImmediate(resolve);
+        drained = () => later(resolve);
         check();
       });
       if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) return whenDrained.then(() => true);
-      let timer: NodeJS.Timeout | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       return Promise.race([
         whenDrained.then(() => true),
         new Promise<false>((resolve) => (timer = setTimeout(resolve, timeoutMs, false))),

@@ -12,6 +12,8 @@ import {
 } from '../common/logger.js';
 import type { HeaderReader } from '../wire/headers.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
+import type { JobResultsOptions } from '../results/job-results.js';
+import type { ResultChannel } from '../results/result-channel.js';
 import {
   refuse,
   type CustomVerifyFunction,
@@ -36,7 +38,10 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
   toleranceSeconds?: number;
   /** The clock, in milliseconds since the epoch. Default `Date.now`. */
   now?: () => number;
-  /** Replace the schema of an event type, or add one. Unknown fields should be kept (`z.looseObject`). */
+  /**
+   * Replace the schema of an event type, or add one: any Standard Schema v1 validator (zod 3.24+ or 4,
+   * valibot, arktype, …); handler types follow it. Keep unknown fields (`z.looseObject`, `v.looseObject`).
+   */
   schemas?: S;
   /**
    * Where events are claimed while their handlers run and remembered once handled. Default: this
@@ -68,6 +73,13 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
    * never reach it: any line that would quote one (say, from a handler's error) has `[redacted]`.
    */
   logger?: Logger;
+  /**
+   * How `receiver.results` (what `client.images.waitFor` is woken by) keeps job results: a
+   * channel that shares them between instances (`redisResultChannel({ redis })`), or
+   * `{ channel?, maxEntries?, maxAgeMs? }`. Default: this process only, the last 10,000 results
+   * for 60 s. `false` keeps none, and waiters rely on polling.
+   */
+  results?: ResultChannel | JobResultsOptions | false;
 }
 
 /** What a `dedupeKey` function is given: a delivery that passed its signature and schema checks. */

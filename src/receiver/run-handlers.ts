@@ -98,7 +98,7 @@ async function settle(
 ): Promise<HandlerRun> {
   const all = Promise.all(running).then(() => failures);
   if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) return { failures: await all };
-  let timer: NodeJS.Timeout | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = await Promise.race([
     all.then(() => false),
     new Promise<true>((resolve) => (timer = setTimeout(resolve, timeoutMs, true))),

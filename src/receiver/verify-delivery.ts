@@ -1,8 +1,8 @@
-import type { HeaderReader } from '../wire/headers.js';
 import { messageOf } from '../common/logger.js';
-import type { ResolvedOptions } from './options.js';
 import {
   refuse,
+  type HeaderCheckRequest,
+  type SignedRequest,
   type VerifyFunction,
   type VerifyOutcome,
   type VerifyRefusal,
@@ -11,16 +11,14 @@ import { isThenable } from '../common/thenable.js';
 
 /** The verifier's outcome, synchronously when it gave one so; a throw or rejection is a refusal. */
 export function verifyDelivery(
-  config: ResolvedOptions,
   verify: VerifyFunction,
-  headers: HeaderReader,
-  body: Uint8Array,
+  request: SignedRequest,
 ): VerifyOutcome | PromiseLike<VerifyOutcome> {
   // A verifier that throws on malformed input (as Stripe's does on `t=,v1=`) is a 401, never a 500.
   const threw = (error: unknown): VerifyOutcome =>
     refuse('no_match', `The verifier threw: ${messageOf(error)}`);
   try {
-    const outcome = verify({ headers, body, now: config.now(), toleranceSeconds: config.toleranceSeconds });
+    const outcome = verify(request);
     return isThenable(outcome) ? Promise.resolve(outcome).then(undefined, threw) : outcome;
   } catch (error) {
     return threw(error);
@@ -31,15 +29,11 @@ export function verifyDelivery(
  * The verifier's refusal from the headers alone, before the body is read, when it has such a check
  * (`checkHeaders`); `undefined` to read on. A check that throws is a refusal, as `verify` is.
  */
-export function checkHeaders(
-  config: ResolvedOptions,
-  verify: VerifyFunction,
-  headers: HeaderReader,
-): VerifyRefusal | undefined {
+export function checkHeaders(verify: VerifyFunction, request: HeaderCheckRequest): VerifyRefusal | undefined {
   const check = verify.checkHeaders;
   if (typeof check !== 'function') return undefined;
   try {
-    return check({ headers, now: config.now(), toleranceSeconds: config.toleranceSeconds }) ?? undefined;
+    return check(request) ?? undefined;
   } catch (error) {
     return refuse('no_match', `The verifier's header check threw: ${messageOf(error)}`);
   }

@@ -1,5 +1,7 @@
-import { hmacSha256Digest, bytesEqual } from './hmac.js';
-import { hmacKey } from './secret.js';
+import { decodeDigest, signHmac, verifyHmac } from '#runtime';
+import { toBase64, toHex } from '../common/bytes.js';
+import { isThenable, settle } from '../common/thenable.js';
+import { hmacKeys, secretBytes } from './secret.js';
 import { JobhookError } from '../common/errors.js';
 import {
   refuse,
@@ -49,21 +51,24 @@ export function hmacSha256(options: HmacSha256Options): Verifier {
   return {
     name: 'hmac-sha256',
     prepare(secrets) {
-      const keys = secrets.map(hmacKey);
-      const verify: VerifyFunction = (request): VerifyOutcome => {
+      const keys = hmacKeys(secrets);
+      const outcome = (matched: boolean): VerifyOutcome =>
+        matched ? { ok: true } : refuse('no_match', `No ${header} digest matches any secret.`);
+      const verify: VerifyFunction = (request) => {
         const refused = checkHeaders(request);
         if (refused) return refused;
-        const candidate = Buffer.from(written(request.headers.get(header))!, encoding);
-        for (const key of keys) {
-          if (bytesEqual(candidate, hmacSha256Digest(key, [request.body]))) return { ok: true };
-        }
-        return refuse('no_match', `No ${header} digest matches any secret.`);
+        const candidate = decodeDigest(written(request.headers.get(header))!, encoding);
+        // Synchronous on Node; on the Web path crypto.subtle answers with a promise.
+        const matched = verifyHmac(keys, [request.body], [candidate]);
+        return isThenable(matched) ? matched.then(outcome) : outcome(matched);
       };
       verify.checkHeaders = checkHeaders;
       return verify;
     },
     sign({ secret, body }: SignInput) {
-      return { [header]: prefix + hmacSha256Digest(hmacKey(secret), [body]).toString(encoding) };
+      return settle(signHmac(secretBytes(secret), [body]), (digest) => ({
+        [header]: prefix + (encoding === 'hex' ? toHex(digest) : toBase64(digest)),
+      }));
     },
   };
 }

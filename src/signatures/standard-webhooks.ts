@@ -1,5 +1,7 @@
-import { hmacSha256Digest, bytesEqual } from './hmac.js';
-import { hmacKey } from './secret.js';
+import { decodeDigest, signHmac, verifyHmac } from '#runtime';
+import { toBase64 } from '../common/bytes.js';
+import { isThenable, settle } from '../common/thenable.js';
+import { hmacKeys, secretBytes } from './secret.js';
 import type { HeaderReader } from '../wire/headers.js';
 import {
   refuse,
@@ -28,32 +30,35 @@ export function standardWebhooks(): Verifier {
   return {
     name: 'standard-webhooks',
     prepare(secrets) {
-      const keys = secrets.map(hmacKey);
-      const verify: VerifyFunction = (request): VerifyOutcome => {
+      const keys = hmacKeys(secrets);
+      const verify: VerifyFunction = (request) => {
         const refused = checkHeaders(request);
         if (refused) return refused;
         const { headers, body } = request;
         const id = headers.get('webhook-id')!;
         const timestamp = headers.get('webhook-timestamp')!;
         const candidates = v1Signatures(headers.get('webhook-signature')!);
-        for (const key of keys) {
-          const expected = hmacSha256Digest(key, [id, '.', timestamp, '.', body]);
-          if (candidates.some((candidate) => bytesEqual(candidate, expected))) return { ok: true, id };
-        }
-        return refuse('no_match', 'No v1 signature matches any secret.');
+        // Synchronous on Node; on the Web path crypto.subtle answers with a promise.
+        const matched = verifyHmac(keys, [id, '.', timestamp, '.', body], candidates);
+        if (isThenable(matched)) return matched.then((ok) => outcome(ok, id));
+        return outcome(matched, id);
       };
       verify.checkHeaders = checkHeaders;
       return verify;
     },
     sign({ secret, body, id, timestamp }: SignInput) {
-      const digest = hmacSha256Digest(hmacKey(secret), [id, '.', String(timestamp), '.', body]);
-      return {
+      const digest = signHmac(secretBytes(secret), [id, '.', String(timestamp), '.', body]);
+      return settle(digest, (bytes) => ({
         'webhook-id': id,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': `v1,${digest.toString('base64')}`,
-      };
+        'webhook-signature': `v1,${toBase64(bytes)}`,
+      }));
     },
   };
+}
+
+function outcome(matched: boolean, id: string): VerifyOutcome {
+  return matched ? { ok: true, id } : refuse('no_match', 'No v1 signature matches any secret.');
 }
 
 /** Everything that can be refused before the body is read. */
@@ -89,11 +94,11 @@ function v1Value(entry: string): string | undefined {
 }
 
 /** `v1,<b64> v1,<b64> v1a,<other>` to the decoded, well-formed v1 signatures. */
-function v1Signatures(header: string): Buffer[] {
-  const signatures: Buffer[] = [];
+function v1Signatures(header: string): Uint8Array[] {
+  const signatures: Uint8Array[] = [];
   for (const entry of header.split(/\s+/)) {
     const encoded = v1Value(entry);
-    if (encoded !== undefined && V1_SIGNATURE.test(encoded)) signatures.push(Buffer.from(encoded, 'base64'));
+    if (encoded !== undefined && V1_SIGNATURE.test(encoded)) signatures.push(decodeDigest(encoded, 'base64'));
   }
   return signatures;
 }

@@ -86,8 +86,12 @@ export interface Verifier {
   readonly name: string;
   /** Runs once per receiver: binds the secrets and returns the check run on each delivery. */
   prepare(secrets: readonly string[]): VerifyFunction;
-  /** The headers that sign one delivery; `signDelivery` and the gateway simulator use it. */
-  sign?(input: SignInput): Record<string, string>;
+  /**
+   * The headers that sign one delivery; `signDelivery` and the gateway simulator use it. jobhook's
+   * schemes sign synchronously on Node, Deno and Bun, and give a promise on Workers, the Edge
+   * Runtime and in browsers, where only the asynchronous crypto.subtle can compute an HMAC.
+   */
+  sign?(input: SignInput): Record<string, string> | Promise<Record<string, string>>;
 }
 
 /** A refusal, for verifiers to return. */

@@ -4,7 +4,7 @@
  *
  * @module jobhook/testing
  */
-export { signDelivery, type SignDeliveryOptions } from './sign-delivery.js';
+export { signDelivery, type SignDeliveryOptions, type SignedTestDelivery } from './sign-delivery.js';
 export type { SignedDelivery } from '../signatures/verifier.js';
 export {
   startGateway,

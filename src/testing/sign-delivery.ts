@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { decodeUtf8, randomHex } from '#runtime';
 import { JobhookError } from '../common/errors.js';
+import { isThenable } from '../common/thenable.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
 import type { SignedDelivery, Verifier } from '../signatures/verifier.js';
 
@@ -17,21 +18,66 @@ export interface SignDeliveryOptions {
   scheme?: Verifier;
 }
 
-/** Signs a test delivery; send `headers` and `body` as they are (with `fetch`, supertest, …). */
-export function signDelivery(
-  options: SignDeliveryOptions,
-): SignedDelivery & { id: string; timestamp: number } {
+/** A signed test delivery: send `headers` and `body` as they are. */
+export type SignedTestDelivery = SignedDelivery & { id: string; timestamp: number };
+
+/**
+ * Signs a test delivery. Synchronous where the scheme signs synchronously (jobhook's schemes on
+ * Node, Deno and Bun); a promise where it signs with crypto.subtle (Workers, Edge, browsers).
+ */
+export function signAnywhere(options: SignDeliveryOptions): SignedTestDelivery | Promise<SignedTestDelivery> {
   const scheme = options.scheme ?? standardWebhooks();
   if (!scheme.sign) throw new JobhookError('invalid_options', `The ${scheme.name} scheme cannot sign.`);
-  // Bytes are copied into a plain ArrayBuffer-backed array, the form `fetch` and `Request` accept.
   const body =
     typeof options.payload === 'string'
       ? options.payload
       : options.payload instanceof Uint8Array
-        ? new Uint8Array(options.payload)
+        ? bodyOfBytes(options.payload)
         : JSON.stringify(options.payload);
-  const id = options.id ?? `msg_${randomUUID().replaceAll('-', '')}`;
+  const id = options.id ?? `msg_${randomHex(16)}`;
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-  const signature = scheme.sign({ secret: options.secret, body, id, timestamp });
-  return { headers: { 'content-type': 'application/json', ...signature }, body, id, timestamp };
+  const signed = scheme.sign({ secret: options.secret, body, id, timestamp });
+  // JSON text is UTF-8 (RFC 8259): other bytes are labelled as what they are.
+  const type = typeof body === 'string' ? 'application/json' : 'application/octet-stream';
+  const delivery = (signature: Record<string, string>): SignedTestDelivery => ({
+    headers: { 'content-type': type, ...signature },
+    body,
+    id,
+    timestamp,
+  });
+  return isThenable(signed) ? Promise.resolve(signed).then(delivery) : delivery(signed);
+}
+
+/**
+ * Bytes as every HTTP client sends them unchanged. UTF-8 becomes the same text (it encodes back to
+ * the same bytes): supertest sends a string as it is, but JSON-encodes a Uint8Array or a Buffer
+ * under a JSON content type. Other bytes are copied into an array of their own, sent as
+ * `application/octet-stream`.
+ */
+function bodyOfBytes(bytes: Uint8Array): Uint8Array<ArrayBuffer> | string {
+  const text = decodeUtf8(bytes);
+  if (text !== undefined) return text;
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return copy;
+}
+
+/**
+ * Signs a test delivery; send `headers` and `body` as they are (with `fetch`, supertest, …). A
+ * payload given as UTF-8 bytes comes back as the same text; other bytes (not JSON, which is UTF-8)
+ * as a `Buffer` with `content-type: application/octet-stream`, so every client sends them
+ * unchanged. On Node, Deno and Bun it returns the delivery at once. (On Workers, the Edge Runtime and in
+ * browsers, `jobhook/testing` resolves to a build whose `signDelivery` returns a promise.)
+ */
+export function signDelivery(options: SignDeliveryOptions): SignedTestDelivery {
+  const signed = signAnywhere(options);
+  if (isThenable(signed)) {
+    throw new JobhookError(
+      'invalid_options',
+      `The ${options.scheme?.name ?? 'standard-webhooks'} scheme signs asynchronously; signDelivery() needs a synchronous sign().`,
+    );
+  }
+  // superagent (supertest) sends a Buffer as it is, but a plain Uint8Array as JSON.
+  const { body } = signed;
+  return typeof body === 'string' ? signed : { ...signed, body: Buffer.from(body.buffer) };
 }

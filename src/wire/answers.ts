@@ -7,21 +7,25 @@ export interface ReceiverResponse {
   body: string;
 }
 
-/** The error codes of the receiver's answers, in the JSON body as `error.code`. */
-export type AnswerCode =
-  | 'invalid_signature'
-  | 'invalid_json'
-  | 'invalid_payload'
-  | 'method_not_allowed'
-  | 'not_found'
-  | 'payload_too_large'
-  | 'body_unreadable'
-  | 'body_timeout'
-  | 'in_progress'
-  | 'handler_failed'
-  | 'body_unavailable'
-  | 'shutting_down'
-  | 'internal_error';
+/** The error codes of the receiver's answers, in the JSON body as `error.code`: a closed list. */
+export const ANSWER_CODES = [
+  'invalid_signature',
+  'invalid_json',
+  'invalid_payload',
+  'method_not_allowed',
+  'not_found',
+  'payload_too_large',
+  'body_unreadable',
+  'body_timeout',
+  'in_progress',
+  'handler_failed',
+  'body_unavailable',
+  'shutting_down',
+  'internal_error',
+] as const;
+
+/** One of {@link ANSWER_CODES}. */
+export type AnswerCode = (typeof ANSWER_CODES)[number];
 
 function respond(status: number, body: string, extraHeaders?: Record<string, string>): ReceiverResponse {
   return {
@@ -81,8 +85,9 @@ export const answers = {
       500,
       'body_unavailable',
       'The raw request body was consumed before jobhook could read it, so its signature cannot be checked. ' +
-        'Mount the webhook handler before any body parser (such as express.json()), ' +
-        'or give it the raw bytes: express.raw({ type: "*/*" }) on its route or req.rawBody in Express, ' +
+        'Mount the webhook route before any body parser (such as a global express.json()), ' +
+        'or have the parser keep the raw bytes: express.json({ verify: keepRawBody }) with keepRawBody ' +
+        'from jobhook/express; NestFactory.create(AppModule, { rawBody: true }) in NestJS; ' +
         'c.req.arrayBuffer() (not c.req.json()) in a Hono middleware.',
     ),
   shuttingDown: () =>

@@ -1,4 +1,5 @@
-import { isUtf8 } from 'node:buffer';
+import { decodeUtf8 } from '#runtime';
+import { utf8Bytes } from '../common/bytes.js';
 
 /** A delivery's body as adapters hand it over, exactly as received. */
 export type BodyInput = Uint8Array | ArrayBuffer | string;
@@ -6,7 +7,7 @@ export type BodyInput = Uint8Array | ArrayBuffer | string;
 /** The raw bytes of a body, or `undefined` when what was given is not raw (a parsed object). */
 export function rawBytes(body: unknown): Uint8Array | undefined {
   if (body instanceof Uint8Array) return body;
-  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (typeof body === 'string') return utf8Bytes(body);
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
   return undefined;
 }
@@ -15,11 +16,8 @@ export type Decoded = { ok: true; value: unknown } | { ok: false; message: strin
 
 /** JSON text is UTF-8 (RFC 8259): a body that is not is refused rather than silently altered. */
 export function decodeJson(bytes: Uint8Array): Decoded {
-  if (!isUtf8(bytes)) return { ok: false, message: 'The body is not valid UTF-8.' };
-  const buffer = Buffer.isBuffer(bytes)
-    ? bytes
-    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let text = buffer.toString('utf8');
+  let text = decodeUtf8(bytes);
+  if (text === undefined) return { ok: false, message: 'The body is not valid UTF-8.' };
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
     return { ok: true, value: JSON.parse(text) };

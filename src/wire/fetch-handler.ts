@@ -1,5 +1,6 @@
 import type { ReceiverResponse } from './answers.js';
 import { BodyReadError, type BodyLimits, type BodyReader } from './body.js';
+import { concatBytes } from '../common/bytes.js';
 import type { HeadersInput } from './headers.js';
 
 type Receive = (input: {
@@ -72,7 +73,7 @@ async function readLimited(
       }
       chunks.push(value);
     }
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+    return chunks.length === 1 ? chunks[0]! : concatBytes(chunks, total);
   } finally {
     signal.removeEventListener('abort', cancel);
   }

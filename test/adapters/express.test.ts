@@ -1,7 +1,7 @@
 // Express-specific cases: what happens when another middleware reads the body first.
 import express5 from 'express';
 import express4 from 'express4';
-import { expressHandler } from 'jobhook/express';
+import { expressHandler, keepRawBody } from 'jobhook/express';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { completed, type JsonAnswer, recordingReceiver, SECRET } from '../conformance/fixtures.js';
@@ -41,7 +41,8 @@ describe.each([
       expect(status).toBe(500);
       expect(body.error?.code).toBe('body_unavailable');
       expect(body.error?.message).toMatch(/before any body parser/);
-      expect(body.error?.message).toMatch(/express\.raw/);
+      expect(body.error?.message).toMatch(/express\.json\(\{ verify: keepRawBody \}\)/);
+      expect(body.error?.message).not.toMatch(/express\.raw/); // does nothing after a global parser
     }
     expect(rec.calls).toEqual([]);
     expect(rec.errors.filter((line) => line.includes('consumed'))).toHaveLength(1);
@@ -87,5 +88,36 @@ describe.each([
     const { status } = await send(signDelivery({ secret: SECRET, payload: body }));
     expect(status).toBe(200);
     expect(rec.calls[0]).toMatchObject({ type: 'job.completed', event: { id: 'evt_raw' } });
+  });
+
+  // The fixes as README.md and the body_unavailable message give them.
+  it('verifies what keepRawBody kept, after a global express.json({ verify: keepRawBody })', async () => {
+    const { rec, send } = await start((app, handler) =>
+      app.use(express.json({ verify: keepRawBody })).post('/webhooks', handler),
+    );
+    const payload = completed();
+    expect(await send(signDelivery({ secret: SECRET, payload }))).toEqual({
+      status: 200,
+      body: { ok: true },
+    });
+    expect(rec.calls[0]).toEqual({ type: 'job.completed', event: payload });
+  });
+
+  it('gets nothing from express.raw() on the route after a global express.json(): not a fix', async () => {
+    const { rec, send } = await start((app, handler) =>
+      app.use(express.json()).post('/webhooks', express.raw({ type: '*/*' }), handler),
+    );
+    expect((await send()).body.error?.code).toBe('body_unavailable');
+    expect(rec.calls).toEqual([]);
+  });
+
+  it('answers deliveries when mounted before auth middleware that refuses the rest', async () => {
+    const { rec, send } = await start((app, handler) =>
+      app
+        .post('/webhooks', handler)
+        .use((_req, res) => void res.status(401).json({ error: { code: 'login_required', message: '' } })),
+    );
+    expect((await send()).status).toBe(200);
+    expect(rec.calls).toHaveLength(2);
   });
 });

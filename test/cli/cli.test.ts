@@ -70,6 +70,8 @@ describe('bad command lines', () => {
       /needs the receiver URL/,
     ],
     [['gateway', 'extra'], /unexpected argument "extra"/],
+    [['gateway', '--port', 'eighty'], /--port must be a non-negative integer: "eighty"/],
+    [['gateway', '--port', '70000'], /--port must be at most 65535/],
   ])('jobhook %j exits 2 with one line', async (args, message) => {
     const result = await runCli(args);
     expect(result.code).toBe(2);
@@ -373,4 +375,59 @@ describe('jobhook gateway', () => {
       expect(output.trimEnd().split('\n').at(-1)).toBe(`Stopped (${signal}).`);
     },
   );
+
+  it('serves the console from the built package, and stops with a console stream open', async () => {
+    child = start(['gateway']);
+    let output = '';
+    const consoleUrl = await new Promise<string>((resolve, reject) => {
+      child!.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const url = /^Console: (http:\/\/127\.0\.0\.1:\d+\/_console) /m.exec(output)?.[1];
+        if (url) resolve(url);
+      });
+      child!.on('exit', (code) => reject(new Error(`jobhook gateway exited (${code}): ${output}`)));
+    });
+    const page = await fetch(consoleUrl);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>jobhook gateway console</title>');
+    const stream = await fetch(`${consoleUrl}/events`);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = stream.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toMatch(/event: state\ndata: \{/);
+    child.kill('SIGINT');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    await reader.cancel().catch(() => undefined);
+  });
+
+  it('listens on --port and --host, and says so in one line when the port is taken', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const busy = await runCli(['gateway', '--port', String(port), '--host', '127.0.0.1']);
+      expect(busy.code).toBe(1);
+      expect(oneLineError(busy)).toBe(`jobhook: 127.0.0.1:${port} is already in use`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+
+    // The port is free now: the simulator takes it and serves there.
+    child = start(['gateway', '--port', String(port), '--host', '127.0.0.1', '--quiet']);
+    let output = '';
+    const [baseUrl, key] = await new Promise<[string, string]>((resolve, reject) => {
+      child!.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const url = /^JOBHOOK_BASE_URL=(.+)$/m.exec(output)?.[1];
+        const apiKey = /^JOBHOOK_API_KEY=(.+)$/m.exec(output)?.[1];
+        if (url && apiKey) resolve([url, apiKey]);
+      });
+      child!.on('exit', (code) => reject(new Error(`jobhook gateway exited (${code}): ${output}`)));
+    });
+    expect(baseUrl).toBe(`http://127.0.0.1:${port}`);
+    const client = createClient({ apiKey: key, baseUrl });
+    expect(await client.webhooks.list()).toEqual([]);
+    child.kill('SIGTERM');
+    expect(((await once(child, 'exit')) as [number | null])[0]).toBe(0);
+  });
 });

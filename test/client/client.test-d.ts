@@ -57,4 +57,8 @@ test('registration resolves to { webhook, created }', () => {
   ).resolves.toEqualTypeOf<RegisterWebhookResult>();
   // @ts-expect-error: url is required
   void receiver.register({ client });
+  // @ts-expect-error: the options of createClient are not a client
+  void receiver.register({ client: { apiKey: 'k', baseUrl: 'https://x' }, url: 'https://x' });
+  // @ts-expect-error: the receiver fills in its own secret
+  void receiver.register({ client, url: 'https://x', secret: 'other' });
 });

@@ -196,10 +196,7 @@ describe('receiver.register', () => {
       'job.failed',
     ]);
     const bare = createReceiver({ secret: SECRET });
-    const result = await bare.register({
-      client: { apiKey: gateway.apiKey, baseUrl: gateway.baseUrl },
-      url: URL_A + '/b',
-    });
+    const result = await bare.register({ client, url: URL_A + '/b' });
     expect(result.webhook.events.sort()).toEqual(['job.completed', 'job.failed']);
   });
 

@@ -4,11 +4,16 @@ import { createServer } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import express5 from 'express';
 import express4 from 'express4';
+import Fastify from 'fastify';
 import { Hono } from 'hono';
+import Koa from 'koa';
+import { bodyParser } from '@koa/bodyparser';
 import type { Receiver } from 'jobhook';
 import { expressHandler } from 'jobhook/express';
 import { honoHandler } from 'jobhook/hono';
 import { nodeHandler } from 'jobhook/node';
+import { fastifyPlugin } from 'jobhook/fastify';
+import { koaHandler } from 'jobhook/koa';
 import { listen, type Running } from './http.js';
 
 export const PATH = '/webhooks';
@@ -56,6 +61,27 @@ export const targets: Target[] = [
   {
     name: 'node middleware in express 5',
     start: (receiver, port) => listen(express5().use(nodeHandler(receiver, { path: PATH })), port),
+  },
+  {
+    name: 'fastify 5 plugin, JSON routes beside it',
+    start: async (receiver, port) => {
+      const app = Fastify();
+      app.post('/other', async (request) => request.body); // keeps Fastify's JSON parser
+      await app.register(fastifyPlugin(receiver, { path: PATH }));
+      await app.ready();
+      return listen(app.server, port);
+    },
+  },
+  {
+    name: 'koa 3 middleware before @koa/bodyparser',
+    start: (receiver, port) =>
+      listen(
+        new Koa()
+          .use(koaHandler(receiver, { path: PATH }))
+          .use(bodyParser())
+          .callback(),
+        port,
+      ),
   },
   {
     name: 'receiver.fetch on @hono/node-server',

@@ -154,6 +154,19 @@ describe('deliveries (6)', () => {
     await gateway.settled();
     expect(endpoint.received).toHaveLength(0);
   });
+
+  test('duplicateRate sends that share of deliveries twice: same webhook-id and body, the copy marked', async () => {
+    const gateway = await start({ deliveries: { retryDelaysMs: [1], duplicateRate: 1 } });
+    const endpoint = await sink();
+    await createWebhook(gateway, { url: endpoint.url, events: ['job.completed'], secret_key: SECRET });
+    await submit(gateway);
+    await gateway.settled();
+    const [first, second] = endpoint.received;
+    expect(endpoint.received).toHaveLength(2);
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(second!.body).toBe(first!.body);
+    expect(gateway.deliveries.map((d) => d.duplicate === true).sort()).toEqual([false, true]);
+  });
 });
 
 describe('retries and counters (6)', () => {

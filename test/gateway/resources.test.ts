@@ -241,6 +241,19 @@ describe('image tasks (4.5, 4.6, 2.4, 3)', () => {
     expect((await get(`/api/v1/images/${bad}`)).json.data).toMatchObject({ status: 'failed' });
   });
 
+  test('by default, as in the CLI, jobs whose prompt contains "fail" fail and the others complete', async () => {
+    await start({ jobs: { stepMs: 1 } });
+    const ok = (await post('/api/v1/images/generate', { model: 'm', prompt: 'a fox' })).json.data.task_id;
+    const bad = (await post('/api/v1/images/generate', { model: 'm', prompt: 'please fail' })).json.data
+      .task_id;
+    await gateway.settled();
+    expect((await get(`/api/v1/images/${ok}`)).json.data.status).toBe('completed');
+    expect((await get(`/api/v1/images/${bad}`)).json.data).toMatchObject({
+      status: 'failed',
+      error: { code: 'generation_failed', message: 'The prompt asked to fail.' },
+    });
+  });
+
   test('a test may step an automatic job by hand without breaking it', async () => {
     await start({ jobs: { stepMs: 20 } });
     const { task_id } = (await post('/api/v1/images/generate', { model: 'm', prompt: 'p' })).json.data;

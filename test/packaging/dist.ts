@@ -15,9 +15,15 @@ export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const dist = join(root, 'dist');
 export const cli = join(dist, 'cli.js');
 
-const outputs = ['index', 'express', 'hono', 'node', 'client', 'testing'].flatMap((name) =>
-  ['.js', '.cjs', '.d.ts', '.d.cts'].map((ext) => `${name}${ext}`),
-);
+const outputs = [
+  ...['index', 'express', 'hono', 'node', 'fastify', 'koa', 'client', 'testing', 'redis', 'postgres'].flatMap(
+    (name) => ['.js', '.cjs', '.d.ts', '.d.cts'].map((ext) => `${name}${ext}`),
+  ),
+  // `jobhook/testing` on Workers, Edge and browsers, and the two forms of `#runtime`.
+  'testing-web.js',
+  'testing-web.d.ts',
+  ...['runtime-node', 'runtime-web'].flatMap((name) => [`${name}.js`, `${name}.cjs`]),
+];
 const inputs = ['src', 'adapters', 'tsup.config.ts', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 const cache = join(root, 'node_modules', '.cache');
 const lock = join(cache, 'jobhook-build.lock');

@@ -3,7 +3,7 @@
 // TypeScript in both module kinds. Slow-ish (npm pack + npm install), about 10 s.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -21,8 +21,12 @@ const subpaths = {
   'jobhook/express': ['expressHandler'],
   'jobhook/hono': ['honoHandler'],
   'jobhook/node': ['nodeHandler'],
-  'jobhook/client': ['createClient', 'GatewayError', 'registerWebhook'],
+  'jobhook/fastify': ['fastifyPlugin'],
+  'jobhook/koa': ['koaHandler'],
+  'jobhook/client': ['createClient', 'GatewayError', 'registerWebhook', 'JobFailedError', 'WaitTimeoutError'],
   'jobhook/testing': ['signDelivery', 'startGateway'],
+  'jobhook/redis': ['redisDedupeStore'],
+  'jobhook/postgres': ['postgresDedupeStore', 'postgresDedupeMigration'],
 };
 
 /**
@@ -35,7 +39,7 @@ const subpaths = ${JSON.stringify(Object.keys(subpaths))};
 const modules = {};
 for (const name of subpaths) modules[name] = ${load};
 const { createReceiver } = modules['jobhook'];
-const { GatewayError } = modules['jobhook/client'];
+const { GatewayError, createClient } = modules['jobhook/client'];
 const { signDelivery, startGateway } = modules['jobhook/testing'];
 
 async function main() {
@@ -49,7 +53,7 @@ async function main() {
   const gateway = await startGateway();
   let refused;
   try {
-    await receiver.register({ client: { apiKey: 'sk_wrong', baseUrl: gateway.baseUrl }, url: 'https://x.test/hook' });
+    await receiver.register({ client: createClient({ apiKey: 'sk_wrong', baseUrl: gateway.baseUrl }), url: 'https://x.test/hook' });
   } catch (error) {
     refused = { sameClass: error instanceof GatewayError, status: error.status };
   } finally {
@@ -70,7 +74,14 @@ import { createReceiver, JobhookError, type JobCompletedEvent } from 'jobhook';
 import { nodeHandler } from 'jobhook/node';
 import { createClient, GatewayError } from 'jobhook/client';
 import { signDelivery, startGateway } from 'jobhook/testing';
+import { redisDedupeStore } from 'jobhook/redis';
+import { postgresDedupeStore } from 'jobhook/postgres';
 
+export const shared = createReceiver({
+  secret: 's',
+  dedupe: redisDedupeStore({ redis: { evalsha: async () => 'new', eval: async () => 'new' } }),
+});
+export const table = postgresDedupeStore({ pool: { query: async () => ({ rows: [] }) } }).table;
 const receiver = createReceiver({ secret: 'whsec_cGFja2FnaW5n' });
 receiver.onJobCompleted((event: JobCompletedEvent) => {
   const url: string = event.data.image_url;
@@ -89,6 +100,25 @@ export const error: Error = new GatewayError('m', { status: 500, code: 'internal
 export const other: Error = new JobhookError('invalid_options', 'm');
 export const signed: { headers: Record<string, string> } = signDelivery({ secret: 's', payload: {} });
 export const start: () => Promise<{ baseUrl: string; apiKey: string }> = startGateway;
+`;
+
+/** The adapters' frameworks and the type packages they need, linked from this repository. */
+const frameworkTypes = ['@types/node', 'express', '@types/express', 'hono', 'fastify', 'koa', '@types/koa'];
+
+const everyAdapter = `
+import express from 'express';
+import { Hono } from 'hono';
+import Fastify from 'fastify';
+import Koa from 'koa';
+import { expressHandler, keepRawBody } from 'jobhook/express';
+import { honoHandler } from 'jobhook/hono';
+import { fastifyPlugin } from 'jobhook/fastify';
+import { koaHandler } from 'jobhook/koa';
+
+export const expressApp = express().use(express.json({ verify: keepRawBody })).post('/webhooks', expressHandler(receiver));
+export const honoApp = new Hono().post('/webhooks', honoHandler(receiver));
+export const fastifyApp = Fastify().register(fastifyPlugin(receiver, { path: '/webhooks' }));
+export const koaApp = new Koa().use(koaHandler(receiver, { path: '/webhooks' }));
 `;
 
 describe('the packed tarball', () => {
@@ -142,7 +172,18 @@ describe('the packed tarball', () => {
       'README.md',
       'package.json',
     ]);
-    for (const name of ['index', 'express', 'hono', 'node', 'client', 'testing']) {
+    for (const name of [
+      'index',
+      'express',
+      'hono',
+      'node',
+      'fastify',
+      'koa',
+      'client',
+      'testing',
+      'redis',
+      'postgres',
+    ]) {
       expect(paths).toEqual(
         expect.arrayContaining([
           `dist/${name}.js`,
@@ -152,7 +193,13 @@ describe('the packed tarball', () => {
         ]),
       );
     }
-    expect(paths).toContain('dist/cli.js');
+    expect(paths).toEqual(
+      expect.arrayContaining(['dist/testing-web.js', 'dist/testing-web.d.ts', 'dist/cli.js']),
+    );
+    // package.json `imports`: `#runtime` is node:crypto on Node, Deno and Bun, Web APIs elsewhere.
+    for (const form of ['runtime-node', 'runtime-web']) {
+      expect(paths).toEqual(expect.arrayContaining([`dist/${form}.js`, `dist/${form}.cjs`]));
+    }
     expect(paths.filter((path) => path.endsWith('.map'))).toEqual([]);
   });
 
@@ -160,6 +207,9 @@ describe('the packed tarball', () => {
     expect(existsSync(join(project(), 'node_modules/jobhook/package.json'))).toBe(true);
     expect(existsSync(join(project(), 'node_modules/express'))).toBe(false);
     expect(existsSync(join(project(), 'node_modules/hono'))).toBe(false);
+    // nor ioredis or pg: jobhook/redis and jobhook/postgres type the clients they are given.
+    expect(existsSync(join(project(), 'node_modules/ioredis'))).toBe(false);
+    expect(existsSync(join(project(), 'node_modules/pg'))).toBe(false);
   });
 
   it.each([
@@ -187,6 +237,46 @@ describe('the packed tarball', () => {
   it('type-checks a TypeScript consumer in both module kinds (node16 resolution)', async () => {
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
     const result = await run(process.execPath, [tsc, '-p', '.'], { cwd: project(), env }).catch(
+      (error: { stdout: string }) => ({ stdout: error.stdout, failed: true }),
+    );
+    expect(result.stdout).toBe('');
+  });
+
+  it('type-checks every entry point with TypeScript 5.7, the oldest supported, and skipLibCheck off', async () => {
+    // A project beside the consumer: a copy of the installed jobhook, plus the frameworks its
+    // adapters take types from (linked: their own dependencies resolve where they really are), so
+    // that every published .d.ts, and what it imports, is checked rather than skipped.
+    const project57 = join(dir, 'consumer-ts57');
+    const modules = join(project57, 'node_modules');
+    await mkdir(join(modules, '@types'), { recursive: true });
+    await cp(join(project(), 'node_modules/jobhook'), join(modules, 'jobhook'), { recursive: true });
+    for (const name of frameworkTypes) {
+      await mkdir(join(modules, name, '..'), { recursive: true });
+      await symlink(join(root, 'node_modules', name), join(modules, name));
+    }
+    await writeFile(join(project57, 'typed.mts'), typed + everyAdapter);
+    await writeFile(join(project57, 'typed.cts'), typed + everyAdapter);
+    await writeFile(
+      join(project57, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'node16',
+          moduleResolution: 'node16',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          // @types/koa wants @types/content-disposition, but finds the types content-disposition 1
+          // ships itself, which lack `Options`: a mismatch between those two packages, not jobhook's.
+          paths: { 'content-disposition': [join(root, 'node_modules/@types/content-disposition')] },
+        },
+        files: ['typed.mts', 'typed.cts'],
+      }),
+    );
+    const tsc57 = join(root, 'node_modules/typescript57/bin/tsc');
+    expect((await run(process.execPath, [tsc57, '--version'])).stdout.trim()).toBe('Version 5.7.3');
+    const result = await run(process.execPath, [tsc57, '-p', '.'], { cwd: project57, env }).catch(
       (error: { stdout: string }) => ({ stdout: error.stdout, failed: true }),
     );
     expect(result.stdout).toBe('');

@@ -93,8 +93,6 @@ export function capturingLogger(): Logger & { lines: string[] } {
     lines,
     error: (message) => void lines.push(`error ${message}`),
     warn: (message) => void lines.push(`warn ${message}`),
-    info: (message) => void lines.push(`info ${message}`),
-    debug: (message) => void lines.push(`debug ${message}`),
   };
 }
 

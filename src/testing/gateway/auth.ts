@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { GatewayFailure } from './envelope.js';
 import type { Account, ApiKeyRecord, GatewayState } from './state.js';
 
-/** Section 5: a bearer key of a known account (401), whose API access is approved (403). */
+/** docs/gateway.md §5: a bearer key of a known account (401), whose API access is approved (403). */
 export function authenticate(
   state: GatewayState,
   req: IncomingMessage,

@@ -19,6 +19,13 @@ export interface JobRequest {
 
 /** Options of {@link startGateway}; each has a default. */
 export interface GatewayOptions {
+  /** The port to listen on. Default 0: a free one. */
+  port?: number;
+  /**
+   * The address to listen on and to be reached at: requests must name it in their Host header
+   * (a guard against DNS rebinding), unless it is a wildcard (`0.0.0.0`, `::`). Default `127.0.0.1`.
+   */
+  host?: string;
   /** Credits of the account `apiKey` belongs to. Default 1,000. */
   credits?: number;
   /** Credits one image costs. Default 10. */
@@ -34,18 +41,32 @@ export interface GatewayOptions {
     auto?: boolean;
     /** Time between the steps pending -> processing -> done of an automatic job, in ms. Default 10. */
     stepMs?: number;
-    /** How each job ends. Default: completed. */
+    /** How each job ends. Default: failed when the prompt contains "fail", else completed. */
     outcome?: (job: JobRequest) => JobOutcome;
   };
+  /**
+   * Serve the live console at `<baseUrl>/_console`: webhooks, jobs, deliveries with each attempt,
+   * and buttons to submit a job and to redeliver an event (docs/gateway-simulator.md). Off by
+   * default; `jobhook gateway` turns it on. `heartbeatMs`: how often its event stream sends a
+   * keep-alive comment (default 15,000).
+   */
+  console?: boolean | { heartbeatMs?: number };
   deliveries?: {
     /** Waits before each retry of a failed attempt, in ms; its length is the number of retries. */
     retryDelaysMs?: readonly number[];
     /** How long one attempt may take before it counts as failed, in ms. Default 5,000. */
     timeoutMs?: number;
+    /**
+     * Share of deliveries (0 to 1) sent twice at once, both copies with the same `webhook-id` and
+     * body and each with its own retries, as an at-least-once sender may do. Default 0.
+     */
+    duplicateRate?: number;
   };
 }
 
 export interface ResolvedGatewayOptions {
+  port: number;
+  host: string;
   credits: number;
   creditsPerImage: number;
   models: readonly string[] | undefined;
@@ -56,6 +77,7 @@ export interface ResolvedGatewayOptions {
   outcome: (job: JobRequest) => JobOutcome;
   retryDelaysMs: readonly number[];
   deliveryTimeoutMs: number;
+  duplicateRate: number;
 }
 
 /** Fast by default: the simulator serves tests, where a real gateway's hours-long schedule would stall. */
@@ -63,6 +85,8 @@ export const DEFAULT_RETRY_DELAYS_MS = [50, 100, 200, 400, 800] as const;
 
 export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGatewayOptions {
   return {
+    port: options.port ?? 0,
+    host: options.host ?? '127.0.0.1',
     credits: options.credits ?? 1000,
     creditsPerImage: options.creditsPerImage ?? 10,
     models: options.models,
@@ -70,8 +94,20 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     maxConcurrentJobs: options.maxConcurrentJobs ?? 10,
     autoJobs: options.jobs?.auto ?? true,
     stepMs: options.jobs?.stepMs ?? 10,
-    outcome: options.jobs?.outcome ?? (() => ({ status: 'completed' })),
+    outcome: options.jobs?.outcome ?? failWhenPromptContains('fail'),
     retryDelaysMs: options.deliveries?.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
     deliveryTimeoutMs: options.deliveries?.timeoutMs ?? 5000,
+    duplicateRate: options.deliveries?.duplicateRate ?? 0,
   };
+}
+
+/**
+ * The default outcome (and the CLI's, with `--fail-when`): jobs whose prompt contains `text` fail,
+ * so a test or a demo can ask for a failure without configuring anything.
+ */
+export function failWhenPromptContains(text: string): (job: JobRequest) => JobOutcome {
+  return (job) =>
+    job.prompt.includes(text)
+      ? { status: 'failed', error: { code: 'generation_failed', message: 'The prompt asked to fail.' } }
+      : { status: 'completed' };
 }

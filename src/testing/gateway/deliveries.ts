@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { GatewayEventType } from '../../events/event-types.js';
+import { samplePayload } from '../../events/sample-payload.js';
 import { standardWebhooks } from '../../signatures/standard-webhooks.js';
 import type { Activity } from './activity.js';
+import type { ChangeSignal } from './changes.js';
 import type { ResolvedGatewayOptions } from './config.js';
+import { MAX_ANSWER_BYTES, type DeliveryLog, type DeliveryRecord } from './delivery-log.js';
 import { nowIso, type GatewayState, type TaskRecord, type WebhookRecord } from './state.js';
 
 /** One attempt to deliver one event to one webhook, as the simulator saw it. */
@@ -17,23 +21,35 @@ export interface DeliveryAttempt {
   taskId: string;
   /** 1 for the first attempt. */
   attempt: number;
+  /** Set on the attempts of the second copy of a delivery sent twice (`deliveries.duplicateRate`). */
+  duplicate?: true;
   ok: boolean;
   /** The receiver's HTTP status; absent after a connection error or a time-out. */
   status?: number;
   error?: string;
+  /** When the attempt started (ISO 8601). */
+  at: string;
+  /** From sending the request to the end of the answer (or the failure), in milliseconds. */
+  durationMs: number;
+  /** The first 2,048 bytes of the receiver's answer body, as UTF-8 text; absent without an answer. */
+  answer?: string;
+  /** Present on the attempts of a delivery sent again with `gateway.redeliver()`. */
+  redelivery?: true;
 }
 
 const signer = standardWebhooks();
 
 const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-/** The delivery payload of DESIGN.md's wire contract. */
-export function eventPayload(task: TaskRecord, type: string) {
-  const data =
-    task.status === 'completed'
-      ? { task_id: task.task_id, status: task.status, image_url: task.image_url }
-      : { task_id: task.task_id, status: task.status, error: task.error };
-  return { id: randomId('evt'), type, created_at: task.updated_at, data };
+/** The payload of `task`'s final event (docs/design.md, "The wire contract"). */
+export function eventPayload(task: TaskRecord, type: GatewayEventType) {
+  return samplePayload(type, {
+    id: randomId('evt'),
+    taskId: task.task_id,
+    createdAt: task.updated_at,
+    ...(task.image_url !== undefined && { imageUrl: task.image_url }),
+    ...(task.error !== undefined && { error: task.error }),
+  });
 }
 
 export function deliveryService(
@@ -41,6 +57,8 @@ export function deliveryService(
   options: ResolvedGatewayOptions,
   activity: Activity,
   attempts: DeliveryAttempt[],
+  log: DeliveryLog,
+  changes: ChangeSignal,
 ) {
   /** Sends `task`'s final event to every active webhook of its account that subscribes to it. */
   function dispatch(task: TaskRecord): void {
@@ -53,22 +71,65 @@ export function deliveryService(
       if (webhook.account_id !== task.account_id || webhook.status !== 'active') continue;
       if (!webhook.events.includes(type)) continue;
       if (webhook.api_key_id !== null && webhook.api_key_id !== task.api_key_id) continue;
-      const delivery = { deliveryId: randomId('msg'), eventId: payload.id, type, taskId: task.task_id };
-      // deliver() catches every failure of an attempt itself; this only keeps a simulator bug
-      // from becoming an unhandled rejection that would crash the test process.
-      activity.track(() => deliver(webhook, body, delivery)).catch(() => undefined);
+      const event = { deliveryId: randomId('msg'), eventId: payload.id, type, taskId: task.task_id, body };
+      start(webhook, { ...event, redelivery: false });
+      // A second, concurrent copy of the same delivery (same webhook-id), as a gateway retrying
+      // on a lost answer sends: `deliveries.duplicateRate`, for tests of deduplication.
+      if (options.duplicateRate > 0 && Math.random() < options.duplicateRate) {
+        start(webhook, { ...event, redelivery: false, duplicate: true });
+      }
     }
   }
 
-  async function deliver(
+  /**
+   * Sends a delivery again, as a new series of attempts with the same `webhook-id` and body (what
+   * Standard Webhooks asks of a resend), so a receiver that dedupes answers it as a duplicate.
+   */
+  function redeliver(deliveryId: string): DeliveryRecord {
+    const original = log.get(deliveryId);
+    if (!original) throw new Error(`No delivery ${deliveryId}.`);
+    const webhook = state.webhooks.get(original.webhookId);
+    if (!webhook) throw new Error(`The webhook of delivery ${deliveryId} has been deleted.`);
+    const { eventId, type, taskId, body } = original;
+    return start(webhook, { deliveryId, eventId, type, taskId, body, redelivery: true });
+  }
+
+  function start(
     webhook: WebhookRecord,
-    body: string,
-    delivery: Omit<DeliveryAttempt, 'attempt' | 'ok' | 'webhookId'>,
-  ) {
+    event: Pick<DeliveryRecord, 'deliveryId' | 'eventId' | 'type' | 'taskId' | 'body' | 'redelivery'> & {
+      duplicate?: boolean;
+    },
+  ): DeliveryRecord {
+    const record = log.add({ webhookId: webhook.id, startedAt: nowIso(), state: 'sending', ...event });
+    changes.notify();
+    // deliver() catches every failure of an attempt itself; this only keeps a simulator bug
+    // from becoming an unhandled rejection that would crash the test process.
+    activity
+      .track(async () => {
+        try {
+          await deliver(webhook, record);
+        } finally {
+          if (record.state === 'sending' || record.state === 'retrying') settle(record, 'cancelled');
+        }
+      })
+      .catch(() => undefined);
+    return record;
+  }
+
+  function settle(record: DeliveryRecord, to: DeliveryRecord['state'], nextAttemptAt?: string) {
+    record.state = to;
+    record.nextAttemptAt = nextAttemptAt;
+    changes.notify();
+  }
+
+  async function deliver(webhook: WebhookRecord, record: DeliveryRecord) {
+    const { deliveryId, eventId, type, taskId, body } = record;
+    const delivery = { deliveryId, eventId, type, taskId };
     const retries = options.retryDelaysMs;
     for (let attempt = 1; attempt <= retries.length + 1; attempt++) {
       // A deleted webhook gets no more attempts; neither does anything once the simulator closes.
       if (activity.closed || state.webhooks.get(webhook.id) !== webhook) return;
+      if (attempt > 1) settle(record, 'sending');
       const outcome = await attemptOnce(webhook, body, delivery.deliveryId);
       if (activity.closed) return;
       webhook.last_sent_at = nowIso();
@@ -79,10 +140,16 @@ export function deliveryService(
         webhook.total_failed++;
         webhook.last_error = outcome.error ?? 'failed';
       }
-      attempts.push({ webhookId: webhook.id, ...delivery, attempt, ...outcome });
-      if (outcome.ok) return;
+      const made: DeliveryAttempt = { webhookId: webhook.id, ...delivery, attempt, ...outcome };
+      if (record.redelivery) made.redelivery = true;
+      if (record.duplicate) made.duplicate = true;
+      attempts.push(made);
+      record.attempts.push(made);
+      if (outcome.ok) return settle(record, 'delivered');
       const delay = retries[attempt - 1];
-      if (delay === undefined || !(await activity.wait(delay))) return;
+      if (delay === undefined) return settle(record, 'failed');
+      settle(record, 'retrying', new Date(Date.now() + delay).toISOString());
+      if (!(await activity.wait(delay))) return;
     }
   }
 
@@ -91,7 +158,7 @@ export function deliveryService(
     webhook: WebhookRecord,
     body: string,
     deliveryId: string,
-  ): Promise<{ ok: boolean; status?: number; error?: string }> {
+  ): Promise<Pick<DeliveryAttempt, 'ok' | 'status' | 'error' | 'at' | 'durationMs' | 'answer'>> {
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -100,24 +167,39 @@ export function deliveryService(
       'webhook-timestamp': String(timestamp),
     };
     if (webhook.secret_key !== undefined) {
-      Object.assign(headers, signer.sign!({ secret: webhook.secret_key, body, id: deliveryId, timestamp }));
+      Object.assign(
+        headers,
+        await signer.sign!({ secret: webhook.secret_key, body, id: deliveryId, timestamp }),
+      );
     }
     const closing = activity.closeSignal();
+    const at = nowIso();
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
     try {
-      const status = await post(webhook.url, headers, body, options.deliveryTimeoutMs, closing.signal);
-      if (status >= 200 && status < 300) return { ok: true, status };
-      return { ok: false, status, error: `HTTP ${status}` };
+      const { status, answer } = await post(
+        webhook.url,
+        headers,
+        body,
+        options.deliveryTimeoutMs,
+        closing.signal,
+      );
+      const timing = { at, durationMs: elapsed(), answer };
+      if (status >= 200 && status < 300) return { ok: true, status, ...timing };
+      return { ok: false, status, error: `HTTP ${status}`, ...timing };
     } catch (error) {
       return {
         ok: false,
         error: error instanceof TimeoutError ? error.message : `connection failed: ${describe(error)}`,
+        at,
+        durationMs: elapsed(),
       };
     } finally {
       closing.dispose();
     }
   }
 
-  return { dispatch };
+  return { dispatch, redeliver };
 }
 
 class TimeoutError extends Error {}
@@ -125,7 +207,8 @@ class TimeoutError extends Error {}
 /**
  * One POST on a fresh connection (no keep-alive): a test's receiver server can then close at
  * once, instead of waiting for an idle connection the simulator would otherwise hold open.
- * Resolves with the status once the whole answer is read; redirects are not followed.
+ * Resolves with the status and the first bytes of the answer once the whole answer is read (the
+ * rest is read and dropped); redirects are not followed.
  */
 function post(
   url: string,
@@ -134,7 +217,7 @@ function post(
   timeoutMs: number,
   signal: AbortSignal,
 ) {
-  return new Promise<number>((resolve, reject) => {
+  return new Promise<{ status: number; answer: string }>((resolve, reject) => {
     const send = url.startsWith('https:') ? httpsRequest : httpRequest;
     const req = send(url, {
       method: 'POST',
@@ -147,10 +230,15 @@ function post(
       timeoutMs,
     );
     req.on('response', (res) => {
-      res.resume();
+      const kept: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        if (size < MAX_ANSWER_BYTES) kept.push(chunk.subarray(0, MAX_ANSWER_BYTES - size));
+        size += chunk.length;
+      });
       res.on('end', () => {
         clearTimeout(timer);
-        resolve(res.statusCode ?? 0);
+        resolve({ status: res.statusCode ?? 0, answer: Buffer.concat(kept).toString('utf8') });
       });
       res.on('error', (error) => {
         clearTimeout(timer);

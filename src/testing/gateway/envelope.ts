@@ -35,7 +35,7 @@ export function requestId(): string {
   return `req_${randomBytes(12).toString('hex')}`;
 }
 
-/** Every answer, success or failure, carries `success` and `request_id` (section 2.1). */
+/** Every answer, success or failure, carries `success` and `request_id` (docs/gateway.md §2.1). */
 export function sendSuccess(res: ServerResponse, id: string, data: unknown): void {
   send(res, 200, { success: true, data, request_id: id }, id);
 }

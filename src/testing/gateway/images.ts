@@ -14,6 +14,7 @@ export function imageService(
   options: ResolvedGatewayOptions,
   activity: Activity,
   onFinished: (task: TaskRecord) => void,
+  onChange: () => void = () => undefined,
 ) {
   /** POST /api/v1/images/generate */
   function generate({ account, key, body }: RouteContext) {
@@ -90,6 +91,7 @@ export function imageService(
     } else {
       throw new Error(`Task ${taskId} has already ended (${task.status}).`);
     }
+    onChange();
     return task;
   }
 

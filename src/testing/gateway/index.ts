@@ -1,7 +1,12 @@
 import { activityTracker } from './activity.js';
 import { rateLimiter } from './auth.js';
+import { changeSignal } from './changes.js';
 import { resolveGatewayOptions, type GatewayOptions, type JobOutcome } from './config.js';
+import { chosenOutcomes } from './console/chosen-outcomes.js';
+import { CONSOLE_PATH, consoleHandler, type ConsoleHandler } from './console/handler.js';
+import { consoleSnapshot } from './console/snapshot.js';
 import { deliveryService, type DeliveryAttempt } from './deliveries.js';
+import { deliveryLog } from './delivery-log.js';
 import { GatewayFailure } from './envelope.js';
 import { balances, imageService } from './images.js';
 import { createAccount, createKey, postKey } from './keys.js';
@@ -36,6 +41,8 @@ export interface Gateway {
   readonly apiKeyId: number;
   /** A valid key of an account whose API access is not approved: every request gets 403. */
   readonly unapprovedApiKey: string;
+  /** The live console's address (`<baseUrl>/_console`), when started with `console: true`. */
+  readonly consoleUrl: string | undefined;
   /** Every attempt to deliver an event, in order. */
   readonly deliveries: readonly DeliveryAttempt[];
   /** Every request the simulator answered, in order. */
@@ -44,6 +51,13 @@ export interface Gateway {
   createAccount(options?: { approved?: boolean; credits?: number }): { apiKey: string; apiKeyId: number };
   /** Moves a task one step (pending -> processing -> its outcome), for `jobs: { auto: false }`. */
   advanceJob(taskId: string, outcome?: JobOutcome): { task_id: string; status: string };
+  /**
+   * Sends a delivery (by its `webhook-id`) again to its webhook, as a resend: the same body and
+   * `webhook-id`, a fresh series of attempts (marked `redelivery: true` in `deliveries`), so a
+   * receiver that dedupes answers it as a duplicate. Throws when the delivery is unknown or its
+   * webhook deleted.
+   */
+  redeliver(deliveryId: string): void;
   /** Makes the next matching requests fail. */
   failNext(failure?: InjectedFailure): void;
   /** The server-side record of a webhook (including secret_key), for assertions. */
@@ -54,18 +68,28 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** Starts an in-memory gateway on 127.0.0.1 with a free port. */
+/** Starts an in-memory gateway, by default on 127.0.0.1 with a free port (`host`, `port`). */
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
-  const config = resolveGatewayOptions(options);
+  const outcomes = chosenOutcomes(resolveGatewayOptions(options));
+  const config = outcomes.config;
   const state = createState();
   const activity = activityTracker();
+  const changes = changeSignal();
+  const log = deliveryLog();
   const deliveries: DeliveryAttempt[] = [];
   const requests: RecordedRequest[] = [];
   const injected: (InjectedFailure & { times: number })[] = [];
   const limit = rateLimiter(config.rateLimit);
-  const { dispatch } = deliveryService(state, config, activity, deliveries);
-  const images = imageService(state, config, activity, (task: TaskRecord) => dispatch(task));
+  const { dispatch, redeliver } = deliveryService(state, config, activity, deliveries, log, changes);
+  const images = imageService(
+    state,
+    config,
+    activity,
+    (task: TaskRecord) => dispatch(task),
+    () => changes.notify(),
+  );
 
+  // Every route may change what the console shows (a webhook, a job): tell its watchers after each.
   const routes = [
     route('POST', '/api/v1/keys', postKey),
     route('POST', '/api/v1/webhooks', postWebhook),
@@ -74,7 +98,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     route('POST', '/api/v1/images/generate', images.generate),
     route('GET', '/api/v1/images/:task_id', images.get),
     route('GET', '/api/v1/account/balances', balances),
-  ];
+  ].map((r) => ({
+    ...r,
+    handler: (context: Parameters<typeof r.handler>[0]) => {
+      try {
+        return r.handler(context);
+      } finally {
+        changes.notify();
+      }
+    },
+  }));
 
   function beforeRoute(method: string, path: string, key: { id: number }) {
     limit(key.id);
@@ -93,17 +126,45 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
   }
 
-  const { server, host } = await listen({ state, routes, beforeRoute, requests });
   const main = createAccount(state, { approved: true, credits: config.credits });
   const mainKey = createKey(state, main.id, 'simulator');
   const unapproved = createAccount(state, { approved: false, credits: config.credits });
   const unapprovedKey = createKey(state, unapproved.id, 'simulator (not approved)');
 
+  let baseUrl = '';
+  let gatewayConsole: ConsoleHandler | undefined;
+  if (options.console) {
+    gatewayConsole = consoleHandler({
+      changes,
+      snapshot: () => consoleSnapshot(baseUrl, state, log),
+      // The console acts as the main account, through the same checks as the API (credits, limits).
+      submit(prompt, outcome) {
+        const context = { state, account: main, key: mainKey, params: {} };
+        const model = config.models?.[0] ?? 'console';
+        const job = images.generate({ ...context, body: { model, prompt } });
+        outcomes.choose(job.task_id, outcome);
+        changes.notify();
+        return { task_id: job.task_id };
+      },
+      redeliver,
+      heartbeatMs: (options.console === true ? undefined : options.console.heartbeatMs) ?? 15_000,
+    });
+  }
+  const { server, host } = await listen(
+    { state, routes, beforeRoute, requests, intercept: gatewayConsole?.handle },
+    config,
+  );
+  baseUrl = `http://${host}`;
+
   return {
-    baseUrl: `http://${host}`,
+    baseUrl,
     apiKey: mainKey.api_key,
     apiKeyId: mainKey.id,
     unapprovedApiKey: unapprovedKey.api_key,
+    consoleUrl: gatewayConsole ? `${baseUrl}${CONSOLE_PATH}` : undefined,
+    redeliver(deliveryId) {
+      redeliver(deliveryId);
+    },
     deliveries,
     requests,
     createAccount(accountOptions = {}) {
@@ -124,6 +185,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     webhook: (id) => state.webhooks.get(id),
     settled: () => activity.settled(),
     async close() {
+      gatewayConsole?.close();
       activity.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

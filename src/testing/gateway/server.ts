@@ -20,26 +20,48 @@ export interface ServerHooks {
   /** Runs after authentication: rate limits and injected failures throw from here. */
   beforeRoute(method: string, path: string, key: ApiKeyRecord, account: Account): void;
   requests: RecordedRequest[];
+  /**
+   * Answers a request outside the gateway API itself (the console under `/_console`) and returns
+   * true, or returns false to leave it to the API. Such requests are not in `requests`.
+   */
+  intercept?(req: IncomingMessage, res: ServerResponse, path: string, host: string): boolean;
 }
 
-/** Listens on 127.0.0.1 on a free port; only requests whose Host is that address are served. */
-export async function listen(hooks: ServerHooks): Promise<{ server: Server; host: string }> {
+/**
+ * Listens on `address` (default 127.0.0.1, a free port); only requests whose Host is that address
+ * are served, unless it is a wildcard address, which is reachable by any name on purpose.
+ */
+export async function listen(
+  hooks: ServerHooks,
+  address: { host: string; port: number } = { host: '127.0.0.1', port: 0 },
+): Promise<{ server: Server; host: string }> {
   let host = '';
+  const any = WILDCARDS.has(address.host);
   const server = createServer((req, res) => {
-    void handle(hooks, host, req, res);
+    void handle(hooks, any ? undefined : host, req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(address.port, address.host, () => resolve());
   });
-  host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const name = address.host.includes(':') ? `[${address.host}]` : address.host;
+  host = `${name}:${(server.address() as AddressInfo).port}`;
   return { server, host };
 }
 
-async function handle(hooks: ServerHooks, host: string, req: IncomingMessage, res: ServerResponse) {
+const WILDCARDS = new Set(['0.0.0.0', '::']);
+
+async function handle(
+  hooks: ServerHooks,
+  host: string | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+) {
   const id = requestId();
   const method = (req.method ?? 'GET').toUpperCase();
   const path = (req.url ?? '/').split('?')[0]!;
+  // A wildcard address serves any Host: the console then checks against the one the request names.
+  if (hooks.intercept?.(req, res, path, host ?? String(req.headers.host ?? ''))) return;
   res.on('finish', () => hooks.requests.push({ method, path, status: res.statusCode }));
   try {
     const data = await answer(hooks, host, req, method, path);
@@ -51,8 +73,14 @@ async function handle(hooks: ServerHooks, host: string, req: IncomingMessage, re
   }
 }
 
-async function answer(hooks: ServerHooks, host: string, req: IncomingMessage, method: string, path: string) {
-  if (req.headers.host !== host) {
+async function answer(
+  hooks: ServerHooks,
+  host: string | undefined,
+  req: IncomingMessage,
+  method: string,
+  path: string,
+) {
+  if (host !== undefined && req.headers.host !== host) {
     req.resume();
     throw new GatewayFailure(403, 'forbidden', 'This host is not the gateway host.');
   }
@@ -67,7 +95,7 @@ async function answer(hooks: ServerHooks, host: string, req: IncomingMessage, me
   return found.route.handler({ state: hooks.state, account, key, body, params: found.params });
 }
 
-/** Section 4: request bodies are JSON objects sent with Content-Type: application/json. */
+/** docs/gateway.md §4: request bodies are JSON objects sent with Content-Type: application/json. */
 async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;

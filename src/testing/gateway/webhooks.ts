@@ -1,10 +1,10 @@
 import { isIP } from 'node:net';
+import { GATEWAY_EVENT_TYPES as EVENT_TYPES, isGatewayEventType } from '../../events/event-types.js';
 import { invalid, notFound } from './envelope.js';
 import { secretBytes } from '../../signatures/secret.js';
 import { nowIso, type WebhookRecord } from './state.js';
 import type { RouteContext } from './routes.js';
 
-export const EVENT_TYPES = ['job.completed', 'job.failed'] as const;
 const MAX_URL_LENGTH = 2048;
 
 /** POST /api/v1/webhooks */
@@ -103,7 +103,7 @@ function eventList(value: unknown): string[] {
     throw invalid(`events must be a non-empty array of: ${EVENT_TYPES.join(', ')}.`);
   }
   for (const event of value) {
-    if (typeof event !== 'string' || !(EVENT_TYPES as readonly string[]).includes(event)) {
+    if (typeof event !== 'string' || !isGatewayEventType(event)) {
       throw invalid(`Unknown event type ${JSON.stringify(event)}; supported: ${EVENT_TYPES.join(', ')}.`);
     }
   }

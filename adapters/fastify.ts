@@ -1,0 +1,61 @@
+/**
+ * Mount a jobhook receiver in Fastify 5, next to routes that keep their JSON parsing:
+ *
+ *   import Fastify from 'fastify';
+ *   import { createReceiver } from 'jobhook';
+ *   import { fastifyPlugin } from 'jobhook/fastify';
+ *
+ *   const receiver = createReceiver({ secret: process.env.WEBHOOK_SECRET! });
+ *   const app = Fastify();
+ *   await app.register(fastifyPlugin(receiver)); // POST /webhooks; { path: '/hooks/gateway' } to move it
+ *
+ * @module jobhook/fastify
+ */
+import type { FastifyPluginCallback } from 'fastify';
+import { answers } from '../src/wire/answers.js';
+import type { NodeReceiver } from './node-stream.js';
+
+/** Options of {@link fastifyPlugin}. */
+export interface FastifyPluginOptions {
+  /** The webhook route's path. Default `/webhooks`; `register`'s `prefix` is added before it. */
+  path?: string;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * A Fastify plugin that adds the webhook route in its own encapsulated scope: there every content
+ * type is read as raw bytes, within `receiver.maxBodyBytes` (Fastify's `bodyLimit`), so the signature
+ * is checked on what was sent while the app's other routes keep their parsers.
+ */
+export function fastifyPlugin(
+  receiver: NodeReceiver,
+  options: FastifyPluginOptions = {},
+): FastifyPluginCallback {
+  const { path = '/webhooks' } = options;
+  return (scope, _options, done) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, parsed) => parsed(null, body));
+    // Fastify refuses a body over the limit (declared or streamed) before the handler runs: answer it
+    // as every other adapter does, and stop reading the rest of it (Fastify leaves the stream flowing).
+    scope.setErrorHandler((error, request, reply) => {
+      const tooLarge = (error as { code?: unknown }).code === 'FST_ERR_CTP_BODY_TOO_LARGE';
+      if (tooLarge) request.raw.pause();
+      const { status, headers, body } = tooLarge
+        ? answers.tooLarge(receiver.maxBodyBytes)
+        : answers.bodyUnreadable();
+      return reply.code(status).headers(headers).send(body);
+    });
+    scope.all(path, { bodyLimit: receiver.maxBodyBytes }, async (request, reply) => {
+      // A POST with no body and no content-type skips the parser.
+      const raw = Buffer.isBuffer(request.body) ? request.body : EMPTY;
+      const { status, headers, body } = await receiver.receive({
+        method: request.method,
+        headers: request.headers,
+        body: raw,
+      });
+      return reply.code(status).headers(headers).send(body);
+    });
+    done();
+  };
+}

@@ -1,0 +1,66 @@
+// Byte helpers on Web APIs only (Uint8Array, TextEncoder, btoa/atob), the same on every runtime.
+// None of them is on the receiver's per-delivery path on Node, where `#runtime` uses Buffer.
+
+const encoder = new TextEncoder();
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+/** The UTF-8 bytes of `text`. */
+export function utf8Bytes(text: string): Uint8Array<ArrayBuffer> {
+  return encoder.encode(text);
+}
+
+/** `chunks` end to end in one new array (`total` is their summed length, when the caller knows it). */
+export function concatBytes(
+  chunks: readonly Uint8Array[],
+  total = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0),
+): Uint8Array<ArrayBuffer> {
+  const joined = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return joined;
+}
+
+/** Lower-case hex. */
+export function toHex(bytes: Uint8Array): string {
+  let text = '';
+  for (const byte of bytes) text += HEX[byte]!;
+  return text;
+}
+
+/** Standard base64 with padding. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** Base64url without padding (RFC 4648 §5). */
+export function toBase64Url(bytes: Uint8Array): string {
+  return toBase64(bytes).replace(/=+$/, '').replaceAll('+', '-').replaceAll('/', '_');
+}
+
+/**
+ * The bytes of standard base64 text (padding optional), or `undefined` when it is not base64.
+ * The caller checks the alphabet first: `atob` also skips whitespace.
+ */
+export function fromBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
+  let binary: string;
+  try {
+    binary = atob(text.replace(/=+$/, ''));
+  } catch {
+    return undefined;
+  }
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** The bytes of hex text of even length (the caller checks the alphabet first). */
+export function fromHex(text: string): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(text.length >> 1);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
+  return bytes;
+}

@@ -1,0 +1,129 @@
+/**
+ * The one answer to "in which forms can a secret show up in a message?", used by the receiver's
+ * logger and the gateway client. Web APIs only (TextEncoder, btoa, encodeURIComponent), so the
+ * code runs wherever the receiver's core runs.
+ */
+
+/** What a redacted secret is replaced with. */
+export const REDACTED = '[redacted]';
+
+/**
+ * A form shorter than this would match ordinary text by chance, so it is not searched for (a
+ * secret that short protects nothing anyway). The secret as given is searched for from
+ * {@link MIN_SECRET_LENGTH} characters: an API key is usually quoted whole.
+ */
+const MIN_FORM_LENGTH = 8;
+const MIN_SECRET_LENGTH = 4;
+
+/** A function that replaces every form of the given secrets in a text by `[redacted]`. */
+export type Redact = (text: string) => string;
+
+/** Builds a {@link Redact} for `secrets` (computed once; call it per message). */
+export function redactor(secrets: readonly string[]): Redact {
+  const forms = secretForms(secrets);
+  if (forms.length === 0) return (text) => text;
+  return (text) => forms.reduce((result, form) => result.split(form).join(REDACTED), text);
+}
+
+/**
+ * Every form in which `secrets` may appear in a message, longest first (so a form inside another
+ * is not redacted piecemeal):
+ * - as given, JSON-escaped (also with non-ASCII as `\uXXXX`), URL-encoded (percent-encoding in
+ *   either case, and the `+`-for-space form encoding);
+ * - the UTF-8 bytes of each of those, and of a `whsec_` secret's key bytes, as hex (either case),
+ *   base64 and base64url, padded or not, and in each of the three alignments it takes inside a
+ *   longer base64 text (an echoed request body, say), minus the edge characters it shares with
+ *   its neighbours.
+ */
+export function secretForms(secrets: readonly string[]): string[] {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (typeof secret !== 'string' || secret.length === 0) continue;
+    if (secret.length >= MIN_SECRET_LENGTH) forms.add(secret);
+    const texts = textForms(secret);
+    for (const text of texts) forms.add(text);
+    const byteForms: Uint8Array[] = [...texts].map((text) => utf8.encode(text));
+    const key = keyBytes(secret);
+    if (key) {
+      byteForms.push(key);
+      const decoded = utf8Text(key);
+      if (decoded !== undefined) for (const text of textForms(decoded)) forms.add(text);
+    }
+    for (const bytes of byteForms) for (const form of encodedForms(bytes)) forms.add(form);
+  }
+  return [...forms]
+    .filter(
+      (form) =>
+        form.length >= MIN_FORM_LENGTH || (secrets.includes(form) && form.length >= MIN_SECRET_LENGTH),
+    )
+    .sort((a, b) => b.length - a.length);
+}
+
+const utf8 = new TextEncoder();
+
+/** The secret as text: as given, JSON-escaped and URL-encoded. */
+function textForms(secret: string): Set<string> {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const percent = encodeURIComponent(secret);
+  return new Set([
+    secret,
+    json,
+    json.replace(/[\u007f-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    percent,
+    percent.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+    new URLSearchParams({ s: secret }).toString().slice(2),
+  ]);
+}
+
+/** Hex, base64 and base64url of `bytes`, standalone and as they sit inside longer encodings. */
+function encodedForms(bytes: Uint8Array): string[] {
+  const forms = [hex(bytes), hex(bytes).toUpperCase(), base64(bytes)];
+  for (const offset of [0, 1, 2]) {
+    // Inside a longer base64 text the secret starts at some byte offset mod 3: encode it behind
+    // that many filler bytes and keep only the characters that depend on the secret alone.
+    const shifted = new Uint8Array(offset + bytes.length);
+    shifted.set(bytes, offset);
+    const encoded = base64(shifted).replace(/=+$/, '');
+    const start = offset === 0 ? 0 : 4;
+    const whole = Math.floor(shifted.length / 3) * 4;
+    const core = encoded.slice(start, whole);
+    if (offset === 0) forms.push(encoded, toUrl(encoded));
+    forms.push(core, toUrl(core));
+  }
+  return forms;
+}
+
+/** A `whsec_` secret's key bytes (base64 after the prefix), or undefined. */
+function keyBytes(secret: string): Uint8Array | undefined {
+  if (!secret.startsWith('whsec_')) return undefined;
+  try {
+    const binary = atob(secret.slice('whsec_'.length));
+    return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
+function utf8Text(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+function base64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+function toUrl(base64Text: string): string {
+  return base64Text.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function hex(bytes: Uint8Array): string {
+  let text = '';
+  for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
+  return text;
+}

@@ -1,0 +1,77 @@
+import type { GatewayEventType } from './event-types.js';
+
+/** What a sample payload may be given; anything left out is made up (fresh ids, now, an example URL). */
+export interface SamplePayloadFields {
+  /** The event's own id, `evt_…`. */
+  id?: string;
+  taskId?: string;
+  /** ISO 8601, seconds precision. */
+  createdAt?: string;
+  /** `job.completed` only. */
+  imageUrl?: string;
+  /** `job.failed` only. */
+  error?: { code: string; message: string };
+}
+
+/** `data` of a sample `job.completed` payload. */
+export interface CompletedData {
+  task_id: string;
+  status: 'completed';
+  image_url: string;
+}
+
+/** `data` of a sample `job.failed` payload. */
+export interface FailedData {
+  task_id: string;
+  status: 'failed';
+  error: { code: string; message: string };
+}
+
+/** A payload as {@link samplePayload} builds it. */
+export interface SamplePayload<D = CompletedData | FailedData> {
+  id: string;
+  type: GatewayEventType;
+  created_at: string;
+  data: D;
+}
+
+/**
+ * A delivery payload in the shape the gateway sends (see docs/design.md, "The wire contract"):
+ * `{ id, type, created_at, data: { task_id, status, image_url | error } }`. The one builder behind
+ * `jobhook send`, the gateway simulator's deliveries and the test fixtures.
+ */
+export function samplePayload(
+  type: 'job.completed',
+  fields?: SamplePayloadFields,
+): SamplePayload<CompletedData>;
+export function samplePayload(type: 'job.failed', fields?: SamplePayloadFields): SamplePayload<FailedData>;
+export function samplePayload(type: GatewayEventType, fields?: SamplePayloadFields): SamplePayload;
+export function samplePayload(type: GatewayEventType, fields: SamplePayloadFields = {}): SamplePayload {
+  const taskId = fields.taskId ?? `task_${randomHex(16)}`;
+  const data =
+    type === 'job.completed'
+      ? {
+          task_id: taskId,
+          status: 'completed' as const,
+          image_url: fields.imageUrl ?? `https://images.example.com/${taskId}.png`,
+        }
+      : {
+          task_id: taskId,
+          status: 'failed' as const,
+          error: fields.error ?? {
+            code: 'generation_failed',
+            message: 'The model could not render this prompt.',
+          },
+        };
+  return {
+    id: fields.id ?? `evt_${randomHex(24)}`,
+    type,
+    created_at: fields.createdAt ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    data,
+  };
+}
+
+/** `length` random hex digits, from the Web Crypto API every runtime has. */
+function randomHex(length: number): string {
+  return globalThis.crypto.randomUUID().replaceAll('-', '').slice(0, length).padEnd(length, '0');
+}

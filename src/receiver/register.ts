@@ -1,0 +1,57 @@
+import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
+
+/**
+ * What `receiver.register()` needs of a client: `webhooks.register(...)`, which the client from
+ * `jobhook/client` has. Taking the client as an argument, rather than importing it, keeps the
+ * gateway client out of apps that only receive.
+ */
+export interface WebhookRegistrar {
+  webhooks: {
+    /** Creates or reuses the webhook; see `registerWebhook` in `jobhook/client`. */
+    register(options: never): Promise<unknown>;
+  };
+}
+
+/** The options `client.webhooks.register` takes, less what the receiver fills in itself. */
+type RegisterOptionsOf<C extends WebhookRegistrar> = Omit<
+  Parameters<C['webhooks']['register']>[0],
+  'secret' | 'events'
+>;
+
+/**
+ * Options of `receiver.register()`: `client` (from `jobhook/client`'s `createClient`), `url`, and
+ * every option of `client.webhooks.register` except `secret` (the receiver's first secret) and
+ * `events`, which defaults to the types the receiver has handlers for (all the gateway sends when
+ * an `onAny` handler exists) and may be given to override that.
+ */
+export type ReceiverRegisterOptions<C extends WebhookRegistrar> = RegisterOptionsOf<C> & {
+  /** The client to register with: `createClient({ apiKey, baseUrl })` from `jobhook/client`. */
+  client: C;
+  /** Default: the gateway event types this receiver has handlers for. */
+  events?: readonly string[];
+};
+
+/** What a receiver knows that registration needs. */
+export interface ReceiverFacts {
+  /** The receiver's first secret: the one new webhooks are created with. */
+  secret: string | undefined;
+  /** Types that have a handler (every known type when an `onAny` handler exists). */
+  handled: readonly string[];
+  /** Types that have a schema. */
+  known: readonly string[];
+}
+
+/** `receiver.register(...)`: the client's registration with the receiver's secret and types filled in. */
+export function registerReceiver<C extends WebhookRegistrar>(
+  facts: ReceiverFacts,
+  options: ReceiverRegisterOptions<C>,
+): ReturnType<C['webhooks']['register']> {
+  const { client, events: given, ...rest } = options;
+  // Only types the gateway can send: a custom schema for another type would be refused with a 400.
+  const supported = (types: readonly string[]) =>
+    types.filter((type) => (GATEWAY_EVENT_TYPES as readonly string[]).includes(type));
+  const handled = supported(facts.handled);
+  const events = given ?? (handled.length > 0 ? handled : supported(facts.known));
+  const request = { ...rest, events, ...(facts.secret !== undefined && { secret: facts.secret }) };
+  return client.webhooks.register(request as never) as ReturnType<C['webhooks']['register']>;
+}

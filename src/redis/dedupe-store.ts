@@ -1,0 +1,127 @@
+import type { DedupeStore } from '../dedupe/dedupe-store.js';
+import { withTimeout } from '../dedupe/with-timeout.js';
+import type { Redis } from 'ioredis';
+import { JobhookError } from '../common/errors.js';
+import { redisResultChannel } from './result-channel.js';
+import { scripts, type Script } from './scripts.js';
+
+/**
+ * The part of an ioredis client (`Redis` or `Cluster`, ioredis 5 or 6) the store uses. Typed
+ * here rather than imported, so that `jobhook/redis` loads without ioredis until you create the
+ * client yourself.
+ */
+export interface RedisScriptClient {
+  evalsha(sha: string, numKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
+  eval(script: string, numKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
+}
+
+/** Options of {@link redisDedupeStore}. */
+export interface RedisDedupeOptions {
+  /** An ioredis client (`new Redis(url)`); the store never closes it. */
+  redis: RedisScriptClient;
+  /** Put before every key, to share one Redis between apps. Default `jobhook:dedupe:`. */
+  prefix?: string;
+  /** How long a claim lives without renewal, in ms. Default 30,000. */
+  leaseMs?: number;
+  /**
+   * How long a handled event is remembered, in ms. Default 72 hours. It must outlast the sender's
+   * retry window: a delivery retried after it runs its handlers again.
+   */
+  ttlMs?: number;
+  /**
+   * Longest wait for one Redis call, in ms, before it rejects (the delivery then answers 500 and
+   * the sender retries). Default 5,000; 0 leaves it to the client's own settings.
+   */
+  timeoutMs?: number;
+}
+
+/** The Redis store: its options, resolved. */
+export interface RedisDedupeStore extends DedupeStore {
+  /** The key prefix in use. */
+  readonly prefix: string;
+  /** How long a handled event is remembered, in ms. */
+  readonly ttlMs: number;
+}
+
+const HOUR = 60 * 60 * 1000;
+
+/**
+ * A {@link DedupeStore} shared by every instance that reaches one Redis. Each call is one round
+ * trip: a Lua script that compares the owner and writes in one step (EVALSHA, falling back to
+ * EVAL once after Redis lost its script cache, for instance on a restart).
+ *
+ * Limits: with asynchronous replication, a failover can lose the last writes, so an event being
+ * claimed or just marked done at that moment may run once more; past `ttlMs` an event is
+ * forgotten.
+ */
+export function redisDedupeStore(options: RedisDedupeOptions): RedisDedupeStore {
+  const redis = options?.redis;
+  if (!redis || typeof redis.evalsha !== 'function' || typeof redis.eval !== 'function') {
+    throw new JobhookError(
+      'invalid_options',
+      'redisDedupeStore needs `redis`: an ioredis client, e.g. new Redis(process.env.REDIS_URL).',
+    );
+  }
+  const prefix = options.prefix ?? 'jobhook:dedupe:';
+  const leaseMs = positive('leaseMs', options.leaseMs, 30_000);
+  const ttlMs = positive('ttlMs', options.ttlMs, 72 * HOUR);
+  const timeoutMs = options.timeoutMs ?? 5000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
+    throw new JobhookError('invalid_options', 'redisDedupeStore: `timeoutMs` must be 0 or more.');
+  }
+
+  async function run(script: Script, key: string, ...args: (string | number)[]): Promise<unknown> {
+    try {
+      return await redis.evalsha(script.sha, 1, prefix + key, ...args);
+    } catch (error) {
+      if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+      // EVAL runs the script and caches it again: the next EVALSHA finds it.
+      return redis.eval(script.source, 1, prefix + key, ...args);
+    }
+  }
+  const call = (what: string, script: Script, key: string, ...args: (string | number)[]) =>
+    withTimeout(run(script, key, ...args), timeoutMs, what);
+  // The owner's value is tagged, so that no owner token can pass for the `done` marker.
+  const tag = (owner: string) => `o:${owner}`;
+
+  return {
+    prefix,
+    leaseMs,
+    ttlMs,
+    // An ioredis client can also publish and subscribe: job results then reach every instance's
+    // waiters (`client.images.waitFor`) with no polling, on the channel `<prefix>results`.
+    ...(canPublish(redis) && {
+      resultChannel: () => redisResultChannel({ redis: redis as unknown as Redis, prefix }),
+    }),
+    async claim(key, owner) {
+      const result = await call('claim', scripts.claim, key, tag(owner), leaseMs);
+      if (result === 'new' || result === 'busy' || result === 'done') return result;
+      throw new JobhookError('dedupe_store_failed', `Unexpected answer from Redis: ${String(result)}`);
+    },
+    async renew(key, owner) {
+      return (await call('renew', scripts.renew, key, tag(owner), leaseMs)) === 1;
+    },
+    async complete(key, owner) {
+      await call('complete', scripts.complete, key, tag(owner), ttlMs);
+    },
+    async release(key, owner) {
+      await call('release', scripts.release, key, tag(owner));
+    },
+  };
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new JobhookError(
+      'invalid_options',
+      `redisDedupeStore: \`${name}\` must be a positive integer (ms).`,
+    );
+  }
+  return value;
+}
+
+function canPublish(redis: object): boolean {
+  const client = redis as { publish?: unknown; duplicate?: unknown };
+  return typeof client.publish === 'function' && typeof client.duplicate === 'function';
+}

@@ -1,0 +1,153 @@
+import { JobhookError } from '../common/errors.js';
+import { messageOf, type Logger } from '../common/logger.js';
+import { isThenable } from '../common/thenable.js';
+import { resultOf, type JobResult } from './job-result.js';
+import { recentResults } from './recent-results.js';
+import { isResultChannel, type ResultChannel } from './result-channel.js';
+
+/** Options of the receiver's `results`; pass a {@link ResultChannel} alone to keep the defaults. */
+export interface JobResultsOptions {
+  /** Shares results between instances (e.g. `redisResultChannel`). Default: none, this process only. */
+  channel?: ResultChannel;
+  /** Results kept for waiters that start late, at most. Default 10,000. */
+  maxEntries?: number;
+  /** How long a result is kept for a waiter that starts late, in ms. Default 60,000. */
+  maxAgeMs?: number;
+}
+
+/**
+ * The job results a receiver has seen, for `client.images.waitFor({ receiver })` and
+ * `generateAndWait`: `receiver.results`. A result is recorded as soon as its delivery is verified
+ * and valid (before the handlers run, whatever they do), and also when another instance publishes
+ * one on the `channel`.
+ */
+export interface JobResults {
+  /** The result of `taskId` if it arrived lately (see `maxAgeMs`, `maxEntries`), else undefined. */
+  get(taskId: string): JobResult | undefined;
+  /**
+   * Calls `listener` once, when a result for `taskId` arrives (never synchronously, never for one
+   * that arrived before: check `get` first). Returns the function that stops watching; call it
+   * when the wait ends another way. Each watcher costs one map entry: no timer, no listener.
+   */
+  watch(taskId: string, listener: (result: JobResult) => void): () => void;
+  /** How many watchers are waiting now (for diagnostics and leak tests). */
+  readonly watching: number;
+}
+
+/** What the receiver holds: the public view plus the feed and the shutdown. */
+export interface JobResultsFeed extends JobResults {
+  /** Records the result a verified, valid event carries, if it carries one. */
+  receive(type: string, event: unknown): void;
+  /** Stops the channel's subscription; idempotent. */
+  close(): Promise<void>;
+}
+
+type Listener = (result: JobResult) => void;
+
+/** The receiver's results: a bounded recent store, watchers by task id, and an optional channel. */
+export function jobResults(
+  option: ResultChannel | JobResultsOptions | false | undefined,
+  logger: Logger,
+  now: () => number = Date.now,
+): JobResultsFeed {
+  if (option === false) return disabled();
+  const options = isResultChannel(option) ? { channel: option } : option;
+  const recent = recentResults({
+    maxEntries: positiveInteger('results.maxEntries', options?.maxEntries, 10_000),
+    maxAgeMs: positiveInteger('results.maxAgeMs', options?.maxAgeMs, 60_000),
+    now,
+  });
+  const watchers = new Map<string, Set<Listener>>();
+  let watching = 0;
+  const channel = options?.channel;
+  let closed: Promise<void> | undefined;
+
+  function record(result: JobResult): void {
+    recent.add(result);
+    const listeners = watchers.get(result.taskId);
+    if (!listeners) return;
+    watchers.delete(result.taskId);
+    watching -= listeners.size;
+    for (const listener of listeners) {
+      try {
+        listener(result);
+      } catch (error) {
+        logger.error(`jobhook: a job result watcher failed: ${messageOf(error)}`);
+      }
+    }
+  }
+
+  if (channel) {
+    const onError = (error: unknown) =>
+      logger.error(`jobhook: the job result channel failed: ${messageOf(error)}`);
+    try {
+      const subscribed = channel.subscribe(record, onError);
+      if (isThenable(subscribed)) Promise.resolve(subscribed).catch(onError);
+    } catch (error) {
+      onError(error);
+    }
+  }
+
+  return {
+    get: (taskId) => recent.get(taskId),
+    watch(taskId, listener) {
+      let listeners = watchers.get(taskId);
+      if (!listeners) watchers.set(taskId, (listeners = new Set()));
+      // Each call gets its own entry, so one caller's stop never removes another's listener.
+      const entry: Listener = (result) => listener(result);
+      listeners.add(entry);
+      watching++;
+      return () => {
+        const current = watchers.get(taskId);
+        if (!current?.delete(entry)) return;
+        watching--;
+        if (current.size === 0) watchers.delete(taskId);
+      };
+    },
+    get watching() {
+      return watching;
+    },
+    receive(type, event) {
+      const result = resultOf(type, event, now());
+      if (!result) return;
+      record(result);
+      if (!channel) return;
+      // Not awaited: the delivery's answer does not wait on the channel.
+      try {
+        const published = channel.publish(result);
+        if (isThenable(published)) Promise.resolve(published).catch(publishFailed);
+      } catch (error) {
+        publishFailed(error);
+      }
+    },
+    close() {
+      closed ??= (async () => {
+        await channel?.close?.();
+      })();
+      return closed;
+    },
+  };
+
+  function publishFailed(error: unknown) {
+    logger.error(`jobhook: could not publish a job result to the channel: ${messageOf(error)}`);
+  }
+}
+
+/** `results: false`: nothing is kept, watchers are never called (waiters rely on polling). */
+function disabled(): JobResultsFeed {
+  return {
+    get: () => undefined,
+    watch: () => () => undefined,
+    watching: 0,
+    receive: () => undefined,
+    close: () => Promise.resolve(),
+  };
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new JobhookError('invalid_options', `\`${name}\` must be a positive whole number.`);
+  }
+  return value;
+}

@@ -1,0 +1,49 @@
+// The Node form of `#runtime` (see contract.ts): node:crypto and Buffer, all synchronous, so the
+// receiver's hot path awaits nothing. Only Node loads this file (the `node` condition).
+import { isUtf8 } from 'node:buffer';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import type {
+  DecodeDigest,
+  DecodeUtf8,
+  HmacKeys,
+  ImportHmacKeys,
+  RandomHex,
+  SignHmac,
+  SignedParts,
+  VerifyHmac,
+} from './contract.js';
+
+export const importHmacKeys: ImportHmacKeys = (keys) =>
+  keys.map((key) => createSecretKey(key)) as unknown as HmacKeys;
+
+export const verifyHmac: VerifyHmac = (keys, parts, candidates) => {
+  for (const key of keys as unknown as KeyObject[]) {
+    const expected = digest(key, parts);
+    for (const candidate of candidates) {
+      // Length is not secret (it is the digest's): only equal lengths are compared, in constant time.
+      if (candidate.byteLength === expected.byteLength && timingSafeEqual(candidate, expected)) return true;
+    }
+  }
+  return false;
+};
+
+export const signHmac: SignHmac = (key, parts) => digest(createSecretKey(key), parts);
+
+/** HMAC-SHA256 over the concatenation of `parts`, without copying them into one buffer. */
+function digest(key: KeyObject, parts: SignedParts): Buffer {
+  const hmac = createHmac('sha256', key);
+  for (const part of parts) hmac.update(part);
+  return hmac.digest();
+}
+
+export const decodeUtf8: DecodeUtf8 = (bytes) => {
+  if (!isUtf8(bytes)) return undefined;
+  const buffer = Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return buffer.toString('utf8');
+};
+
+export const randomHex: RandomHex = (bytes) => randomBytes(bytes).toString('hex');
+
+export const decodeDigest: DecodeDigest = (text, encoding) => Buffer.from(text, encoding);

@@ -1,0 +1,65 @@
+// The Web form of `#runtime` (see contract.ts): Web APIs only (crypto.subtle, TextEncoder,
+// TextDecoder), no node:* import and no Buffer, so it loads unchanged on Cloudflare Workers, the
+// Vercel Edge Runtime, Deno, Bun and browsers. crypto.subtle is asynchronous: verifying and signing
+// give promises, which the receiver awaits (it awaits only thenables).
+import { concatBytes, fromBase64, fromHex, toHex } from '../common/bytes.js';
+import type {
+  DecodeDigest,
+  DecodeUtf8,
+  HmacKeys,
+  ImportHmacKeys,
+  RandomHex,
+  SignHmac,
+  SignedParts,
+  VerifyHmac,
+} from './contract.js';
+
+const HMAC = { name: 'HMAC', hash: 'SHA-256' } as const;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function importKey(key: Uint8Array, usage: 'sign' | 'verify'): Promise<CryptoKey> {
+  return crypto.subtle.importKey('raw', key as Uint8Array<ArrayBuffer>, HMAC, false, [usage]);
+}
+
+export const importHmacKeys: ImportHmacKeys = (keys) => {
+  const imported = Promise.all(keys.map((key) => importKey(key, 'verify')));
+  // A key WebCrypto refuses (an empty one) fails each delivery's check, which answers 401; until a
+  // delivery awaits it, the rejection must not count as unhandled.
+  imported.catch(() => undefined);
+  return imported as unknown as HmacKeys;
+};
+
+export const verifyHmac: VerifyHmac = async (keys, parts, candidates) => {
+  const data = joinParts(parts);
+  const checks: Promise<boolean>[] = [];
+  // crypto.subtle.verify compares in constant time (and answers false for a wrong length).
+  for (const key of await (keys as unknown as Promise<CryptoKey[]>)) {
+    for (const candidate of candidates) {
+      checks.push(crypto.subtle.verify('HMAC', key, candidate as Uint8Array<ArrayBuffer>, data));
+    }
+  }
+  return (await Promise.all(checks)).includes(true);
+};
+
+export const signHmac: SignHmac = async (key, parts) =>
+  new Uint8Array(await crypto.subtle.sign('HMAC', await importKey(key, 'sign'), joinParts(parts)));
+
+/** crypto.subtle takes one buffer: the parts, strings as UTF-8, end to end. */
+function joinParts(parts: SignedParts): Uint8Array<ArrayBuffer> {
+  const bytes = parts.map((part) => (typeof part === 'string' ? encoder.encode(part) : part));
+  return concatBytes(bytes);
+}
+
+export const decodeUtf8: DecodeUtf8 = (bytes) => {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+};
+
+export const randomHex: RandomHex = (bytes) => toHex(crypto.getRandomValues(new Uint8Array(bytes)));
+
+export const decodeDigest: DecodeDigest = (text, encoding) =>
+  encoding === 'hex' ? fromHex(text) : (fromBase64(text) ?? new Uint8Array(0));

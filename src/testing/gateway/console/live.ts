@@ -1,0 +1,100 @@
+import type { ServerResponse } from 'node:http';
+import type { ChangeSignal } from '../changes.js';
+
+export interface LiveFeedOptions {
+  changes: ChangeSignal;
+  /** The data of each `state` event: read afresh when it is sent. */
+  snapshot: () => unknown;
+  /** A comment line this often keeps proxies and the browser from timing the stream out. */
+  heartbeatMs: number;
+  /** Changes within this long go out as one event: a burst of attempts is one render, not fifty. */
+  coalesceMs?: number;
+  /** Open streams at most; one more is answered 503. */
+  maxClients?: number;
+}
+
+/**
+ * The console's server-sent events: each client gets the whole state at once, then again after
+ * every change (coalesced), and a heartbeat comment in between. It listens to the simulator and
+ * runs timers only while a client is connected; a client that goes away is dropped, and `close()`
+ * ends every stream and leaves no listener or timer behind.
+ */
+export function liveFeed({
+  changes,
+  snapshot,
+  heartbeatMs,
+  coalesceMs = 50,
+  maxClients = 32,
+}: LiveFeedOptions) {
+  const clients = new Set<ServerResponse>();
+  let unsubscribe: (() => void) | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let pending: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const stateEvent = () => `event: state\ndata: ${JSON.stringify(snapshot())}\n\n`;
+
+  function broadcast(frame: string) {
+    for (const client of clients) client.write(frame);
+  }
+
+  function changed() {
+    pending ??= setTimeout(() => {
+      pending = undefined;
+      broadcast(stateEvent());
+    }, coalesceMs);
+  }
+
+  function drop(client: ServerResponse) {
+    if (!clients.delete(client) || clients.size > 0) return;
+    unsubscribe?.();
+    unsubscribe = undefined;
+    clearInterval(heartbeat);
+    heartbeat = undefined;
+    clearTimeout(pending);
+    pending = undefined;
+  }
+
+  return {
+    /** Answers a GET of the events endpoint with a stream that stays open. */
+    open(res: ServerResponse): void {
+      if (closed || clients.size >= maxClients) {
+        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' });
+        res.end('Too many open console streams.\n');
+        return;
+      }
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        'x-content-type-options': 'nosniff',
+      });
+      // `retry`: how long the browser's EventSource waits before it reconnects on its own.
+      res.write(`retry: 1000\n\n${stateEvent()}`);
+      clients.add(res);
+      if (clients.size === 1) {
+        unsubscribe = changes.subscribe(changed);
+        heartbeat = setInterval(() => broadcast(': heartbeat\n\n'), heartbeatMs);
+        heartbeat.unref();
+      }
+      // The response's 'close' is the one that means "the client went away": the request's fires
+      // as soon as its (empty) body has been read.
+      res.on('close', () => drop(res));
+      res.on('error', () => drop(res));
+    },
+    /** How many streams are open. */
+    get clients(): number {
+      return clients.size;
+    },
+    close(): void {
+      closed = true;
+      for (const client of [...clients]) {
+        drop(client);
+        client.end();
+      }
+    },
+  };
+}
+
+export type LiveFeed = ReturnType<typeof liveFeed>;

@@ -1,0 +1,110 @@
+import type { DeliveryAttempt } from '../deliveries.js';
+import type { DeliveryLog, DeliveryState } from '../delivery-log.js';
+import type { GatewayState, TaskStatus } from '../state.js';
+
+/** The console shows the newest this many jobs and deliveries: a long session stays light. */
+export const CONSOLE_LIMIT = 100;
+
+/** What `/_console/state` answers and each server-sent `state` event carries. */
+export interface ConsoleSnapshot {
+  baseUrl: string;
+  webhooks: {
+    id: number;
+    account_id: number;
+    url: string;
+    events: string[];
+    api_key_id: number | null;
+    created_at: string;
+    total_sent: number;
+    total_failed: number;
+    last_sent_at: string | null;
+    last_error: string | null;
+  }[];
+  /** Newest first. */
+  jobs: {
+    task_id: string;
+    account_id: number;
+    model: string;
+    prompt: string;
+    status: TaskStatus;
+    created_at: string;
+    updated_at: string;
+    image_url?: string;
+    error?: { code: string; message: string };
+  }[];
+  /** Newest first; each with its attempts, oldest first. */
+  deliveries: {
+    /** Unique; a redelivery shares its `deliveryId` (the `webhook-id`) with the delivery it repeats. */
+    number: number;
+    deliveryId: string;
+    eventId: string;
+    type: string;
+    taskId: string;
+    webhookId: number;
+    /** The webhook's URL, or null once the webhook is deleted. */
+    url: string | null;
+    startedAt: string;
+    redelivery: boolean;
+    state: DeliveryState;
+    nextAttemptAt: string | null;
+    attempts: Pick<DeliveryAttempt, 'attempt' | 'at' | 'ok' | 'status' | 'error' | 'durationMs' | 'answer'>[];
+  }[];
+  /** How many jobs and deliveries exist in all, of which the newest CONSOLE_LIMIT are listed. */
+  totals: { jobs: number; deliveries: number };
+}
+
+/** A copy of what the simulator holds, never a secret: no `secret_key`, no API key. */
+export function consoleSnapshot(baseUrl: string, state: GatewayState, log: DeliveryLog): ConsoleSnapshot {
+  const webhooks = [...state.webhooks.values()].map((webhook) => ({
+    id: webhook.id,
+    account_id: webhook.account_id,
+    url: webhook.url,
+    events: [...webhook.events],
+    api_key_id: webhook.api_key_id,
+    created_at: webhook.created_at,
+    total_sent: webhook.total_sent,
+    total_failed: webhook.total_failed,
+    last_sent_at: webhook.last_sent_at,
+    last_error: webhook.last_error,
+  }));
+  const tasks = [...state.tasks.values()];
+  const jobs = newest(tasks).map((task) => ({
+    task_id: task.task_id,
+    account_id: task.account_id,
+    model: task.model,
+    prompt: task.prompt,
+    status: task.status,
+    created_at: task.created_at,
+    updated_at: task.updated_at,
+    ...(task.image_url !== undefined && { image_url: task.image_url }),
+    ...(task.error !== undefined && { error: { ...task.error } }),
+  }));
+  const records = log.all();
+  const deliveries = newest(records).map((record) => ({
+    number: record.number,
+    deliveryId: record.deliveryId,
+    eventId: record.eventId,
+    type: record.type,
+    taskId: record.taskId,
+    webhookId: record.webhookId,
+    url: state.webhooks.get(record.webhookId)?.url ?? null,
+    startedAt: record.startedAt,
+    redelivery: record.redelivery,
+    state: record.state,
+    nextAttemptAt: record.nextAttemptAt ?? null,
+    attempts: record.attempts.map(({ attempt, at, ok, status, error, durationMs, answer }) => ({
+      attempt,
+      at,
+      ok,
+      status,
+      error,
+      durationMs,
+      answer,
+    })),
+  }));
+  return { baseUrl, webhooks, jobs, deliveries, totals: { jobs: tasks.length, deliveries: records.length } };
+}
+
+function newest<T>(items: readonly T[]): T[] {
+  return items.slice(-CONSOLE_LIMIT).reverse();
+}

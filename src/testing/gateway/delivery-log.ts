@@ -1,0 +1,56 @@
+import type { DeliveryAttempt } from './deliveries.js';
+
+/**
+ * What the simulator remembers of each delivery (one event to one webhook, with all its attempts),
+ * beyond the attempts themselves: the body it sends, so that the delivery can be sent again, and
+ * where it stands, so that a watcher sees the retries still to come.
+ */
+
+/** Where a delivery stands. `cancelled`: its webhook was deleted or the simulator closed first. */
+export type DeliveryState = 'sending' | 'retrying' | 'delivered' | 'failed' | 'cancelled';
+
+export interface DeliveryRecord {
+  /** 1, 2, 3…: tells a redelivery from the delivery it sends again, which share a `webhook-id`. */
+  number: number;
+  /** The `webhook-id` header of every attempt; a redelivery keeps it (Standard Webhooks: resending). */
+  deliveryId: string;
+  /** The payload's `id`. */
+  eventId: string;
+  type: string;
+  taskId: string;
+  webhookId: number;
+  /** The exact body every attempt sends. */
+  body: string;
+  startedAt: string;
+  /** True for a delivery sent again with `redeliver()`. */
+  redelivery: boolean;
+  /** The second copy of a delivery sent twice (`deliveries.duplicateRate`). */
+  duplicate?: boolean | undefined;
+  state: DeliveryState;
+  /** When the next attempt is due, while `retrying`. */
+  nextAttemptAt?: string;
+  /** This delivery's attempts, oldest first (the same objects as in `gateway.deliveries`). */
+  attempts: DeliveryAttempt[];
+}
+
+/** The most answer bytes an attempt keeps: enough to read an error, bounded against a hostile receiver. */
+export const MAX_ANSWER_BYTES = 2048;
+
+export function deliveryLog() {
+  const records: DeliveryRecord[] = [];
+  const firsts = new Map<string, DeliveryRecord>();
+  return {
+    add(record: Omit<DeliveryRecord, 'number' | 'attempts'>): DeliveryRecord {
+      const added = { ...record, number: records.length + 1, attempts: [] };
+      records.push(added);
+      if (!firsts.has(added.deliveryId)) firsts.set(added.deliveryId, added);
+      return added;
+    },
+    /** The first delivery with this `webhook-id` (its redeliveries send the same body). */
+    get: (deliveryId: string) => firsts.get(deliveryId),
+    /** Every delivery, oldest first. */
+    all: (): readonly DeliveryRecord[] => records,
+  };
+}
+
+export type DeliveryLog = ReturnType<typeof deliveryLog>;

@@ -1,0 +1,113 @@
+// The built CLI against a gateway and a receiver that put terminal control sequences into what
+// they answer: nothing the CLI prints may carry one (colours, screen clears, titles, clipboard).
+import { once } from 'node:events';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDist } from '../packaging/dist.js';
+import { oneLineError, runCli } from './run-cli.js';
+
+beforeAll(ensureDist, 180_000);
+
+/**
+ * CSI (clear screen, cursor home), OSC 0 (window title) and OSC 52 (clipboard) with both
+ * terminators, 8-bit CSI/OSC/ST, BEL, backspace, carriage return, DEL, a lone ESC.
+ */
+const HOSTILE =
+  'evil\u001b[2J\u001b[H\u001b]0;pwned title\u0007\u001b]52;c;cHduZWQ=\u001b\\\u009b31m\u009d8;;x\u009c' +
+  '\u0007\u0008\r\u007fend\u001b';
+/** What a terminal must never receive: C0 except tab and line feed, DEL, C1. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+const SECRET = 'whsec_aG9zdGlsZS1vdXRwdXQtc2VjcmV0';
+
+const servers: Server[] = [];
+afterEach(() => {
+  for (const server of servers.splice(0)) server.close();
+});
+
+async function serve(listener: RequestListener): Promise<string> {
+  const server = createServer(listener);
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const webhook = {
+  id: 3,
+  url: `https://app.test/${HOSTILE}`,
+  events: ['job.completed', HOSTILE],
+  status: `active${HOSTILE}`,
+  created_at: '2026-01-01T00:00:00Z',
+  updated_at: '2026-01-01T00:00:00Z',
+  total_sent: 1,
+  total_failed: 0,
+  // A line break could also fake a row of the table.
+  last_error: `${HOSTILE}\n4  active  job.completed  0  0  https://attacker.test`,
+};
+
+/** A gateway whose every answer is `answer` (the list endpoint included). */
+function hostileGateway(status: number, answer: unknown) {
+  return serve((_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+  });
+}
+
+describe('the CLI prints nothing a terminal would obey', () => {
+  it('webhooks list: the table is printable, one row per webhook', async () => {
+    const baseUrl = await hostileGateway(200, { success: true, data: [webhook] });
+    const result = await runCli(['webhooks', 'list'], {
+      JOBHOOK_API_KEY: 'sk_test',
+      JOBHOOK_BASE_URL: baseUrl,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toMatch(CONTROL);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/^3\s+activeevil.*end\s/);
+    expect(lines[1]).toContain('https://app.test/evil');
+    expect(result.stdout).not.toContain('pwned');
+  });
+
+  it('webhooks list --json: printable, and the data parses back intact', async () => {
+    const baseUrl = await hostileGateway(200, { success: true, data: [webhook] });
+    const result = await runCli(['webhooks', 'list', '--json'], {
+      JOBHOOK_API_KEY: 'sk_test',
+      JOBHOOK_BASE_URL: baseUrl,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toMatch(CONTROL);
+    expect(JSON.parse(result.stdout)).toEqual([webhook]);
+  });
+
+  it("a gateway's error message becomes one printable line on stderr", async () => {
+    const baseUrl = await hostileGateway(400, {
+      success: false,
+      error: { code: `invalid_request${HOSTILE}`, message: `bad ${HOSTILE}\nsecond line` },
+    });
+    const result = await runCli(['webhooks', 'delete', '3'], {
+      JOBHOOK_API_KEY: 'sk_test',
+      JOBHOOK_BASE_URL: baseUrl,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toMatch(CONTROL);
+    // (The trailing ESC of the code takes the next characters with it, as a terminal would.)
+    expect(oneLineError(result)).toMatch(
+      /^jobhook: DELETE \/api\/v1\/webhooks\/3 failed \(400 invalid_requestevil.*end.* bad evil.*end$/,
+    );
+  });
+
+  it("send: the receiver's status text and body are printed without control characters", async () => {
+    const url = await serve((req, res) => {
+      req.resume();
+      // Node refuses C0 in a status message but writes 8-bit bytes: C2 9B is the UTF-8 of a C1 CSI.
+      res.writeHead(418, 'Teapot \u00c2\u009b2J', { 'content-type': 'text/plain' }).end(HOSTILE);
+    });
+    const result = await runCli(['send', url, '--secret', SECRET]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).not.toMatch(CONTROL);
+    expect(result.stdout).toMatch(/^418 Teapot 2J\nevil.*end\n$/);
+  });
+});

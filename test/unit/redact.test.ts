@@ -1,0 +1,87 @@
+// The one redaction of secrets (src/common/redact.ts), checked against encodings the test computes
+// itself with Node's Buffer, so a form the module forgets shows up here.
+import { describe, expect, test } from 'vitest';
+import { redactor } from '../../src/common/redact.js';
+
+const SECRETS = [
+  'sk_live_0123456789abcdef',
+  // Quotes, backslash, slash, plus, equals, space and non-ASCII: escaping and encoding differ.
+  'se"cr\\et/with+plus=and space é ü 🔑',
+  `whsec_${Buffer.from('key-bytes-of-a-standard-webhooks-secret').toString('base64')}`,
+];
+
+/** The forms a message may carry; the test's own list, not the module's. */
+function formsOf(secret: string): Record<string, string> {
+  const bytes = Buffer.from(secret, 'utf8');
+  const json = JSON.stringify(secret).slice(1, -1);
+  const forms: Record<string, string> = {
+    raw: secret,
+    json,
+    jsonAscii: json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    url: encodeURIComponent(secret),
+    urlLower: encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()),
+    form: new URLSearchParams({ s: secret }).toString().slice(2),
+    hex: bytes.toString('hex'),
+    hexUpper: bytes.toString('hex').toUpperCase(),
+    base64: bytes.toString('base64'),
+    base64url: bytes.toString('base64url'),
+    jsonBase64: Buffer.from(json).toString('base64'),
+  };
+  if (secret.startsWith('whsec_')) {
+    const key = Buffer.from(secret.slice(6), 'base64');
+    Object.assign(forms, {
+      keyUtf8: key.toString('utf8'),
+      keyHex: key.toString('hex'),
+      keyBase64: key.toString('base64'),
+      keyBase64url: key.toString('base64url'),
+    });
+  }
+  return forms;
+}
+
+describe('redactor', () => {
+  for (const secret of SECRETS) {
+    const redact = redactor([secret]);
+    for (const [name, form] of Object.entries(formsOf(secret))) {
+      test(`${name} of ${JSON.stringify(secret.slice(0, 12))}… is redacted`, () => {
+        const message = `gateway said: <${form}> and again ${form}.`;
+        const redacted = redact(message);
+        expect(redacted).not.toContain(form);
+        expect(redacted).toContain('[redacted]');
+        expect(redacted.startsWith('gateway said: <')).toBe(true);
+      });
+    }
+
+    test(`inside a longer base64 text, at every alignment: ${JSON.stringify(secret.slice(0, 12))}…`, () => {
+      for (const prefix of ['', 'a', 'ab', 'abc', '{"secret_key":"']) {
+        const echoed = Buffer.from(`${prefix}${secret}","url":"https://app.test/hook"}`);
+        for (const encoding of ['base64', 'base64url'] as const) {
+          const text = echoed.toString(encoding);
+          const redacted = redact(`echo: ${text}`);
+          // The characters that carry only the secret's bits: none of their 8-character runs is left.
+          const bytesBefore = Buffer.byteLength(prefix);
+          const first = Math.ceil((bytesBefore * 8) / 6);
+          const last = Math.floor(((bytesBefore + Buffer.byteLength(secret)) * 8) / 6);
+          const inner = text.slice(first, last);
+          for (let at = 0; at + 8 <= inner.length; at++) {
+            expect(redacted, `${encoding} after ${JSON.stringify(prefix)}`).not.toContain(
+              inner.slice(at, at + 8),
+            );
+          }
+        }
+      }
+    });
+  }
+
+  test('the longest form goes first: no half-redacted pieces of a longer form remain', () => {
+    const secret = 'abcdefgh-secret';
+    const redact = redactor([secret]);
+    expect(redact(`x ${encodeURIComponent(`"${secret}"`)} y`)).toBe('x %22[redacted]%22 y');
+    expect(redact('nothing to see')).toBe('nothing to see');
+  });
+
+  test('several secrets at once; empty and very short ones are ignored rather than matched everywhere', () => {
+    const redact = redactor(['first-secret-value', 'second-secret-value', '', 'ab']);
+    expect(redact('first-secret-value / second-secret-value / ab')).toBe('[redacted] / [redacted] / ab');
+  });
+});
