@@ -13,7 +13,7 @@
  */
 import type { FastifyPluginCallback } from 'fastify';
 import { answers } from '../src/wire/answers.js';
-import type { NodeReceiver } from './node-stream.js';
+import { readNodeBody, type NodeReceiver } from './node-stream.js';
 
 /** Options of {@link fastifyPlugin}. */
 export interface FastifyPluginOptions {
@@ -21,12 +21,11 @@ export interface FastifyPluginOptions {
   path?: string;
 }
 
-const EMPTY = Buffer.alloc(0);
-
 /**
- * A Fastify plugin that adds the webhook route in its own encapsulated scope: there every content
- * type is read as raw bytes, within `receiver.maxBodyBytes` (Fastify's `bodyLimit`), so the signature
- * is checked on what was sent while the app's other routes keep their parsers.
+ * A Fastify plugin that adds the webhook route in its own encapsulated scope: there no content type
+ * is parsed, and the receiver reads the raw bytes itself (within `maxBodyBytes` and
+ * `bodyTimeoutMs`) once the signature headers passed, so the signature is checked on what was sent
+ * while the app's other routes keep their parsers.
  */
 export function fastifyPlugin(
   receiver: NodeReceiver,
@@ -35,7 +34,8 @@ export function fastifyPlugin(
   const { path = '/webhooks' } = options;
   return (scope, _options, done) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, parsed) => parsed(null, body));
+    // Leave the body unread: the receiver reads it (the one Node reader) only if the headers pass.
+    scope.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null, undefined));
     // Fastify refuses a body over the limit (declared or streamed) before the handler runs: answer it
     // as every other adapter does, and stop reading the rest of it (Fastify leaves the stream flowing).
     scope.setErrorHandler((error, request, reply) => {
@@ -47,12 +47,10 @@ export function fastifyPlugin(
       return reply.code(status).headers(headers).send(body);
     });
     scope.all(path, { bodyLimit: receiver.maxBodyBytes }, async (request, reply) => {
-      // A POST with no body and no content-type skips the parser.
-      const raw = Buffer.isBuffer(request.body) ? request.body : EMPTY;
       const { status, headers, body } = await receiver.receive({
         method: request.method,
         headers: request.headers,
-        body: raw,
+        body: (limits) => readNodeBody(request.raw, limits),
       });
       return reply.code(status).headers(headers).send(body);
     });

@@ -8,6 +8,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { Webhook as SvixWebhook } from 'svix';
 import {
+  BENCH_DEDUPE_KEY,
   KEY,
   PLAIN_SECRET,
   SECRET,
@@ -40,7 +41,7 @@ function standardDeliveries(body: Buffer, n: number) {
 
 /** A receiver as users create one: default verifier, default in-memory dedupe, one no-op handler. */
 export function benchReceiver() {
-  return createReceiver({ secret: SECRET }).onJobCompleted(noop);
+  return createReceiver({ secret: SECRET, dedupeKey: BENCH_DEDUPE_KEY }).onJobCompleted(noop);
 }
 
 /** jobhook `receive()` on fresh, valid deliveries; checks the first answer is a 200. */

@@ -50,6 +50,13 @@ export function jobCompletedBody(size: number): Buffer {
   return Buffer.from(padded, 'utf8');
 }
 
+/**
+ * Every delivery of a benchmark carries the same payload (so the same event `id`) under a fresh
+ * `webhook-id`: keyed by the delivery, the dedupe store claims and completes each one, as it would
+ * fresh events; keyed by the event (the default), all but the first would be duplicates.
+ */
+export const BENCH_DEDUPE_KEY = 'delivery' as const;
+
 export function freshId(): string {
   return `msg_${randomBytes(12).toString('hex')}`;
 }

@@ -8,7 +8,7 @@ import { serve } from '@hono/node-server';
 import { Webhooks, createNodeMiddleware } from '@octokit/webhooks';
 import express from 'express';
 import { Hono } from 'hono';
-import { KEY, PLAIN_SECRET, SECRET } from './fixtures.js';
+import { BENCH_DEDUPE_KEY, KEY, PLAIN_SECRET, SECRET } from './fixtures.js';
 import { verifyByHand } from './handwritten.js';
 import { createReceiver, expressHandler, honoHandler, nodeHandler } from './jobhook.js';
 
@@ -30,7 +30,7 @@ const LIMIT = 1024 * 1024;
 const noop = () => {};
 
 function receiver() {
-  return createReceiver({ secret: SECRET }).onJobCompleted(noop);
+  return createReceiver({ secret: SECRET, dedupeKey: BENCH_DEDUPE_KEY }).onJobCompleted(noop);
 }
 
 function answerByHand(res: ServerResponse, event: unknown) {

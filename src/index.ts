@@ -11,24 +11,25 @@ export type {
   AnyEvent,
   ErrorHandler,
   EventMap,
+  CloseOptions,
 } from './receiver/create-receiver.js';
-export type { ReceiverOptions } from './receiver/options.js';
+export type { ReceiverOptions, VerifiedDelivery, DedupeKeyFunction } from './receiver/options.js';
 export type { ReceiverRegisterOptions, WebhookRegistrar } from './receiver/register.js';
 export type { ReceiverResponse, AnswerCode } from './wire/answers.js';
 export type { DeliveryContext, EventHandler } from './receiver/run-handlers.js';
 export type { HeadersInput } from './wire/headers.js';
-export type { BodyInput } from './wire/body.js';
+export { BodyReadError, type BodyInput, type BodyReader, type BodyLimits } from './wire/body.js';
 export type { Logger } from './common/logger.js';
 export type { JobResult } from './results/job-result.js';
 export type { JobResults, JobResultsOptions } from './results/job-results.js';
 export type { ResultChannel } from './results/result-channel.js';
 export { JobhookError, type JobhookErrorCode } from './common/errors.js';
+export type { DedupeStore, ClaimResult } from './dedupe/dedupe-store.js';
 export {
   memoryDedupeStore,
   type MemoryDedupeStore,
   type MemoryDedupeOptions,
 } from './dedupe/memory-store.js';
-export type { DedupeStore, ClaimResult } from './dedupe/dedupe-store.js';
 export { standardWebhooks } from './signatures/standard-webhooks.js';
 export { hmacSha256, type HmacSha256Options } from './signatures/hmac-sha256.js';
 export type {

@@ -1,4 +1,5 @@
 import { redactor, secretForms } from './redact.js';
+import { isThenable } from './thenable.js';
 
 /** Console-compatible: `console` itself is a Logger. Only `error` is required. */
 export interface Logger {
@@ -30,7 +31,42 @@ export function redactingLogger(logger: Logger, secrets: readonly string[]): Log
   return wrapped;
 }
 
-/** An error's message without its stack: log lines never carry stack traces. */
+/**
+ * An error's message without its stack: log lines never carry stack traces. Never throws, even for
+ * a thrown value that cannot be made a string (`Object.create(null)`, a throwing `toString`).
+ */
 export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return 'a value that cannot be printed';
+  }
 }
+
+/** The levels jobhook writes at, each always present and never throwing. */
+export interface SafeLogger {
+  error(message: string): void;
+  warn(message: string): void;
+}
+
+/**
+ * Wraps `logger` so that writing never throws nor rejects: a failing logger must not change an
+ * answer or crash the process. A level the logger lacks does nothing.
+ */
+export function safeLogger(logger: Logger): SafeLogger {
+  const level =
+    (name: keyof Logger) =>
+    (message: string): void => {
+      try {
+        if (typeof logger[name] !== 'function') return;
+        const result: unknown = logger[name](message);
+        // An async logger's rejection would be an unhandled rejection.
+        if (isThenable(result)) Promise.resolve(result).then(undefined, ignore);
+      } catch {
+        // Nowhere left to report it.
+      }
+    };
+  return { error: level('error'), warn: level('warn') };
+}
+
+function ignore(): void {}

@@ -1,5 +1,5 @@
 import { answers, type ReceiverResponse } from '../wire/answers.js';
-import { rawBytes, type BodyInput } from '../wire/body.js';
+import { BodyReadError, rawBytes, type BodyInput, type BodyReader } from '../wire/body.js';
 import { JobhookError } from '../common/errors.js';
 import {
   defaultSchemas,
@@ -10,24 +10,41 @@ import {
   type UnknownEvent,
 } from '../events/schemas.js';
 import { createFetchHandler } from '../wire/fetch-handler.js';
-import { runHandlers, type DeliveryContext, type EventHandler } from './run-handlers.js';
-import { readHeaders, type HeadersInput } from '../wire/headers.js';
+import type { DeliveryContext, EventHandler } from './run-handlers.js';
+import { readHeaders, type HeaderReader, type HeadersInput } from '../wire/headers.js';
 import { messageOf, quote } from '../common/logger.js';
 import { inFlightTracker } from './in-flight.js';
-import { resolveOptions, type ReceiverOptions, type ResolvedOptions } from './options.js';
+import { resolveOptions, type ReceiverOptions } from './options.js';
 import { parseEvent } from './parse-event.js';
 import { isThenable } from '../common/thenable.js';
-import { verifyDelivery } from './verify-delivery.js';
+import { checkHeaders, verifyDelivery } from './verify-delivery.js';
+import { createDispatcher, type DeliveryInfo } from './dispatch.js';
 import { registerReceiver, type ReceiverRegisterOptions, type WebhookRegistrar } from './register.js';
 import { jobResults, type JobResults } from '../results/job-results.js';
+import type { VerifyRefusal } from '../signatures/verifier.js';
 
 /** One delivery as it came off the wire. */
 export interface DeliveryInput {
   /** Default `POST`. */
   method?: string | undefined;
   headers: HeadersInput;
-  /** The raw body. `null`/`undefined` or a parsed object means a body parser consumed it first. */
-  body: BodyInput | null | undefined;
+  /**
+   * The raw body, or a reader that the receiver calls once the method and the signature headers
+   * passed (adapters pass one, so that a refused request costs no body). `null`/`undefined` or a
+   * parsed object means a body parser consumed it first.
+   */
+  body: BodyInput | BodyReader | null | undefined;
+}
+
+/** Options of `receiver.close()`. */
+export interface CloseOptions {
+  /**
+   * Longest wait for deliveries in progress, handlers still running past their timeout and
+   * `onError` calls, in ms. Past it `close()` resolves anyway and logs what still runs (those
+   * deliveries keep their claims until the lease lapses, then a retry runs them). Default 30,000;
+   * 0 waits without a bound.
+   */
+  timeoutMs?: number;
 }
 
 /** The event maps receivers can have: the two job events always exist. */
@@ -40,8 +57,9 @@ export interface EventMap {
 export type AnyEvent<E extends EventMap> = E[keyof E] | UnknownEvent;
 
 /**
- * Receives each handler failure or time-out as a `JobhookError` (the original error is its `cause`),
- * with the delivery it belongs to.
+ * Receives each handler failure or time-out, and each dedupe store failure, as a `JobhookError`
+ * (the original error is its `cause`), with the delivery it belongs to. The answer never waits for
+ * it; `close()` does, within its bound.
  */
 export type ErrorHandler = (
   error: JobhookError,
@@ -68,10 +86,11 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
   /** The Web-standard handler: Bun, Deno, Workers, Next.js route handlers. */
   fetch(request: Request): Promise<Response>;
   /**
-   * Stops accepting deliveries (they answer 503) and resolves once running handlers finish and
-   * the adapter has written their answers: the server can then be closed, or the process exit.
+   * Stops accepting deliveries (they answer 503) and resolves once running handlers (also those
+   * past their timeout) and `onError` calls finish and the adapter has written their answers, or
+   * after `timeoutMs` (default 30 s): the server can then be closed, or the process exit.
    */
-  close(): Promise<void>;
+  close(options?: CloseOptions): Promise<void>;
   /** Largest body accepted, in bytes; adapters enforce it while streaming. */
   readonly maxBodyBytes: number;
   /** The event types that have a schema. */
@@ -122,11 +141,33 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     return receiver;
   }
 
+  const report = (failures: readonly JobhookError[], delivery: DeliveryInfo) => {
+    for (const failure of failures) {
+      if (errorHandlers.length === 0) {
+        config.logger.error(`jobhook: delivery ${quote(delivery.deliveryId)}: ${failure.message}`);
+      }
+      for (const handler of errorHandlers) callErrorHandler(handler, failure, delivery);
+    }
+  };
+  const dispatch = createDispatcher(config, lifecycle, report);
+
+  /** Calls one `onError` handler without waiting for it; `close()` waits for it instead. */
+  function callErrorHandler(handler: ErrorHandler, failure: JobhookError, delivery: DeliveryInfo) {
+    const failed = (error: unknown) =>
+      config.logger.error(`jobhook: an onError handler failed: ${messageOf(error)}`);
+    try {
+      const result = handler(failure, delivery);
+      if (isThenable(result)) lifecycle.track(Promise.resolve(result).then(undefined, failed));
+    } catch (error) {
+      failed(error);
+    }
+  }
+
   async function receive(input: DeliveryInput): Promise<ReceiverResponse> {
     if (lifecycle.closing) return answers.shuttingDown();
     lifecycle.enter();
     try {
-      return await handleDelivery(input, config);
+      return await handleDelivery(input);
     } catch (error) {
       config.logger.error(`jobhook: unexpected failure while receiving a delivery: ${messageOf(error)}`);
       return answers.internal();
@@ -135,39 +176,48 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     }
   }
 
-  async function handleDelivery(input: DeliveryInput, config: ResolvedOptions): Promise<ReceiverResponse> {
+  /** In order: what costs nothing (method, headers), then the body, then what the body says. */
+  async function handleDelivery(input: DeliveryInput): Promise<ReceiverResponse> {
     const method = input.method?.toUpperCase() ?? 'POST';
     if (method !== 'POST') return answers.methodNotAllowed();
-    const body = rawBytes(input.body);
-    if (body === undefined) {
+    const reader = typeof input.body === 'function' ? input.body : undefined;
+    const given = reader ? undefined : rawBytes(input.body);
+    if (!reader && given === undefined) {
       // A mounting mistake repeats on every delivery: say it once, answer it every time.
       if (!warnedBodyUnavailable) config.logger.error(`jobhook: ${answers.bodyUnavailable().body}`);
       warnedBodyUnavailable = true;
       return answers.bodyUnavailable();
     }
+    const headers = readHeaders(input.headers ?? {});
+    if (config.verify) {
+      const refusal = checkHeaders(config.verify, {
+        headers,
+        now: config.now(),
+        toleranceSeconds: config.toleranceSeconds,
+      });
+      if (refusal) return refuse(refusal);
+    }
+    const body = reader ? await readBody(reader) : given!;
+    if (!(body instanceof Uint8Array)) return body;
     if (body.byteLength > config.maxBodyBytes) return answers.tooLarge(config.maxBodyBytes);
 
     let signedId: string | undefined;
     if (config.verify) {
       const verified = verifyDelivery(config.verify, {
-        headers: readHeaders(input.headers ?? {}),
+        headers,
         body,
         now: config.now(),
         toleranceSeconds: config.toleranceSeconds,
       });
       const outcome = isThenable(verified) ? await verified : verified;
-      if (!outcome.ok) {
-        const detail = typeof outcome.detail === 'string' ? `: ${outcome.detail}` : '';
-        config.logger.warn?.(`jobhook: refused a delivery (401 ${String(outcome.code)})${detail}`);
-        return answers.invalidSignature(outcome.code);
-      }
+      if (!outcome.ok) return refuse(outcome);
       signedId = outcome.id;
     }
 
     const parsing = parseEvent(body, schemas);
     const parsed = isThenable(parsing) ? await parsing : parsing;
     if (!parsed.ok) {
-      config.logger.warn?.(`jobhook: rejected a delivery (400): ${parsed.response.body}`);
+      config.logger.warn(`jobhook: rejected a delivery (400): ${parsed.response.body}`);
       return parsed.response;
     }
     const { type, event } = parsed;
@@ -175,59 +225,70 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     const typed = parsed.known ? handlersByType.get(type) : undefined;
     const handlers = typed ? [...typed, ...anyHandlers] : anyHandlers;
     if (handlers.length === 0) return answers.ok();
-    // The dedupe key is the event's own id: during a webhook rotation the gateway sends one event
-    // under two delivery ids (one per webhook), and its handlers must still run once.
-    const key = parsed.payloadId ?? signedId;
-    return dispatch(handlers, event, { deliveryId: signedId ?? parsed.payloadId, type }, key);
+    const deliveryId = signedId ?? parsed.payloadId;
+    const key = dedupeKeyOf(signedId, parsed.payloadId, { deliveryId, type, event, headers });
+    return dispatch(handlers, event, { deliveryId, type }, key);
   }
 
-  async function dispatch(
-    handlers: EventHandler<unknown>[],
-    event: unknown,
-    delivery: { deliveryId: string | undefined; type: string },
-    key: string | undefined,
-  ): Promise<ReceiverResponse> {
-    const store = key === undefined ? undefined : config.dedupe;
-    // The in-memory store and handlers that return no promise answer synchronously: awaiting
-    // only promises saves a turn of the microtask queue for each.
-    // Each claim has its own owner token, so that a store shared by many instances lets only this
-    // attempt complete or release what it claimed.
-    const owner = store ? globalThis.crypto.randomUUID() : '';
-    if (store && key !== undefined) {
-      const claimed = store.claim(key, owner);
-      const claim = isThenable(claimed) ? await claimed : claimed;
-      if (claim === 'done') return answers.duplicate();
-      if (claim === 'busy') return answers.inProgress();
-    }
-    const ran = runHandlers(handlers, event, delivery, config.handlerTimeoutMs);
-    const failures = isThenable(ran) ? await ran : ran;
-    if (failures.length === 0) {
-      if (store && key !== undefined) {
-        const completed = store.complete(key, owner);
-        if (completed !== undefined) await completed;
-      }
-      return answers.ok();
-    }
-    if (store && key !== undefined) await store.release(key, owner);
-    await reportFailures(failures, delivery);
-    return answers.handlerFailed();
+  function refuse(refusal: VerifyRefusal): ReceiverResponse {
+    const detail = typeof refusal.detail === 'string' ? `: ${refusal.detail}` : '';
+    config.logger.warn(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}`);
+    return answers.invalidSignature(refusal.code);
   }
 
-  async function reportFailures(
-    failures: JobhookError[],
-    delivery: { deliveryId: string | undefined; type: string },
-  ) {
-    for (const failure of failures) {
-      if (errorHandlers.length === 0) {
-        config.logger.error(`jobhook: delivery ${quote(delivery.deliveryId)}: ${failure.message}`);
+  function dedupeKeyOf(
+    signedId: string | undefined,
+    payloadId: string | undefined,
+    delivery: { deliveryId: string | undefined; type: string; event: unknown; headers: HeaderReader },
+  ): string | undefined {
+    const choice = config.dedupeKey;
+    if (choice === 'event') return payloadId ?? signedId;
+    if (choice === 'delivery') return signedId ?? payloadId;
+    const key = choice(delivery);
+    if (key === undefined || typeof key === 'string') return key;
+    throw new TypeError('dedupeKey returned neither a string nor undefined.');
+  }
+
+  /** Reads a lazy body within the size limit and `bodyTimeoutMs`: the bytes, or the answer. */
+  async function readBody(reader: BodyReader): Promise<Uint8Array | ReceiverResponse> {
+    const timeoutMs = config.bodyTimeoutMs;
+    const maxBytes = config.maxBodyBytes;
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
+      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+        timer = setTimeout(() => {
+          controller.abort();
+          resolve(TIMED_OUT);
+        }, timeoutMs);
       }
-      for (const handler of errorHandlers) {
-        try {
-          await handler(failure, delivery);
-        } catch (error) {
-          config.logger.error(`jobhook: an onError handler failed: ${messageOf(error)}`);
-        }
-      }
+    });
+    const reading = Promise.resolve().then(() => reader({ maxBytes, signal: controller.signal }));
+    // A reader that rejects after the time-out was answered must not be an unhandled rejection.
+    reading.catch(ignore);
+    try {
+      const read = await Promise.race([reading, timedOut]);
+      if (read === TIMED_OUT) return answers.bodyTimeout(timeoutMs);
+      return rawBytes(read) ?? answers.bodyUnreadable();
+    } catch (error) {
+      if (controller.signal.aborted) return answers.bodyTimeout(timeoutMs);
+      if (error instanceof BodyReadError && error.reason === 'too_large') return answers.tooLarge(maxBytes);
+      return answers.bodyUnreadable();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function close(options: CloseOptions = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    if (!(timeoutMs >= 0)) throw new TypeError('close({ timeoutMs }) must be a number of at least 0.');
+    const drained = await lifecycle.close(timeoutMs);
+    await results.close();
+    if (!drained) {
+      config.logger.error(
+        `jobhook: close() stopped waiting after ${timeoutMs} ms with ${lifecycle.pending} ` +
+          'deliveries or handlers still running; their claims lapse with the lease and the sender retries them.',
+      );
     }
   }
 
@@ -246,8 +307,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       return receiver;
     },
     receive,
-    fetch: createFetchHandler(receive, config.maxBodyBytes),
-    close: () => lifecycle.close().then(() => results.close()),
+    fetch: createFetchHandler(receive),
+    close,
     maxBodyBytes: config.maxBodyBytes,
     eventTypes: Object.keys(schemas),
     results,
@@ -263,6 +324,10 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   };
   return receiver;
 }
+
+const TIMED_OUT = Symbol('timed out');
+
+function ignore(): void {}
 
 function assertFunction(handler: unknown): void {
   if (typeof handler !== 'function') {

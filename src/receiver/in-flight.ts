@@ -2,24 +2,47 @@
 const later: (callback: () => void) => void =
   typeof setImmediate === 'function' ? setImmediate : (callback) => setTimeout(callback, 0);
 
-/** Counts deliveries in progress so that `close()` can wait for them. */
+/**
+ * Counts deliveries in progress, and work that outlives their answers (a handler past its timeout,
+ * an `onError` call), so that `close()` can wait for both, within a bound.
+ */
 export function inFlightTracker() {
   let count = 0;
   let closing = false;
+  const background = new Set<Promise<unknown>>();
   let drained: (() => void) | undefined;
   let whenDrained: Promise<void> | undefined;
+  const check = () => {
+    if (closing && count === 0 && background.size === 0) drained?.();
+  };
   return {
     get closing() {
       return closing;
+    },
+    /** Deliveries being received plus work still running after its answer. */
+    get pending() {
+      return count + background.size;
     },
     enter() {
       count++;
     },
     leave() {
       count--;
-      if (closing && count === 0) drained?.();
+      check();
     },
-    close() {
+    /** Work that goes on after an answer: `close()` waits for it too. Never rejects. */
+    track(work: Promise<unknown>) {
+      const tracked = work.then(ignore, ignore);
+      background.add(tracked);
+      void tracked.then(() => {
+        background.delete(tracked);
+        check();
+      });
+    },
+    /**
+     * Resolves once everything in progress finished (`true`), or after `timeoutMs` (`false`).
+     */
+    close(timeoutMs: number): Promise<boolean> {
       closing = true;
       // Resolved on a later turn of the event loop, not at once: the adapter writes the answer of
       // the last delivery after `receive` returns, and a caller that exits or drops connections
@@ -27,9 +50,19 @@ export function inFlightTracker() {
       // delivery that was handled.
       whenDrained ??= new Promise<void>((resolve) => {
         drained = () => later(resolve);
-        if (count === 0) drained();
+        check();
       });
-      return whenDrained;
+      if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) return whenDrained.then(() => true);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      return Promise.race([
+        whenDrained.then(() => true),
+        new Promise<false>((resolve) => (timer = setTimeout(resolve, timeoutMs, false))),
+      ]).finally(() => clearTimeout(timer));
     },
   };
 }
+
+/** What {@link inFlightTracker} returns. */
+export type InFlight = ReturnType<typeof inFlightTracker>;
+
+function ignore(): void {}

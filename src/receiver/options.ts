@@ -3,7 +3,14 @@ import { memoryDedupeStore } from '../dedupe/memory-store.js';
 import { JobhookError } from '../common/errors.js';
 import { isThenable } from '../common/thenable.js';
 import type { EventSchemas } from '../events/schemas.js';
-import { defaultLogger, redactingLogger, type Logger } from '../common/logger.js';
+import {
+  defaultLogger,
+  redactingLogger,
+  safeLogger,
+  type Logger,
+  type SafeLogger,
+} from '../common/logger.js';
+import type { HeaderReader } from '../wire/headers.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
 import type { JobResultsOptions } from '../results/job-results.js';
 import type { ResultChannel } from '../results/result-channel.js';
@@ -36,11 +43,30 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
    * valibot, arktype, …); handler types follow it. Keep unknown fields (`z.looseObject`, `v.looseObject`).
    */
   schemas?: S;
-  /** Where handled delivery ids are remembered. Default: in memory. `false` turns dedupe off. */
+  /**
+   * Where events are claimed while their handlers run and remembered once handled. Default: this
+   * process's memory (`memoryDedupeStore()`). `false` turns dedupe off.
+   */
   dedupe?: DedupeStore | false;
+  /**
+   * What makes two deliveries "the same" for dedupe. `'event'` (default): the payload's `id` when
+   * the event has one, else the delivery id, so one event sent through two webhooks (during a
+   * secret rotation) runs once. `'delivery'`: the delivery id (`webhook-id`), else the payload's
+   * `id`. A function gets the verified, validated delivery and returns the key (`undefined`: no
+   * dedupe for it).
+   */
+  dedupeKey?: 'event' | 'delivery' | DedupeKeyFunction;
   /** Largest body accepted, in bytes. Default 1 MiB. */
   maxBodyBytes?: number;
-  /** How long handlers may run before the delivery answers 500, in ms. Default 10,000; 0 for none. */
+  /**
+   * Longest a body may take to arrive once its headers passed, in ms; past it the answer is 408
+   * `body_timeout` and the connection is closed. Default 10,000; 0 for none.
+   */
+  bodyTimeoutMs?: number;
+  /**
+   * How long handlers may run before the delivery answers 500, in ms. Default 10,000; 0 for none.
+   * A handler still running then keeps its claim (a retry meanwhile gets 409) until it settles.
+   */
   handlerTimeoutMs?: number;
   /**
    * Where jobhook writes. Default: errors to `console.error`, nothing else. The receiver's secrets
@@ -56,15 +82,31 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
   results?: ResultChannel | JobResultsOptions | false;
 }
 
+/** What a `dedupeKey` function is given: a delivery that passed its signature and schema checks. */
+export interface VerifiedDelivery {
+  /** The sender's delivery id (`webhook-id` in Standard Webhooks), else the payload's `id`. */
+  deliveryId: string | undefined;
+  /** The event type. */
+  type: string;
+  /** The validated event (for a type with no schema, the payload as it came). */
+  event: unknown;
+  headers: HeaderReader;
+}
+
+/** Computes a delivery's dedupe key; `undefined` dedupes nothing for that delivery. */
+export type DedupeKeyFunction = (delivery: VerifiedDelivery) => string | undefined;
+
 export interface ResolvedOptions {
   verify: VerifyFunction | undefined;
   secrets: readonly string[];
   toleranceSeconds: number;
   now: () => number;
   dedupe: DedupeStore | undefined;
+  dedupeKey: 'event' | 'delivery' | DedupeKeyFunction;
   maxBodyBytes: number;
+  bodyTimeoutMs: number;
   handlerTimeoutMs: number;
-  logger: Logger;
+  logger: SafeLogger;
 }
 
 const MIB = 1024 * 1024;
@@ -81,10 +123,19 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     toleranceSeconds: nonNegative('toleranceSeconds', options.toleranceSeconds, 300),
     now: options.now ?? Date.now,
     dedupe: options.dedupe === false ? undefined : (options.dedupe ?? memoryDedupeStore()),
+    dedupeKey: dedupeKeyOf(options.dedupeKey),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, MIB),
+    bodyTimeoutMs: nonNegative('bodyTimeoutMs', options.bodyTimeoutMs, 10_000),
     handlerTimeoutMs: nonNegative('handlerTimeoutMs', options.handlerTimeoutMs, 10_000),
-    logger: redactingLogger(options.logger ?? defaultLogger, secrets),
+    // Wrapped once here, so that no logger failure anywhere can change an answer.
+    logger: safeLogger(redactingLogger(options.logger ?? defaultLogger, secrets)),
   };
+}
+
+function dedupeKeyOf(key: ReceiverOptions['dedupeKey']): ResolvedOptions['dedupeKey'] {
+  if (key === undefined) return 'event';
+  if (key === 'event' || key === 'delivery' || typeof key === 'function') return key;
+  throw new JobhookError('invalid_options', "`dedupeKey` must be 'event', 'delivery' or a function.");
 }
 
 function secretsOf(secret: ReceiverOptions['secret']): string[] {

@@ -8,7 +8,11 @@ export interface DeliveryContext {
   deliveryId: string | undefined;
   /** The event type. */
   type: string;
-  /** Aborted when the handler timeout passes: long work should stop then, a retry will follow. */
+  /**
+   * Aborted when the handler timeout passes: long work should stop then by rejecting (say with
+   * `signal.throwIfAborted()`), so that the retry runs it again. A handler that returns normally
+   * after its timeout counts as a late success, and the event is then done.
+   */
   signal: AbortSignal;
 }
 
@@ -19,16 +23,26 @@ export interface DeliveryContext {
 export type EventHandler<E> = (event: E, context: DeliveryContext) => unknown;
 
 /**
+ * The handlers' outcome when the delivery is answered. `late` is set when the timeout passed with
+ * handlers still running: it resolves, once they all settle, with every failure (the timeout not
+ * counted), so the claim is completed or released only then.
+ */
+export interface HandlerRun {
+  failures: JobhookError[];
+  late?: Promise<JobhookError[]>;
+}
+
+/**
  * Runs one delivery's handlers concurrently and gives their failures (empty when all succeeded):
  * at once when no handler returned a promise, else as a promise. Past `timeoutMs` it stops
- * waiting, aborts `context.signal` and reports a timeout.
+ * waiting, aborts `context.signal` and reports a timeout. Never throws nor rejects.
  */
 export function runHandlers<E>(
   handlers: readonly EventHandler<E>[],
   event: E,
   delivery: { deliveryId: string | undefined; type: string },
   timeoutMs: number,
-): JobhookError[] | Promise<JobhookError[]> {
+): JobhookError[] | Promise<HandlerRun> {
   // The signal is made when a handler first reads it (an AbortController costs more than a fast
   // handler): one read after the timeout gets a signal that is already aborted.
   let controller: AbortController | undefined;
@@ -45,10 +59,14 @@ export function runHandlers<E>(
   };
   const failures: JobhookError[] = [];
   const fail = (error: unknown) => {
+    // A handler that stopped on its signal rejects with the timeout, already reported: keep it as
+    // the failure it is, but not as a second error.
+    if (error !== undefined && error === abortReason) return void failures.push(abortReason);
     failures.push(
       new JobhookError('handler_failed', `A ${delivery.type} handler failed: ${messageOf(error)}`, {
         cause: error,
-        ...delivery,
+        deliveryId: delivery.deliveryId,
+        eventType: delivery.type,
       }),
     );
   };
@@ -77,26 +95,24 @@ async function settle(
   delivery: { deliveryId: string | undefined; type: string },
   timeoutMs: number,
   abort: (reason: JobhookError) => void,
-): Promise<JobhookError[]> {
-  const all = Promise.all(running);
-  if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) {
-    await all;
-    return failures;
-  }
-  let timer: NodeJS.Timeout | undefined;
+): Promise<HandlerRun> {
+  const all = Promise.all(running).then(() => failures);
+  if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) return { failures: await all };
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = await Promise.race([
     all.then(() => false),
     new Promise<true>((resolve) => (timer = setTimeout(resolve, timeoutMs, true))),
   ]);
   clearTimeout(timer);
-  if (!timedOut) return failures;
+  if (!timedOut) return { failures };
   const timeout = new JobhookError(
     'handler_timeout',
     `A ${delivery.type} handler did not finish within ${timeoutMs} ms.`,
-    delivery,
+    { deliveryId: delivery.deliveryId, eventType: delivery.type },
   );
   abort(timeout);
-  return [...failures, timeout];
+  // A copy: failures that come later belong to `late`.
+  return { failures: [...failures, timeout], late: all };
 }
 
 function ignore(): void {}

@@ -1,9 +1,11 @@
 import { messageOf } from '../common/logger.js';
 import {
   refuse,
+  type HeaderCheckRequest,
   type SignedRequest,
   type VerifyFunction,
   type VerifyOutcome,
+  type VerifyRefusal,
 } from '../signatures/verifier.js';
 import { isThenable } from '../common/thenable.js';
 
@@ -20,5 +22,19 @@ export function verifyDelivery(
     return isThenable(outcome) ? Promise.resolve(outcome).then(undefined, threw) : outcome;
   } catch (error) {
     return threw(error);
+  }
+}
+
+/**
+ * The verifier's refusal from the headers alone, before the body is read, when it has such a check
+ * (`checkHeaders`); `undefined` to read on. A check that throws is a refusal, as `verify` is.
+ */
+export function checkHeaders(verify: VerifyFunction, request: HeaderCheckRequest): VerifyRefusal | undefined {
+  const check = verify.checkHeaders;
+  if (typeof check !== 'function') return undefined;
+  try {
+    return check(request) ?? undefined;
+  } catch (error) {
+    return refuse('no_match', `The verifier's header check threw: ${messageOf(error)}`);
   }
 }

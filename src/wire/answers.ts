@@ -16,6 +16,7 @@ export const ANSWER_CODES = [
   'not_found',
   'payload_too_large',
   'body_unreadable',
+  'body_timeout',
   'in_progress',
   'handler_failed',
   'body_unavailable',
@@ -73,6 +74,9 @@ export const answers = {
   notFound: () => failure(404, 'not_found', 'No webhook endpoint at this path.'),
   tooLarge: (limit: number) =>
     failure(413, 'payload_too_large', `The body is larger than the receiver's limit of ${limit} bytes.`),
+  // The connection is closed after it: a sender that trickles must not keep it.
+  bodyTimeout: (ms: number) =>
+    failure(408, 'body_timeout', `The body did not arrive within ${ms} ms.`, { connection: 'close' }),
   bodyUnreadable: () => failure(400, 'body_unreadable', 'The request body could not be read to its end.'),
   handlerFailed: () =>
     failure(500, 'handler_failed', 'A handler failed to process this delivery; it will run again on retry.'),

@@ -25,3 +25,27 @@ export function decodeJson(bytes: Uint8Array): Decoded {
     return { ok: false, message: 'The body is not valid JSON.' };
   }
 }
+
+/** What the receiver allows a body reader: at most `maxBytes`, and to stop once `signal` aborts. */
+export interface BodyLimits {
+  maxBytes: number;
+  /** Aborted when the body took longer than the receiver's `bodyTimeoutMs`: stop reading. */
+  signal: AbortSignal;
+}
+
+/**
+ * A body read on demand, so that the receiver looks at the method and the signature headers
+ * before any byte of the body is read. Rejects with a {@link BodyReadError}.
+ */
+export type BodyReader = (limits: BodyLimits) => Promise<BodyInput>;
+
+/** Why a body reader gave up: `too_large` (past `maxBytes`) or `unreadable` (it never fully arrived). */
+export class BodyReadError extends Error {
+  override readonly name = 'BodyReadError';
+  constructor(
+    readonly reason: 'too_large' | 'unreadable',
+    options?: { cause?: unknown },
+  ) {
+    super(reason === 'too_large' ? 'The body is over the limit.' : 'The body could not be read.', options);
+  }
+}

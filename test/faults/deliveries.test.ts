@@ -125,7 +125,9 @@ describe.each(targets)('faults: $name', (target) => {
         if (plan === 1 && attempt <= 2) throw new Error(`failure ${attempt}`);
         if (plan === 2 && attempt === 1) {
           await new Promise((resolve) => signal.addEventListener('abort', resolve));
-          return; // timed out: the delivery was already answered 500
+          // Timed out (the delivery was already answered 500): stop by rejecting, which releases
+          // the claim; returning normally would count as a late success.
+          signal.throwIfAborted();
         }
         if (plan === 2 && attempt === 2) throw new Error('failure 2');
         handled.set(task, (handled.get(task) ?? 0) + 1);

@@ -259,7 +259,7 @@ describe('nothing secret or internal leaks', () => {
     // 500 internal_error: a dedupe store that fails, with a stack and a connection string.
     const failingStore: DedupeStore = {
       leaseMs: 30_000,
-      renew: () => false,
+      renew: () => true,
       claim() {
         throw new Error(`redis://:${RAW_SECRET}@cache:6379 refused the connection`);
       },

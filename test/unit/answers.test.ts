@@ -164,10 +164,11 @@ describe.each([
     expect(handler).not.toHaveBeenCalled();
   });
 
-  test('413 for a body larger than the limit, before verification', async () => {
+  test('413 for a body larger than the limit, before the signature is computed', async () => {
     const receiver = make({ maxBodyBytes: 1024 });
     const payload = completedPayload({ padding: 'x'.repeat(2000) });
-    const response = await send(receiver, { ...signed(payload), headers: {} });
+    // Well-formed headers of another secret: only the body could tell the signature is wrong.
+    const response = await send(receiver, signDelivery({ secret: 'another-secret', payload }));
     expect(response.status).toBe(413);
     expect(errorCode(response)).toBe('payload_too_large');
     expect((await send(receiver, signed(completedPayload()))).status).toBe(200);
@@ -200,20 +201,62 @@ describe.each([
     expect(attempts).toBe(2);
   });
 
-  test('500 when a handler times out; its signal is aborted and a retry runs again', async () => {
+  test('500 when a handler times out; its signal is aborted, and once it stops a retry runs again', async () => {
     const receiver = make({ handlerTimeoutMs: 20 });
     const signals: AbortSignal[] = [];
     const errors: { code: string }[] = [];
     receiver.onJobFailed((_event, { signal }) => {
       signals.push(signal);
-      return signals.length === 1 ? new Promise(() => undefined) : undefined;
+      if (signals.length > 1) return undefined;
+      // Stops when told to, as a handler should.
+      return new Promise((_, reject) =>
+        signal.addEventListener('abort', () => reject(signal.reason as Error)),
+      );
     });
     receiver.onError((error) => void errors.push(error));
     const delivery = signed(failedPayload());
     expect((await send(receiver, delivery)).status).toBe(500);
     expect(errors.map((e) => e.code)).toEqual(['handler_timeout']);
     expect(signals[0]!.aborted).toBe(true);
-    expect((await send(receiver, delivery)).status).toBe(200);
+    await vi.waitFor(async () => expect((await send(receiver, delivery)).status).toBe(200));
+    expect(signals).toHaveLength(2);
+  });
+
+  test('a handler that outlives its timeout keeps the claim: 409 meanwhile, then done when it succeeds', async () => {
+    const receiver = make({ handlerTimeoutMs: 20 });
+    const gate = deferred();
+    let runs = 0;
+    receiver.onJobFailed(() => {
+      runs++;
+      return gate.promise; // ignores its signal
+    });
+    const delivery = signed(failedPayload());
+    expect((await send(receiver, delivery)).status).toBe(500);
+    expect((await send(receiver, delivery)).status).toBe(409);
+    gate.resolve();
+    await vi.waitFor(async () => {
+      const again = await send(receiver, delivery);
+      expect(JSON.parse(again.body)).toEqual({ ok: true, duplicate: true });
+    });
+    expect(runs).toBe(1);
+  });
+
+  test('a handler that outlives its timeout and then fails releases the claim: the retry runs it', async () => {
+    const receiver = make({ handlerTimeoutMs: 20 });
+    const errors: string[] = [];
+    receiver.onError((error) => void errors.push(error.code));
+    const gate = deferred();
+    let runs = 0;
+    receiver.onJobFailed(() =>
+      ++runs === 1 ? gate.promise.then(() => Promise.reject(new Error('late'))) : undefined,
+    );
+    const delivery = signed(failedPayload());
+    expect((await send(receiver, delivery)).status).toBe(500);
+    expect((await send(receiver, delivery)).status).toBe(409);
+    gate.resolve();
+    await vi.waitFor(async () => expect((await send(receiver, delivery)).status).toBe(200));
+    expect(runs).toBe(2);
+    expect(errors).toEqual(['handler_timeout', 'handler_failed']);
   });
 
   test('200 for an unknown event type, which reaches onAny handlers only', async () => {
@@ -375,7 +418,7 @@ describe('receive() only', () => {
       logger,
       dedupe: {
         leaseMs: 30_000,
-        renew: () => false,
+        renew: () => true,
         claim: () => Promise.reject(new Error('redis unavailable')),
         complete: () => undefined,
         release: () => undefined,
