@@ -38,8 +38,9 @@ type Answer = ReceiverResponse | Promise<ReceiverResponse>;
  */
 export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, report: ReportFailures) {
   // Owner tokens: unique per claim, and cheap. The random prefix tells receivers apart when they
-  // share a store; the counter tells this receiver's claims apart.
-  const prefix = `${globalThis.crypto.randomUUID()}.`;
+  // share a store; the counter tells this receiver's claims apart. The prefix is made at the first
+  // claim, not here: Workers refuse random values in global scope, where receivers are often made.
+  let prefix: string | undefined;
   let counter = 0;
   let warnedLostClaim = false;
 
@@ -51,6 +52,7 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
   ): Answer {
     const store = key === undefined ? undefined : config.dedupe;
     if (!store || key === undefined) return run(handlers, event, delivery, undefined);
+    prefix ??= `${globalThis.crypto.randomUUID()}.`;
     const claim: Claim = { store, key, owner: prefix + (++counter).toString(36) };
     const claimed = storeCall(claim, 'claim', delivery);
     if (claimed === FAILED) return answers.internal();
