@@ -1,5 +1,6 @@
-// The frameworks and the stores' clients are optional peers: no entry point loads one at runtime
-// (adapters and stores only take their types), so each loads without any of them installed.
+// The frameworks, the stores' clients and @opentelemetry/api are optional peers: no entry point but
+// jobhook/otel loads one at runtime (adapters and stores only take their types), so each loads
+// without any of them installed.
 // Follows the runtime imports (type-only imports erased, as the build erases them) from each entry.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -42,12 +43,18 @@ describe.each([
   'src/redis/index.ts',
   'src/postgres/index.ts',
 ])('%s', (entry) => {
-  it('imports no optional peer at runtime (web frameworks, ioredis, pg)', () => {
+  it('imports no optional peer at runtime (web frameworks, ioredis, pg, @opentelemetry/api)', () => {
     const packages = [...runtimePackages(entry)];
     expect(
-      packages.filter((name) => /^(express|hono|fastify|koa|@koa\/.*|ioredis|pg)(\/|$)/.test(name)),
+      packages.filter((name) =>
+        /^(express|hono|fastify|koa|@koa\/.*|ioredis|pg|@opentelemetry\/api)(\/|$)/.test(name),
+      ),
     ).toEqual([]);
   });
+});
+
+it('sees @opentelemetry/api imported by jobhook/otel, its only importer', () => {
+  expect([...runtimePackages('src/otel/index.ts')]).toContain('@opentelemetry/api');
 });
 
 it('sees the peers where they are imported, so the check above can fail', () => {

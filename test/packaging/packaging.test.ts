@@ -27,6 +27,7 @@ const subpaths = {
   'jobhook/testing': ['signDelivery', 'startGateway'],
   'jobhook/redis': ['redisDedupeStore'],
   'jobhook/postgres': ['postgresDedupeStore', 'postgresDedupeMigration'],
+  'jobhook/otel': ['otelObserver'],
 };
 
 /**
@@ -76,12 +77,14 @@ import { createClient, GatewayError } from 'jobhook/client';
 import { signDelivery, startGateway } from 'jobhook/testing';
 import { redisDedupeStore } from 'jobhook/redis';
 import { postgresDedupeStore } from 'jobhook/postgres';
+import { otelObserver } from 'jobhook/otel';
 
 export const shared = createReceiver({
   secret: 's',
   dedupe: redisDedupeStore({ redis: { evalsha: async () => 'new', eval: async () => 'new' } }),
 });
 export const table = postgresDedupeStore({ pool: { query: async () => ({ rows: [] }) } }).table;
+export const observed = createReceiver({ secret: 's', observer: otelObserver() });
 const receiver = createReceiver({ secret: 'whsec_cGFja2FnaW5n' });
 receiver.onJobCompleted((event: JobCompletedEvent) => {
   const url: string = event.data.image_url;
@@ -136,10 +139,14 @@ describe('the packed tarball', () => {
     const project = join(dir, 'consumer');
     await run('mkdir', [project]);
     await writeFile(join(project, 'package.json'), '{ "name": "consumer", "private": true }\n');
-    await run(npm, ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
-      cwd: project,
-      env,
-    });
+    // jobhook/otel needs @opentelemetry/api, an optional peer that its users install themselves:
+    // this consumer does too (linked from this checkout, so no registry is involved).
+    const otelApi = `file:${join(root, 'node_modules/@opentelemetry/api')}`;
+    await run(
+      npm,
+      ['install', tarball, otelApi, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'],
+      { cwd: project, env },
+    );
     await writeFile(join(project, 'consumer.mjs'), check('await import(name)'));
     await writeFile(join(project, 'consumer.cjs'), check('require(name)'));
     await writeFile(join(project, 'typed.mts'), typed);
@@ -183,6 +190,7 @@ describe('the packed tarball', () => {
       'testing',
       'redis',
       'postgres',
+      'otel',
     ]) {
       expect(paths).toEqual(
         expect.arrayContaining([
