@@ -5,7 +5,8 @@
  *   npx tsx bench/telemetry.ts
  *
  * Two phases, each interleaving its cases round by round (bench/measure.ts):
- * 1. no SDK registered (no context manager either): no observer vs `otelObserver()`;
+ * 1. no SDK registered (no context manager either): no observer vs an observer that does nothing
+ *    (the hook's own cost) vs `otelObserver()`;
  * 2. an SDK registered as an app would (AsyncLocalStorage context manager, a tracer provider with
  *    a batch processor and a meter provider with a reader, both exporting to nowhere): no observer
  *    vs `otelObserver()`. The baseline of this phase pays the context manager too, as an app with
@@ -14,9 +15,13 @@
  */
 import { context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type PushMetricExporter,
+} from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { createReceiver } from 'jobhook';
+import { createReceiver, type ReceiverObserver } from 'jobhook';
 import { otelObserver } from 'jobhook/otel';
 import { KB, SECRET, jobCompletedBody, standardHeaders } from './fixtures.js';
 import { bench, compare, formatNs, median, ratio, type Case } from './measure.js';
@@ -32,7 +37,7 @@ const nowhere: SpanExporter & PushMetricExporter = {
   forceFlush: async () => {},
 };
 
-async function receiverCase(name: string, observer?: ReturnType<typeof otelObserver>): Promise<Case> {
+async function receiverCase(name: string, observer?: ReceiverObserver): Promise<Case> {
   const receiver = createReceiver({ secret: SECRET, ...(observer && { observer }) }).onJobCompleted(noop);
   const first = await receiver.receive({ headers: standardHeaders(body), body });
   if (first.status !== 200) throw new Error(`${name}: receive() answered ${first.status} ${first.body}`);
@@ -44,20 +49,30 @@ async function receiverCase(name: string, observer?: ReturnType<typeof otelObser
   );
 }
 
-function report(title: string, samples: Record<string, number[]>, base: string, observed: string) {
+function report(title: string, samples: Record<string, number[]>, base: string) {
   console.log(`\n${title}`);
   for (const [name, values] of Object.entries(samples)) {
-    console.log(`  ${name.padEnd(28)} ${formatNs(median(values)).padStart(9)} per delivery (median of ${values.length})`);
+    const versus = name === base ? '' : `, ${ratio(samples, name, base).toFixed(3)}× ${base}`;
+    console.log(`  ${name.padEnd(32)} ${formatNs(median(values)).padStart(9)} per delivery${versus}`);
   }
-  console.log(`  ratio ${observed} / ${base}: ${ratio(samples, observed, base).toFixed(3)}`);
 }
 
 const BASE = 'no observer';
 const OBSERVED = 'otelObserver()';
+/** The observer hook alone, with an observer that does nothing: jobhook's part of the cost. */
+const EMPTY = 'an observer doing nothing';
+const empty: ReceiverObserver = { start: () => undefined, end: () => {} };
 
 // Phase 1: nothing registered.
-const bare = await compare([await receiverCase(BASE), await receiverCase(OBSERVED, otelObserver())], options);
-report('1 KB receive(), no OpenTelemetry SDK registered', bare, BASE, OBSERVED);
+const bare = await compare(
+  [await receiverCase(BASE), await receiverCase(EMPTY, empty), await receiverCase(OBSERVED, otelObserver())],
+  options,
+);
+report(
+  `1 KB receive(), no OpenTelemetry SDK registered (${options.rounds} interleaved rounds, medians)`,
+  bare,
+  BASE,
+);
 
 // Phase 2: an SDK registered globally, as NodeSDK.start() would.
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -68,7 +83,10 @@ const meterProvider = new MeterProvider({
 });
 metrics.setGlobalMeterProvider(meterProvider);
 
-const withSdk = await compare([await receiverCase(BASE), await receiverCase(OBSERVED, otelObserver())], options);
-report('1 KB receive(), an OpenTelemetry SDK registered (traces and metrics)', withSdk, BASE, OBSERVED);
+const withSdk = await compare(
+  [await receiverCase(BASE), await receiverCase(OBSERVED, otelObserver())],
+  options,
+);
+report(`1 KB receive(), an OpenTelemetry SDK registered (traces and metrics)`, withSdk, BASE);
 
 await Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()]);

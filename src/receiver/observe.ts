@@ -88,6 +88,18 @@ export class DeliveryTrace {
   dedupe: DedupeOutcome | undefined = undefined;
   handlerMs: number | undefined = undefined;
 
+  /** The delivery passed its signature and schema checks. */
+  identified(deliveryId: string | undefined, type: string): void {
+    this.deliveryId = deliveryId;
+    this.type = type;
+  }
+
+  /** What the dedupe store's claim said. */
+  claimed(claim: unknown): void {
+    this.dedupe =
+      claim === 'new' ? 'new' : claim === 'done' ? 'duplicate' : claim === 'busy' ? 'in_progress' : undefined;
+  }
+
   /** Runs the handlers through `run` and notes how long they took (until their result settles). */
   timeHandlers<T>(run: () => T): T {
     const started = performance.now();

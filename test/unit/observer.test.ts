@@ -33,14 +33,12 @@ describe('what an observer is told', () => {
     expect((await receiver.receive(signed(completedPayload({ id: 'evt_obs_1' })))).status).toBe(200);
     expect((await receiver.receive(signed(completedPayload(), 'whsec_d3Jvbmctc2VjcmV0'))).status).toBe(401);
     const notJson = signDelivery({ secret: SECRET, payload: '{' });
-    expect((await receiver.receive({ headers: notJson.headers, body: notJson.body as string })).status).toBe(
-      400,
-    );
+    expect((await receiver.receive({ headers: notJson.headers, body: notJson.body })).status).toBe(400);
     expect((await receiver.receive({ method: 'GET', headers: {}, body: '' })).status).toBe(405);
     const failing = signed(failedPayload({ id: 'evt_obs_2' }));
     expect((await receiver.receive(failing)).status).toBe(500);
 
-    expect(seen.map(({ durationMs, handlerMs, ...rest }) => rest)).toEqual([
+    expect(seen.map(({ durationMs: _total, handlerMs: _handlers, ...rest }) => rest)).toEqual([
       {
         outcome: 'ok',
         status: 200,
@@ -187,4 +185,14 @@ describe('an observer that throws', () => {
       expect(errors[0]).toMatch(/observer failed in (start|within|end)\(\): observer broke/);
     },
   );
+});
+
+it('refuses an observer without start() and end() when the receiver is created', () => {
+  for (const observer of [{}, { start: () => 1 }, null, 'otel']) {
+    expect(() =>
+      createReceiver({ secret: SECRET, observer: observer as unknown as ReceiverObserver }),
+    ).toThrow(
+      expect.objectContaining({ code: 'invalid_options', message: expect.stringMatching(/observer/) }),
+    );
+  }
 });
