@@ -106,7 +106,17 @@ export const start: () => Promise<{ baseUrl: string; apiKey: string }> = startGa
 `;
 
 /** The adapters' frameworks and the type packages they need, linked from this repository. */
-const frameworkTypes = ['@types/node', 'express', '@types/express', 'hono', 'fastify', 'koa', '@types/koa'];
+// The peers whose types the entry points import: the frameworks, and @opentelemetry/api (jobhook/otel).
+const frameworkTypes = [
+  '@types/node',
+  'express',
+  '@types/express',
+  'hono',
+  'fastify',
+  'koa',
+  '@types/koa',
+  '@opentelemetry/api',
+];
 
 const everyAdapter = `
 import express from 'express';
