@@ -19,6 +19,7 @@ import { parseEvent } from './parse-event.js';
 import { isThenable } from '../common/thenable.js';
 import { checkHeaders, verifyDelivery } from './verify-delivery.js';
 import { createDispatcher, type DeliveryInfo } from './dispatch.js';
+import { observeDelivery, onceLogger, type DeliveryTrace } from './observe.js';
 import { registerReceiver, type ReceiverRegisterOptions, type WebhookRegistrar } from './register.js';
 import { jobResults, type JobResults } from '../results/job-results.js';
 import type { VerifyRefusal } from '../signatures/verifier.js';
@@ -163,11 +164,23 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     }
   }
 
-  async function receive(input: DeliveryInput): Promise<ReceiverResponse> {
+  // Observability: with an observer, each delivery runs under it (src/receiver/observe.ts), and the
+  // steps note what they learn on `trace` (`trace?.…`: nothing at all happens without an observer).
+  const observerFailed = onceLogger(config.logger);
+  function receive(input: DeliveryInput): Promise<ReceiverResponse> {
+    const { observer } = config;
+    if (!observer) return receiveOnce(input, undefined);
+    return observeDelivery(observer, observerFailed, (trace) => receiveOnce(input, trace));
+  }
+
+  async function receiveOnce(
+    input: DeliveryInput,
+    trace: DeliveryTrace | undefined,
+  ): Promise<ReceiverResponse> {
     if (lifecycle.closing) return answers.shuttingDown();
     lifecycle.enter();
     try {
-      return await handleDelivery(input);
+      return await handleDelivery(input, trace);
     } catch (error) {
       config.logger.error(`jobhook: unexpected failure while receiving a delivery: ${messageOf(error)}`);
       return answers.internal();
@@ -177,7 +190,10 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   }
 
   /** In order: what costs nothing (method, headers), then the body, then what the body says. */
-  async function handleDelivery(input: DeliveryInput): Promise<ReceiverResponse> {
+  async function handleDelivery(
+    input: DeliveryInput,
+    trace: DeliveryTrace | undefined,
+  ): Promise<ReceiverResponse> {
     const method = input.method?.toUpperCase() ?? 'POST';
     if (method !== 'POST') return answers.methodNotAllowed();
     const reader = typeof input.body === 'function' ? input.body : undefined;
@@ -195,7 +211,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
         now: config.now(),
         toleranceSeconds: config.toleranceSeconds,
       });
-      if (refusal) return refuse(refusal);
+      if (refusal) return refuse(refusal, trace);
     }
     const body = reader ? await readBody(reader) : given!;
     if (!(body instanceof Uint8Array)) return body;
@@ -210,7 +226,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
         toleranceSeconds: config.toleranceSeconds,
       });
       const outcome = isThenable(verified) ? await verified : verified;
-      if (!outcome.ok) return refuse(outcome);
+      if (!outcome.ok) return refuse(outcome, trace);
       signedId = outcome.id;
     }
 
@@ -221,16 +237,18 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       return parsed.response;
     }
     const { type, event } = parsed;
+    trace?.identified(signedId ?? parsed.payloadId, type);
     if (parsed.known) results.receive(type, event);
     const typed = parsed.known ? handlersByType.get(type) : undefined;
     const handlers = typed ? [...typed, ...anyHandlers] : anyHandlers;
     if (handlers.length === 0) return answers.ok();
     const deliveryId = signedId ?? parsed.payloadId;
     const key = dedupeKeyOf(signedId, parsed.payloadId, { deliveryId, type, event, headers });
-    return dispatch(handlers, event, { deliveryId, type }, key);
+    return dispatch(handlers, event, { deliveryId, type }, key, trace);
   }
 
-  function refuse(refusal: VerifyRefusal): ReceiverResponse {
+  function refuse(refusal: VerifyRefusal, trace: DeliveryTrace | undefined): ReceiverResponse {
+    if (trace) trace.refusal = refusal.code;
     const detail = typeof refusal.detail === 'string' ? `: ${refusal.detail}` : '';
     config.logger.warn(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}`);
     return answers.invalidSignature(refusal.code);
