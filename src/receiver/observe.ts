@@ -123,7 +123,7 @@ export function runObserved<T>(trace: DeliveryTrace | undefined, run: () => T): 
  * Receives one delivery under `observer`: `start()` before, `within()` around, `end()` after. The
  * observer's failures are logged (once per receiver, through `warnOnce`) and never reach the answer.
  */
-export async function observeDelivery(
+export function observeDelivery(
   observer: ReceiverObserver,
   warnOnce: (message: string) => void,
   receive: (trace: DeliveryTrace) => Promise<ReceiverResponse>,
@@ -139,20 +139,26 @@ export async function observeDelivery(
   }
   let running: Promise<ReceiverResponse> | undefined;
   const work = () => (running = receive(trace));
-  let response: ReceiverResponse;
-  try {
-    response = await (observer.within ? observer.within(state, work) : work());
-  } catch (error) {
-    // `receive` never rejects: this is the observer's `within` failing, before or after `work`.
+  const end = (response: ReceiverResponse) => {
+    try {
+      observer.end(state, summarize(response, trace, performance.now() - started));
+    } catch (error) {
+      warnOnce(`jobhook: the receiver's observer failed in end(): ${messageOf(error)}`);
+    }
+    return response;
+  };
+  // `receive` never rejects: a failure here is the observer's `within`, before or after `work`.
+  const withinFailed = (error: unknown) => {
     warnOnce(`jobhook: the receiver's observer failed in within(): ${messageOf(error)}`);
-    response = await (running ?? work());
-  }
+    return (running ?? work()).then(end);
+  };
+  // One `then`, no async function: this runs on every observed delivery.
   try {
-    observer.end(state, summarize(response, trace, performance.now() - started));
+    const answered = observer.within ? observer.within(state, work) : work();
+    return Promise.resolve(answered).then(end, withinFailed);
   } catch (error) {
-    warnOnce(`jobhook: the receiver's observer failed in end(): ${messageOf(error)}`);
+    return withinFailed(error);
   }
-  return response;
 }
 
 /** Tells a receiver's observer that a worker took up a handed-off delivery; never throws. */
