@@ -19,7 +19,7 @@ import { parseEvent } from './parse-event.js';
 import { isThenable } from '../common/thenable.js';
 import { checkHeaders, verifyDelivery } from './verify-delivery.js';
 import { createDispatcher, type DeliveryInfo } from './dispatch.js';
-import { observeDelivery, onceLogger, type DeliveryTrace } from './observe.js';
+import { observeDelivery, observeHandoffs, onceLogger, type DeliveryTrace } from './observe.js';
 import { registerReceiver, type ReceiverRegisterOptions, type WebhookRegistrar } from './register.js';
 import { jobResults, type JobResults } from '../results/job-results.js';
 import type { VerifyRefusal } from '../signatures/verifier.js';
@@ -340,6 +340,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
         registerOptions,
       ),
   };
+  // A queue worker reports hand-offs to the observer through reportHandoff(receiver, …).
+  if (config.observer) observeHandoffs(receiver, config.observer, observerFailed);
   return receiver;
 }
 

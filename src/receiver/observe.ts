@@ -161,18 +161,32 @@ export function observeDelivery(
   }
 }
 
-/** Tells a receiver's observer that a worker took up a handed-off delivery; never throws. */
-export function observeHandoff(
-  observer: ReceiverObserver | undefined,
+/** Each observed receiver's way to report a hand-off: see {@link reportHandoff}. */
+const handoffReporters = new WeakMap<object, (handoff: ObservedHandoff) => void>();
+
+/** Called by createReceiver when it has an observer. */
+export function observeHandoffs(
+  receiver: object,
+  observer: ReceiverObserver,
   warnOnce: (message: string) => void,
-  handoff: ObservedHandoff,
 ): void {
-  if (!observer?.handoff) return;
-  try {
-    observer.handoff(handoff);
-  } catch (error) {
-    warnOnce(`jobhook: the receiver's observer failed in handoff(): ${messageOf(error)}`);
-  }
+  if (!observer.handoff) return;
+  handoffReporters.set(receiver, (handoff) => {
+    try {
+      observer.handoff!(handoff);
+    } catch (error) {
+      warnOnce(`jobhook: the receiver's observer failed in handoff(): ${messageOf(error)}`);
+    }
+  });
+}
+
+/**
+ * For queue hand-offs (`jobhook/bullmq`'s worker): a worker took up a delivery that `receiver`
+ * handed off, `latencyMs` after it was enqueued. Tells the receiver's observer, if it has one with
+ * `handoff()`; otherwise does nothing. Never throws.
+ */
+export function reportHandoff(receiver: object, handoff: ObservedHandoff): void {
+  handoffReporters.get(receiver)?.(handoff);
 }
 
 /** A logger's `error`, called for the first message only: a broken observer repeats on every delivery. */

@@ -1,7 +1,8 @@
 // The receiver's observer hook (createReceiver({ observer })): what it is told about each delivery,
 // that `within` wraps the delivery's work, and that an observer that throws changes no answer.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createReceiver, type ObservedDelivery, type ReceiverObserver } from 'jobhook';
+import { createReceiver, type ObservedDelivery, type ObservedHandoff, type ReceiverObserver } from 'jobhook';
+import { reportHandoff } from '../../src/receiver/observe.js';
 import { signDelivery } from 'jobhook/testing';
 import { describe, expect, it } from 'vitest';
 import { completedPayload, deferred, failedPayload, SECRET } from '../support/deliveries.js';
@@ -195,4 +196,33 @@ it('refuses an observer without start() and end() when the receiver is created',
       expect.objectContaining({ code: 'invalid_options', message: expect.stringMatching(/observer/) }),
     );
   }
+});
+
+describe('hand-offs reported by a queue worker (reportHandoff, for jobhook/bullmq)', () => {
+  it('reach the observer of that receiver only; a throwing handoff() is logged once', () => {
+    const seen: ObservedHandoff[] = [];
+    const errors: string[] = [];
+    const observer: ReceiverObserver = { start: () => 0, end: () => {}, handoff: (h) => void seen.push(h) };
+    const observed = createReceiver({ secret: SECRET, observer });
+    const other = createReceiver({ secret: SECRET });
+    const handoff = { deliveryId: 'msg_1', type: 'job.completed', latencyMs: 12 };
+    reportHandoff(observed, handoff);
+    reportHandoff(other, handoff);
+    expect(seen).toEqual([handoff]);
+
+    const broken = createReceiver({
+      secret: SECRET,
+      logger: { error: (message) => errors.push(message) },
+      observer: {
+        start: () => 0,
+        end: () => {},
+        handoff: () => {
+          throw new Error('no');
+        },
+      },
+    });
+    reportHandoff(broken, handoff);
+    reportHandoff(broken, handoff);
+    expect(errors).toEqual([expect.stringMatching(/observer failed in handoff\(\): no/)]);
+  });
 });
