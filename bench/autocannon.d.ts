@@ -26,6 +26,7 @@ declare module 'autocannon' {
     requests: Histogram & { total: number };
     latency: Histogram;
     non2xx: number;
+    '2xx': number;
     errors: number;
     timeouts: number;
     duration: number;

@@ -17,7 +17,7 @@ export const MB = 1024 * 1024;
  */
 export function jobCompletedBody(size: number): Buffer {
   const base = {
-    id: 'evt_01JBENCH0000000000000000',
+    id: TEMPLATE_EVENT_ID,
     type: 'job.completed',
     created_at: '2026-11-21T10:00:00Z',
     data: {
@@ -50,12 +50,24 @@ export function jobCompletedBody(size: number): Buffer {
   return Buffer.from(padded, 'utf8');
 }
 
+/** The event id of every `jobCompletedBody`, at a fixed offset: {@link withFreshEventId} rewrites it. */
+const TEMPLATE_EVENT_ID = 'evt_01JBENCH0000000000000000';
+const EVENT_ID_OFFSET = '{"id":"'.length;
+/** Per process, so that the bench's processes never share an id. */
+const EVENT_ID_PREFIX = randomBytes(4).toString('hex');
+let eventCounter = 0;
+
 /**
- * Every delivery of a benchmark carries the same payload (so the same event `id`) under a fresh
- * `webhook-id`: keyed by the delivery, the dedupe store claims and completes each one, as it would
- * fresh events; keyed by the event (the default), all but the first would be duplicates.
+ * A copy of `body` (a `jobCompletedBody`) under a fresh event id of the same length. jobhook
+ * deduplicates by the payload's own `id`, so a delivery that repeated the body would take the
+ * duplicate path (answer 200 at once, no handler, nothing stored) instead of the real one.
  */
-export const BENCH_DEDUPE_KEY = 'delivery' as const;
+export function withFreshEventId(body: Buffer): Buffer {
+  const id = `evt_${EVENT_ID_PREFIX}${String(eventCounter++).padStart(16, '0')}`;
+  const copy = Buffer.from(body);
+  copy.write(id, EVENT_ID_OFFSET, 'latin1');
+  return copy;
+}
 
 export function freshId(): string {
   return `msg_${randomBytes(12).toString('hex')}`;

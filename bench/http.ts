@@ -1,11 +1,11 @@
 /**
  * HTTP on loopback: each server runs in its own child process, autocannon drives it from this
  * one. Rounds interleave the servers so that an adapter and its hand-written twin share the load
- * the machine had at that moment. Every request carries a fresh delivery id (see `Pool`).
+ * the machine had at that moment. Every request is a fresh event (see `Deliveries`).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import autocannon, { type Result } from 'autocannon';
-import { githubHeaders, jobCompletedBody, standardHeaders } from './fixtures.js';
+import { githubHeaders, jobCompletedBody, standardHeaders, withFreshEventId } from './fixtures.js';
 import { median } from './measure.js';
 import { PATH, type ServerKind, type ServerMessage } from './server.js';
 
@@ -30,8 +30,8 @@ export interface HttpSamples {
 interface Server {
   port: number;
   rss: number;
-  /** CPU time the server process used so far, in microseconds. */
-  cpu(): Promise<number>;
+  /** CPU time the server process used so far (µs), and its handler runs so far. */
+  cpu(): Promise<{ cpuUs: number; handled: number }>;
   stop(): Promise<ServerMessage>;
 }
 
@@ -50,7 +50,7 @@ function spawnServer(kind: ServerKind): Promise<Server> {
         rss: message.rss,
         cpu: () =>
           new Promise((done) => {
-            child.once('message', (reply: { cpuUs: number }) => done(reply.cpuUs));
+            child.once('message', (reply: { cpuUs: number; handled: number }) => done(reply));
             child.send('cpu');
           }),
         stop: () =>
@@ -64,42 +64,24 @@ function spawnServer(kind: ServerKind): Promise<Server> {
 }
 
 /**
- * Pre-signed headers, one fresh delivery id each. A server's cursor walks its own copy, and the
- * pool is larger than the default dedupe store (10,000 ids), so no server sees an id it still
- * remembers: every jobhook delivery takes the dedupe store's full claim/complete/evict path.
+ * Each request is a fresh event, signed as it is sent: its own payload id (jobhook's dedupe key)
+ * and delivery id, so every jobhook delivery takes the dedupe store's full claim/complete/evict
+ * path and never the duplicate one. Octokit gets its own scheme on the same body. The signing
+ * happens in this process, the same work for every server.
  */
-class Pool {
-  private readonly cursors = new Map<ServerKind, number>();
-  private constructor(
-    private readonly standard: Record<string, string>[],
-    private readonly github: Record<string, string>[],
-  ) {}
+class Deliveries {
+  constructor(private readonly body: Buffer) {}
 
-  static create(body: Buffer, size: number, withGithub: boolean): Pool {
-    const standard = Array.from({ length: size }, () => standardHeaders(body));
-    const signature = githubHeaders(body)['x-hub-signature-256'];
-    const github = withGithub
-      ? Array.from({ length: size }, (_, i) => ({
-          ...githubHeaders(Buffer.alloc(0), `gh_${i}`),
-          'x-hub-signature-256': signature,
-        }))
-      : [];
-    return new Pool(standard, github);
-  }
-
-  next(kind: ServerKind): Record<string, string> {
-    const list = kind === 'node-octokit' ? this.github : this.standard;
-    const at = this.cursors.get(kind) ?? 0;
-    this.cursors.set(kind, at + 1);
-    return list[at % list.length]!;
+  next(kind: ServerKind): { headers: Record<string, string>; body: Buffer } {
+    const body = withFreshEventId(this.body);
+    return { headers: kind === 'node-octokit' ? githubHeaders(body) : standardHeaders(body), body };
   }
 }
 
 function load(
   server: Server,
   kind: ServerKind,
-  body: Buffer,
-  pool: Pool,
+  deliveries: Deliveries,
   durationS: number,
   connections: number,
 ) {
@@ -111,8 +93,7 @@ function load(
       {
         method: 'POST',
         path: PATH,
-        body,
-        setupRequest: (request) => ({ ...request, headers: pool.next(kind) }),
+        setupRequest: (request) => ({ ...request, ...deliveries.next(kind) }),
       },
     ],
   });
@@ -133,8 +114,7 @@ function record(samples: HttpSamples, result: Result, cpuUs: number) {
 
 /** Runs every server kind, interleaved round by round. */
 export async function runHttp(kinds: readonly ServerKind[], options: HttpOptions) {
-  const body = jobCompletedBody(1024);
-  const pool = Pool.create(body, 20_000, kinds.includes('node-octokit'));
+  const deliveries = new Deliveries(jobCompletedBody(1024));
   const servers = new Map<ServerKind, Server>();
   const results = new Map<ServerKind, HttpSamples>();
   try {
@@ -142,15 +122,21 @@ export async function runHttp(kinds: readonly ServerKind[], options: HttpOptions
       const server = await spawnServer(kind);
       servers.set(kind, server);
       results.set(kind, empty());
-      await load(server, kind, body, pool, options.warmupS, options.connections);
+      await load(server, kind, deliveries, options.warmupS, options.connections);
     }
     for (let round = 0; round < options.rounds; round++) {
       for (let k = 0; k < kinds.length; k++) {
         const kind = kinds[(round + k) % kinds.length]!;
         const server = servers.get(kind)!;
-        const cpuBefore = await server.cpu();
-        const result = await load(server, kind, body, pool, options.durationS, options.connections);
-        record(results.get(kind)!, result, (await server.cpu()) - cpuBefore);
+        const before = await server.cpu();
+        const result = await load(server, kind, deliveries, options.durationS, options.connections);
+        const after = await server.cpu();
+        record(results.get(kind)!, result, after.cpuUs - before.cpuUs);
+        // A jobhook server runs its handler once per accepted request; fewer means duplicates.
+        const missed = result['2xx'] - (after.handled - before.handled);
+        if (kind.endsWith('-jobhook') && missed > 0) {
+          throw new Error(`${kind}: ${missed} of ${result['2xx']} requests did not run the handler`);
+        }
       }
     }
   } finally {
@@ -197,9 +183,8 @@ export async function runMemory(
   options: HttpOptions,
 ): Promise<MemoryResult> {
   const body = jobCompletedBody(bodySize);
-  const pool = Pool.create(body, 12_000, kind === 'node-octokit');
   const server = await spawnServer(kind);
-  const result = await load(server, kind, body, pool, options.durationS, options.connections).catch(
+  const result = await load(server, kind, new Deliveries(body), options.durationS, options.connections).catch(
     async (error: unknown) => {
       await server.stop();
       throw error;

@@ -5,17 +5,30 @@
  */
 import type * as Core from 'jobhook';
 import type * as Express from 'jobhook/express';
+import type * as Fastify from 'jobhook/fastify';
 import type * as Hono from 'jobhook/hono';
+import type * as Koa from 'jobhook/koa';
 import type * as Node from 'jobhook/node';
+import type * as Postgres from 'jobhook/postgres';
+import type * as Redis from 'jobhook/redis';
 
 const dist = (file: string) => new URL(`./dist/${file}`, import.meta.url).href;
 
 const core = (await import(dist('index.js'))) as typeof Core;
 const express = (await import(dist('express.js'))) as typeof Express;
+const fastify = (await import(dist('fastify.js'))) as typeof Fastify;
 const hono = (await import(dist('hono.js'))) as typeof Hono;
+const koa = (await import(dist('koa.js'))) as typeof Koa;
 const node = (await import(dist('node.js'))) as typeof Node;
+const postgres = (await import(dist('postgres.js'))) as typeof Postgres;
+const redis = (await import(dist('redis.js'))) as typeof Redis;
 
-export const { createReceiver } = core;
+export const { createReceiver, memoryDedupeStore } = core;
 export const { expressHandler } = express;
+export const { fastifyPlugin } = fastify;
 export const { honoHandler } = hono;
+export const { koaHandler } = koa;
 export const { nodeHandler } = node;
+export const { postgresDedupeStore } = postgres;
+export const { redisDedupeStore } = redis;
+export type { DedupeStore } from 'jobhook';

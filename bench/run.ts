@@ -21,6 +21,7 @@ const { runHttp, runMemory } = await import('./http.js');
 const { markdown, svg, targets } = await import('./report.js');
 const { runBodyScale, runHandlerScale } = await import('./scale.js');
 const { SERVER_KINDS } = await import('./server.js');
+const { runStores } = await import('./stores.js');
 
 const quick = process.env.BENCH_QUICK === '1';
 const core = quick ? { rounds: 7, batchMs: 10, warmupMs: 30 } : { rounds: 41, batchMs: 10, warmupMs: 200 };
@@ -29,6 +30,9 @@ const http = quick
   : { durationS: 2, warmupS: 1, rounds: 5, connections: 16 };
 const memory = { ...http, durationS: quick ? 2 : 5 };
 const handlerCounts = [1, 10, 100, 1000];
+const stores = quick
+  ? { rounds: 2, deliveries: 300, concurrency: 32 }
+  : { rounds: 5, deliveries: 1000, concurrency: 32 };
 
 const startedAt = new Date();
 const step = (label: string) =>
@@ -47,6 +51,10 @@ const memoryResults = [
   await runMemory('node-jobhook', 64 * 1024, memory),
   await runMemory('node-hand', 64 * 1024, memory),
 ];
+step('shared dedupe stores');
+const storeResults = await runStores(stores);
+for (const line of storeResults.skipped) console.error(`bench: ${line}`);
+// The BullMQ hand-off (bench/handoff.ts) runs here once it exists.
 
 const results: Results = {
   quick,
@@ -62,6 +70,7 @@ const results: Results = {
   handlers,
   http: httpResults,
   memory: memoryResults,
+  stores: storeResults,
 };
 const list = targets(results);
 const text = markdown(results, list);

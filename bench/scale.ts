@@ -2,7 +2,7 @@
  * Scale: time per delivery as the body grows, and as handlers for other event types pile up.
  */
 import { z } from 'zod';
-import { BENCH_DEDUPE_KEY, SECRET, jobCompletedBody } from './fixtures.js';
+import { SECRET, jobCompletedBody } from './fixtures.js';
 import { createReceiver } from './jobhook.js';
 import { floorCase, hmacCase, jobhookCase } from './core.js';
 import { compare, median, type Case, type CompareOptions, type Samples } from './measure.js';
@@ -35,16 +35,14 @@ const noop = () => {};
 function receiverWithOthers(count: number) {
   const schemas: Record<string, typeof otherSchema> = {};
   for (let i = 0; i < count; i++) schemas[`other.type_${i}`] = otherSchema;
-  const receiver = createReceiver({ secret: SECRET, schemas, dedupeKey: BENCH_DEDUPE_KEY }).onJobCompleted(
-    noop,
-  );
+  const receiver = createReceiver({ secret: SECRET, schemas }).onJobCompleted(noop);
   for (let i = 0; i < count; i++) receiver.on(`other.type_${i}`, noop);
   return receiver;
 }
 
 /** For comparison: `count` no-op handlers for `job.completed` itself, which all run. */
 function receiverWithSame(count: number) {
-  const receiver = createReceiver({ secret: SECRET, dedupeKey: BENCH_DEDUPE_KEY });
+  const receiver = createReceiver({ secret: SECRET });
   for (let i = 0; i < count; i++) receiver.onJobCompleted(noop);
   return receiver;
 }

@@ -7,16 +7,30 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Webhooks, createNodeMiddleware } from '@octokit/webhooks';
 import express from 'express';
+import Fastify from 'fastify';
 import { Hono } from 'hono';
-import { BENCH_DEDUPE_KEY, KEY, PLAIN_SECRET, SECRET } from './fixtures.js';
+import Koa from 'koa';
+import getRawBody from 'raw-body';
+import { KEY, PLAIN_SECRET, SECRET } from './fixtures.js';
 import { verifyByHand } from './handwritten.js';
-import { createReceiver, expressHandler, honoHandler, nodeHandler } from './jobhook.js';
+import {
+  createReceiver,
+  expressHandler,
+  fastifyPlugin,
+  honoHandler,
+  koaHandler,
+  nodeHandler,
+} from './jobhook.js';
 
 export const SERVER_KINDS = [
   'express-jobhook',
   'express-hand',
   'hono-jobhook',
   'hono-hand',
+  'fastify-jobhook',
+  'fastify-hand',
+  'koa-jobhook',
+  'koa-hand',
   'node-jobhook',
   'node-hand',
   'node-octokit',
@@ -28,9 +42,11 @@ const OK = JSON.stringify({ ok: true });
 const REJECTED = JSON.stringify({ ok: false });
 const LIMIT = 1024 * 1024;
 const noop = () => {};
+/** Handler runs of this server's receiver: the parent checks every request ran it (none was a duplicate). */
+let handled = 0;
 
 function receiver() {
-  return createReceiver({ secret: SECRET, dedupeKey: BENCH_DEDUPE_KEY }).onJobCompleted(noop);
+  return createReceiver({ secret: SECRET }).onJobCompleted(() => void handled++);
 }
 
 function answerByHand(res: ServerResponse, event: unknown) {
@@ -41,6 +57,21 @@ function answerByHand(res: ServerResponse, event: unknown) {
       'content-length': Buffer.byteLength(body),
     })
     .end(body);
+}
+
+/** The same check on a Node-style request's headers and raw body; `undefined` when refused. */
+function verifyNode(headers: IncomingMessage['headers'], body: Buffer): unknown {
+  try {
+    return verifyByHand(
+      KEY,
+      headers['webhook-id'],
+      headers['webhook-timestamp'],
+      headers['webhook-signature'],
+      body,
+    );
+  } catch {
+    return undefined;
+  }
 }
 
 /** A plain node:http handler, written as most users would: collect the body, verify, answer. */
@@ -54,21 +85,7 @@ function nodeByHand(req: IncomingMessage, res: ServerResponse) {
   });
   req.on('end', () => {
     if (length > LIMIT) return void res.writeHead(413).end();
-    const { headers } = req;
-    const body = Buffer.concat(chunks);
-    let event: unknown;
-    try {
-      event = verifyByHand(
-        KEY,
-        headers['webhook-id'],
-        headers['webhook-timestamp'],
-        headers['webhook-signature'],
-        body,
-      );
-    } catch {
-      event = undefined;
-    }
-    answerByHand(res, event);
+    answerByHand(res, verifyNode(req.headers, Buffer.concat(chunks)));
   });
 }
 
@@ -86,18 +103,7 @@ function start(kind: ServerKind, listening: Listening) {
     case 'express-hand': {
       const app = express();
       app.post(PATH, express.raw({ type: '*/*', limit: LIMIT }), (req, res) => {
-        let event: unknown;
-        try {
-          event = verifyByHand(
-            KEY,
-            req.headers['webhook-id'],
-            req.headers['webhook-timestamp'],
-            req.headers['webhook-signature'],
-            req.body as Buffer,
-          );
-        } catch {
-          event = undefined;
-        }
+        const event = verifyNode(req.headers, req.body as Buffer);
         if (event === undefined) res.status(401).json({ ok: false });
         else res.status(200).json({ ok: true });
       });
@@ -128,6 +134,45 @@ function start(kind: ServerKind, listening: Listening) {
       });
       return serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => listening(info.port));
     }
+    case 'fastify-jobhook': {
+      const app = Fastify();
+      void app.register(fastifyPlugin(receiver(), { path: PATH }));
+      return void listenFastify(app, listening);
+    }
+    case 'fastify-hand': {
+      // As Fastify's docs have it for signed bodies: a scope whose JSON parser keeps the Buffer.
+      const app = Fastify();
+      void app.register((scope, _options, done) => {
+        scope.addContentTypeParser(
+          'application/json',
+          { parseAs: 'buffer', bodyLimit: LIMIT },
+          (_r, body, parsed) => parsed(null, body),
+        );
+        scope.post(PATH, async (request, reply) => {
+          const event = verifyNode(request.headers, request.body as Buffer);
+          return event === undefined ? reply.code(401).send({ ok: false }) : reply.send({ ok: true });
+        });
+        done();
+      });
+      return void listenFastify(app, listening);
+    }
+    case 'koa-jobhook': {
+      const app = new Koa();
+      app.use(koaHandler(receiver(), { path: PATH }));
+      return listen(createServer(app.callback()));
+    }
+    case 'koa-hand': {
+      // raw-body is what Koa's own body parsers read with.
+      const app = new Koa();
+      app.use(async (ctx) => {
+        if (ctx.method !== 'POST' || ctx.path !== PATH) return void (ctx.status = 404);
+        const body = await getRawBody(ctx.req, { length: ctx.get('content-length') || null, limit: LIMIT });
+        const event = verifyNode(ctx.headers, body);
+        ctx.status = event === undefined ? 401 : 200;
+        ctx.body = { ok: event !== undefined };
+      });
+      return listen(createServer(app.callback()));
+    }
     case 'node-jobhook':
       return listen(createServer(nodeHandler(receiver(), { path: PATH })));
     case 'node-hand':
@@ -138,6 +183,11 @@ function start(kind: ServerKind, listening: Listening) {
       return listen(createServer(createNodeMiddleware(webhooks, { path: PATH })));
     }
   }
+}
+
+async function listenFastify(app: ReturnType<typeof Fastify>, listening: Listening) {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  listening((app.server.address() as AddressInfo).port);
 }
 
 export interface ServerMessage {
@@ -155,7 +205,7 @@ if (process.send) {
   process.on('message', (message) => {
     if (message === 'cpu') {
       const { user, system } = process.cpuUsage();
-      process.send!({ cpuUs: user + system });
+      process.send!({ cpuUs: user + system, handled });
     } else if (message === 'stop') {
       process.send!(memory() satisfies ServerMessage, () => process.exit(0));
     }
