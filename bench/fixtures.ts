@@ -50,22 +50,30 @@ export function jobCompletedBody(size: number): Buffer {
   return Buffer.from(padded, 'utf8');
 }
 
-/** The event id of every `jobCompletedBody`, at a fixed offset: {@link withFreshEventId} rewrites it. */
+/** The event id and task id of every `jobCompletedBody`: {@link withFreshEventId} rewrites both. */
 const TEMPLATE_EVENT_ID = 'evt_01JBENCH0000000000000000';
+const TEMPLATE_TASK_ID = 'task_01JBENCH000000000000000';
 const EVENT_ID_OFFSET = '{"id":"'.length;
 /** Per process, so that the bench's processes never share an id. */
-const EVENT_ID_PREFIX = randomBytes(4).toString('hex');
+const ID_PREFIX = randomBytes(4).toString('hex');
 let eventCounter = 0;
 
 /**
- * A copy of `body` (a `jobCompletedBody`) under a fresh event id of the same length. jobhook
- * deduplicates by the payload's own `id`, so a delivery that repeated the body would take the
- * duplicate path (answer 200 at once, no handler, nothing stored) instead of the real one.
+ * A copy of `body` (a `jobCompletedBody`) as a fresh event: a new event id and a new task id, of
+ * the same lengths. jobhook deduplicates by the payload's own `id`, so a delivery that repeated
+ * the body would take the duplicate path (answer 200 at once, no handler, nothing stored) instead
+ * of the real one; and each real event is about another task (the receiver keeps recent results
+ * by task id).
  */
 export function withFreshEventId(body: Buffer): Buffer {
-  const id = `evt_${EVENT_ID_PREFIX}${String(eventCounter++).padStart(16, '0')}`;
+  const serial = `${ID_PREFIX}${String(eventCounter++).padStart(16, '0')}`;
   const copy = Buffer.from(body);
-  copy.write(id, EVENT_ID_OFFSET, 'latin1');
+  copy.write(`evt_${serial}`, EVENT_ID_OFFSET, 'latin1');
+  copy.write(
+    `task_${serial.slice(1)}`,
+    copy.indexOf(`"task_id":"${TEMPLATE_TASK_ID}"`) + '"task_id":"'.length,
+    'latin1',
+  );
   return copy;
 }
 
