@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import getRawBody from 'raw-body';
 import { answers, type ReceiverResponse } from '../src/wire/answers.js';
-import { BodyReadError, type BodyInput, type BodyLimits } from '../src/wire/body.js';
+import { BodyReadError, onBodyAbort, type BodyInput, type BodyLimits } from '../src/wire/body.js';
 import type { Receiver } from '../src/receiver/create-receiver.js';
 
 /** What the Node-stream adapters need of a receiver (any event map has these). */
@@ -56,17 +56,16 @@ function receiveNodeRequest(
  * either way. After a refusal Node discards the rest of the request, which lets the client read the
  * answer. Rejects with a {@link BodyReadError}.
  */
-export async function readNodeBody(req: IncomingMessage, { maxBytes, signal }: BodyLimits): Promise<Buffer> {
+export async function readNodeBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
   // Past the receiver's time-out, stop taking data: the answer closes the connection.
-  const stop = () => req.pause();
-  signal.addEventListener('abort', stop, { once: true });
+  const stopListening = onBodyAbort(limits, () => req.pause());
   try {
-    return await getRawBody(req, { length: req.headers['content-length'] ?? null, limit: maxBytes });
+    return await getRawBody(req, { length: req.headers['content-length'] ?? null, limit: limits.maxBytes });
   } catch (error) {
     const type = (error as { type?: unknown }).type;
     // Anything else (an aborted upload, a length mismatch) is a body that never fully arrived.
     throw new BodyReadError(type === 'entity.too.large' ? 'too_large' : 'unreadable', { cause: error });
   } finally {
-    signal.removeEventListener('abort', stop);
+    stopListening();
   }
 }

@@ -1,5 +1,5 @@
 import type { ReceiverResponse } from './answers.js';
-import { BodyReadError, type BodyLimits, type BodyReader } from './body.js';
+import { BodyReadError, onBodyAbort, type BodyLimits, type BodyReader } from './body.js';
 import { concatBytes } from '../common/bytes.js';
 import type { HeadersInput } from './headers.js';
 
@@ -31,7 +31,8 @@ export function createFetchHandler(receive: Receive) {
  * Reads a `Request`'s body within `maxBytes`: a declared length over it is refused before reading,
  * a streamed body as soon as it passes it. Rejects with a {@link BodyReadError}.
  */
-export async function readFetchBody(request: Request, { maxBytes, signal }: BodyLimits): Promise<Uint8Array> {
+export async function readFetchBody(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+  const { maxBytes } = limits;
   const length = request.headers.get('content-length');
   if (Number(length) > maxBytes) throw new BodyReadError('too_large');
   let body: Uint8Array;
@@ -42,7 +43,7 @@ export async function readFetchBody(request: Request, { maxBytes, signal }: Body
     body =
       length !== null && DECIMAL.test(length)
         ? new Uint8Array(await request.arrayBuffer())
-        : await readLimited(request.body, maxBytes, signal);
+        : await readLimited(request.body, limits);
   } catch (error) {
     throw error instanceof BodyReadError ? error : new BodyReadError('unreadable', { cause: error });
   }
@@ -50,16 +51,13 @@ export async function readFetchBody(request: Request, { maxBytes, signal }: Body
   return body;
 }
 
-/** Reads a stream to its end, or stops (and cancels it) once it passes `limit` or `signal` aborts. */
-async function readLimited(
-  stream: ReadableStream<Uint8Array> | null,
-  limit: number,
-  signal: AbortSignal,
-): Promise<Uint8Array> {
+/** Reads a stream to its end, or stops (and cancels it) once it passes the limit or the receiver gives up. */
+async function readLimited(stream: ReadableStream<Uint8Array> | null, limits: BodyLimits): Promise<Uint8Array> {
   if (stream === null) return EMPTY;
+  const limit = limits.maxBytes;
   const reader = stream.getReader();
   const cancel = () => void reader.cancel().catch(() => undefined);
-  signal.addEventListener('abort', cancel, { once: true });
+  const stopListening = onBodyAbort(limits, cancel);
   try {
     const chunks: Uint8Array[] = [];
     let total = 0;
@@ -75,6 +73,6 @@ async function readLimited(
     }
     return chunks.length === 1 ? chunks[0]! : concatBytes(chunks, total);
   } finally {
-    signal.removeEventListener('abort', cancel);
+    stopListening();
   }
 }
