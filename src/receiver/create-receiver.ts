@@ -15,14 +15,16 @@ import { readHeaders, type HeaderReader, type HeadersInput } from '../wire/heade
 import { messageOf, quote } from '../common/logger.js';
 import { inFlightTracker } from './in-flight.js';
 import { resolveOptions, type ReceiverOptions } from './options.js';
-import { parseEvent } from './parse-event.js';
+import { parseEvent, type ParsedEvent } from './parse-event.js';
 import { isThenable } from '../common/thenable.js';
 import { checkHeaders, verifyDelivery } from './verify-delivery.js';
 import { createDispatcher, type DeliveryInfo } from './dispatch.js';
 import { observeDelivery, observeHandoffs, onceLogger, type DeliveryTrace } from './observe.js';
 import { registerReceiver, type ReceiverRegisterOptions, type WebhookRegistrar } from './register.js';
 import { jobResults, type JobResults } from '../results/job-results.js';
-import type { VerifyRefusal } from '../signatures/verifier.js';
+import type { VerifyOutcome, VerifyRefusal } from '../signatures/verifier.js';
+
+type Answer = ReceiverResponse | Promise<ReceiverResponse>;
 
 /** One delivery as it came off the wire. */
 export interface DeliveryInput {
@@ -122,8 +124,10 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   type E = Events<S>;
   const config = resolveOptions(options);
   const schemas: EventSchemas = { ...defaultSchemas, ...options.schemas };
-  const handlersByType = new Map<string, EventHandler<unknown>[]>();
-  const anyHandlers: EventHandler<unknown>[] = [];
+  const handlersByType = new Map<string, readonly EventHandler<unknown>[]>();
+  // Handler lists are replaced, never changed in place, so a delivery can run one as it is while
+  // a handler is added meanwhile.
+  let anyHandlers: readonly EventHandler<unknown>[] = [];
   const errorHandlers: ErrorHandler[] = [];
   const lifecycle = inFlightTracker();
   // A shared store may share job results too (Redis pub/sub), unless `results` says otherwise.
@@ -136,9 +140,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
 
   function addHandler(type: string, handler: EventHandler<never>) {
     assertFunction(handler);
-    const list = handlersByType.get(type) ?? [];
-    list.push(handler as EventHandler<unknown>);
-    handlersByType.set(type, list);
+    handlersByType.set(type, [...(handlersByType.get(type) ?? []), handler as EventHandler<unknown>]);
     return receiver;
   }
 
@@ -173,28 +175,44 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     return observeDelivery(observer, observerFailed, (trace) => receiveOnce(input, trace));
   }
 
-  async function receiveOnce(
-    input: DeliveryInput,
-    trace: DeliveryTrace | undefined,
-  ): Promise<ReceiverResponse> {
-    if (lifecycle.closing) return answers.shuttingDown();
+  /**
+   * One delivery, answered synchronously inside when it can be (a body given, the Node verifier,
+   * the in-memory store, handlers that return no promise): `await` only what is a promise, since
+   * each await and each async function costs a turn of the microtask queue.
+   */
+  function receiveOnce(input: DeliveryInput, trace: DeliveryTrace | undefined): Promise<ReceiverResponse> {
+    if (lifecycle.closing) return Promise.resolve(answers.shuttingDown());
     lifecycle.enter();
+    let answer: Answer;
     try {
-      return await handleDelivery(input, trace);
+      answer = handleDelivery(input, trace);
     } catch (error) {
-      config.logger.error(`jobhook: unexpected failure while receiving a delivery: ${messageOf(error)}`);
-      return answers.internal();
-    } finally {
-      lifecycle.leave();
+      answer = unexpected(error);
     }
+    if (!isThenable(answer)) {
+      lifecycle.leave();
+      return Promise.resolve(answer);
+    }
+    return answer.then(
+      (settled) => {
+        lifecycle.leave();
+        return settled;
+      },
+      (error: unknown) => {
+        lifecycle.leave();
+        return unexpected(error);
+      },
+    );
+  }
+
+  function unexpected(error: unknown): ReceiverResponse {
+    config.logger.error(`jobhook: unexpected failure while receiving a delivery: ${messageOf(error)}`);
+    return answers.internal();
   }
 
   /** In order: what costs nothing (method, headers), then the body, then what the body says. */
-  async function handleDelivery(
-    input: DeliveryInput,
-    trace: DeliveryTrace | undefined,
-  ): Promise<ReceiverResponse> {
-    const method = input.method?.toUpperCase() ?? 'POST';
+  function handleDelivery(input: DeliveryInput, trace: DeliveryTrace | undefined): Answer {
+    const method = input.method === undefined ? 'POST' : input.method.toUpperCase();
     if (method !== 'POST') return answers.methodNotAllowed();
     const reader = typeof input.body === 'function' ? input.body : undefined;
     const given = reader ? undefined : rawBytes(input.body);
@@ -213,25 +231,44 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       });
       if (refusal) return refuse(refusal, trace);
     }
-    const body = reader ? await readBody(reader) : given!;
-    if (!(body instanceof Uint8Array)) return body;
+    if (!reader) return withBody(given!, headers, trace);
+    return readBody(reader).then((body) =>
+      body instanceof Uint8Array ? withBody(body, headers, trace) : body,
+    );
+  }
+
+  function withBody(body: Uint8Array, headers: HeaderReader, trace: DeliveryTrace | undefined): Answer {
     if (body.byteLength > config.maxBodyBytes) return answers.tooLarge(config.maxBodyBytes);
+    if (!config.verify) return withSignedId(body, undefined, headers, trace);
+    const verified = verifyDelivery(config.verify, {
+      headers,
+      body,
+      now: config.now(),
+      toleranceSeconds: config.toleranceSeconds,
+    });
+    const verdict = (outcome: VerifyOutcome) =>
+      outcome.ok ? withSignedId(body, outcome.id, headers, trace) : refuse(outcome, trace);
+    return isThenable(verified) ? Promise.resolve(verified).then(verdict) : verdict(verified);
+  }
 
-    let signedId: string | undefined;
-    if (config.verify) {
-      const verified = verifyDelivery(config.verify, {
-        headers,
-        body,
-        now: config.now(),
-        toleranceSeconds: config.toleranceSeconds,
-      });
-      const outcome = isThenable(verified) ? await verified : verified;
-      if (!outcome.ok) return refuse(outcome, trace);
-      signedId = outcome.id;
-    }
-
+  function withSignedId(
+    body: Uint8Array,
+    signedId: string | undefined,
+    headers: HeaderReader,
+    trace: DeliveryTrace | undefined,
+  ): Answer {
     const parsing = parseEvent(body, schemas);
-    const parsed = isThenable(parsing) ? await parsing : parsing;
+    return isThenable(parsing)
+      ? parsing.then((parsed) => withEvent(parsed, signedId, headers, trace))
+      : withEvent(parsing, signedId, headers, trace);
+  }
+
+  function withEvent(
+    parsed: ParsedEvent,
+    signedId: string | undefined,
+    headers: HeaderReader,
+    trace: DeliveryTrace | undefined,
+  ): Answer {
     if (!parsed.ok) {
       config.logger.warn(`jobhook: rejected a delivery (400): ${parsed.response.body}`);
       return parsed.response;
@@ -240,7 +277,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     trace?.identified(signedId ?? parsed.payloadId, type);
     if (parsed.known) results.receive(type, event);
     const typed = parsed.known ? handlersByType.get(type) : undefined;
-    const handlers = typed ? [...typed, ...anyHandlers] : anyHandlers;
+    const handlers = typed && anyHandlers.length > 0 ? [...typed, ...anyHandlers] : (typed ?? anyHandlers);
     if (handlers.length === 0) return answers.ok();
     const deliveryId = signedId ?? parsed.payloadId;
     const key = dedupeKeyOf(signedId, parsed.payloadId, { deliveryId, type, event, headers });
@@ -327,7 +364,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     on: (type, handler) => addHandler(type, handler),
     onAny(handler) {
       assertFunction(handler);
-      anyHandlers.push(handler as EventHandler<unknown>);
+      anyHandlers = [...anyHandlers, handler as EventHandler<unknown>];
       return receiver;
     },
     onError(handler) {

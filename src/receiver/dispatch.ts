@@ -46,7 +46,7 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
   let warnedLostClaim = false;
 
   function dispatch(
-    handlers: EventHandler<unknown>[],
+    handlers: readonly EventHandler<unknown>[],
     event: unknown,
     delivery: DeliveryInfo,
     key: string | undefined,
@@ -66,7 +66,7 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
 
   function afterClaim(
     result: unknown,
-    handlers: EventHandler<unknown>[],
+    handlers: readonly EventHandler<unknown>[],
     event: unknown,
     delivery: DeliveryInfo,
     claim: Claim,
@@ -81,7 +81,7 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
   }
 
   function run(
-    handlers: EventHandler<unknown>[],
+    handlers: readonly EventHandler<unknown>[],
     event: unknown,
     delivery: DeliveryInfo,
     claim: Claim | undefined,

@@ -43,24 +43,12 @@ export function runHandlers<E>(
   delivery: { deliveryId: string | undefined; type: string },
   timeoutMs: number,
 ): JobhookError[] | Promise<HandlerRun> {
-  // The signal is made when a handler first reads it (an AbortController costs more than a fast
-  // handler): one read after the timeout gets a signal that is already aborted.
-  let controller: AbortController | undefined;
-  let abortReason: JobhookError | undefined = undefined;
-  const context: DeliveryContext = {
-    ...delivery,
-    get signal() {
-      if (!controller) {
-        controller = new AbortController();
-        if (abortReason) controller.abort(abortReason);
-      }
-      return controller.signal;
-    },
-  };
+  const context = new HandlerContext(delivery.deliveryId, delivery.type);
   const failures: JobhookError[] = [];
   const fail = (error: unknown) => {
     // A handler that stopped on its signal rejects with the timeout, already reported: keep it as
     // the failure it is, but not as a second error.
+    const abortReason = HandlerContext.abortReason(context);
     if (error !== undefined && error === abortReason) return void failures.push(abortReason);
     failures.push(
       new JobhookError('handler_failed', `A ${delivery.type} handler failed: ${messageOf(error)}`, {
@@ -82,10 +70,40 @@ export function runHandlers<E>(
   }
   // Handlers that returned no promise are done: nothing to wait for, no timer to set.
   if (!running) return failures;
-  return settle(running, failures, delivery, timeoutMs, (reason) => {
-    abortReason = reason;
-    controller?.abort(reason);
-  });
+  return settle(running, failures, delivery, timeoutMs, (reason) => HandlerContext.abort(context, reason));
+}
+
+/**
+ * The context handlers get. A class rather than an object literal with a getter: V8 makes such a
+ * literal (spread in, accessor added) slowly, on every delivery. The signal is made when a handler
+ * first reads it (an AbortController costs more than a fast handler): one read after the timeout
+ * gets a signal that is already aborted.
+ */
+class HandlerContext implements DeliveryContext {
+  #controller: AbortController | undefined = undefined;
+  #abortReason: JobhookError | undefined = undefined;
+  constructor(
+    readonly deliveryId: string | undefined,
+    readonly type: string,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#abortReason) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  // Static, so that handlers see only the context's own fields and `signal`.
+  static abortReason(context: HandlerContext): JobhookError | undefined {
+    return context.#abortReason;
+  }
+
+  static abort(context: HandlerContext, reason: JobhookError): void {
+    context.#abortReason = reason;
+    context.#controller?.abort(reason);
+  }
 }
 
 /** Waits for the handlers that returned promises, at most `timeoutMs`. */

@@ -74,7 +74,7 @@ function checkHeaders({ headers, now, toleranceSeconds }: HeaderCheckRequest): V
   if (Math.abs(now / 1000 - Number(timestamp)) > toleranceSeconds) {
     return refuse('stale_timestamp', `The webhook-timestamp ${timestamp} is outside the tolerance.`);
   }
-  if (!signature.split(/\s+/).some((entry) => V1_SIGNATURE.test(v1Value(entry) ?? ''))) {
+  if (!hasWellFormedV1(signature)) {
     return refuse('malformed_header', 'The webhook-signature header holds no well-formed v1 signature.');
   }
   return undefined;
@@ -93,8 +93,21 @@ function v1Value(entry: string): string | undefined {
   return entry.endsWith(',') ? entry.slice(3, -1) : entry.slice(3);
 }
 
+/** The usual header: one v1 signature and nothing else, 47 characters. */
+const SINGLE_V1_LENGTH = 'v1,'.length + 44;
+
+function isSingleV1(header: string): boolean {
+  return header.length === SINGLE_V1_LENGTH && header.startsWith('v1,') && V1_SIGNATURE.test(header.slice(3));
+}
+
+function hasWellFormedV1(header: string): boolean {
+  return isSingleV1(header) || header.split(/\s+/).some((entry) => V1_SIGNATURE.test(v1Value(entry) ?? ''));
+}
+
 /** `v1,<b64> v1,<b64> v1a,<other>` to the decoded, well-formed v1 signatures. */
 function v1Signatures(header: string): Uint8Array[] {
+  // Without a split and a second pass for the usual single signature.
+  if (isSingleV1(header)) return [decodeDigest(header.slice(3), 'base64')];
   const signatures: Uint8Array[] = [];
   for (const entry of header.split(/\s+/)) {
     const encoded = v1Value(entry);

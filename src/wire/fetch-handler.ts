@@ -52,7 +52,10 @@ export async function readFetchBody(request: Request, limits: BodyLimits): Promi
 }
 
 /** Reads a stream to its end, or stops (and cancels it) once it passes the limit or the receiver gives up. */
-async function readLimited(stream: ReadableStream<Uint8Array> | null, limits: BodyLimits): Promise<Uint8Array> {
+async function readLimited(
+  stream: ReadableStream<Uint8Array> | null,
+  limits: BodyLimits,
+): Promise<Uint8Array> {
   if (stream === null) return EMPTY;
   const limit = limits.maxBytes;
   const reader = stream.getReader();
