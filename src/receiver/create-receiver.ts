@@ -312,7 +312,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   function readBody(reader: BodyReader): Promise<Uint8Array | ReceiverResponse> {
     const timeoutMs = config.bodyTimeoutMs;
     const maxBytes = config.maxBodyBytes;
-    const { limits, abort } = bodyLimits(maxBytes);
+    const reading = bodyLimits(maxBytes);
+    const { limits } = reading;
     return new Promise((resolve) => {
       let settled = false;
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -324,7 +325,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       };
       if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
         timer = setTimeout(() => {
-          abort();
+          reading.abort();
           settle(answers.bodyTimeout(timeoutMs));
         }, timeoutMs);
       }
@@ -334,14 +335,14 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
             ? answers.tooLarge(maxBytes)
             : answers.bodyUnreadable(),
         );
-      let reading: Promise<BodyInput>;
+      let read: Promise<BodyInput>;
       try {
-        reading = reader(limits);
+        read = reader(limits);
       } catch (error) {
         return failed(error);
       }
       // A reader that rejects after the time-out was answered is ignored, never unhandled.
-      Promise.resolve(reading).then((read) => settle(rawBytes(read) ?? answers.bodyUnreadable()), failed);
+      Promise.resolve(read).then((bytes) => settle(rawBytes(bytes) ?? answers.bodyUnreadable()), failed);
     });
   }
 
