@@ -1,5 +1,7 @@
 /** Turns one run's measurements into the targets table, RESULTS.md and the SVG chart. */
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus, freemem, platform, release, totalmem } from 'node:os';
+import { resolve } from 'node:path';
 import { CASES, type CoreResult } from './core.js';
 import { sizeLabel } from './fixtures.js';
 import { cpuRatio, rpsRatio, type HttpSamples, type MemoryResult } from './http.js';
@@ -307,6 +309,9 @@ export function markdown(r: Results, list: Target[]): string {
   );
 
   out.push(...storesSection(r.stores));
+  // The profiles' explanations, written by hand next to this file.
+  const notes = resolve('bench/NOTES.md');
+  if (existsSync(notes)) out.push(readFileSync(notes, 'utf8'));
   return out.join('\n');
 }
 

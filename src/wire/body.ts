@@ -72,7 +72,7 @@ export function onBodyAbort(limits: BodyLimits, stop: () => void): () => void {
 }
 
 /** The limits one body is read under, and `abort()` for when its time is up. */
-export function bodyLimits(maxBytes: number): { limits: BodyLimits; abort(): void } {
+export function bodyLimits(maxBytes: number): { limits: BodyLimits; abort: () => void } {
   let controller: AbortController | undefined;
   let aborted = false;
   let stops: (() => void)[] | undefined;
@@ -99,7 +99,7 @@ export function bodyLimits(maxBytes: number): { limits: BodyLimits; abort(): voi
   };
   return {
     limits,
-    abort() {
+    abort: () => {
       if (aborted) return;
       aborted = true;
       controller?.abort();
