@@ -27,6 +27,7 @@ const subpaths = {
   'jobhook/testing': ['signDelivery', 'startGateway'],
   'jobhook/redis': ['redisDedupeStore'],
   'jobhook/postgres': ['postgresDedupeStore', 'postgresDedupeMigration'],
+  'jobhook/bullmq': ['bullmqHandoff', 'runWorker'],
 };
 
 /**
@@ -183,6 +184,7 @@ describe('the packed tarball', () => {
       'testing',
       'redis',
       'postgres',
+      'bullmq',
     ]) {
       expect(paths).toEqual(
         expect.arrayContaining([
