@@ -103,8 +103,22 @@ export const signed: { headers: Record<string, string> } = signDelivery({ secret
 export const start: () => Promise<{ baseUrl: string; apiKey: string }> = startGateway;
 `;
 
-/** The adapters' frameworks and the type packages they need, linked from this repository. */
-const frameworkTypes = ['@types/node', 'express', '@types/express', 'hono', 'fastify', 'koa', '@types/koa'];
+/**
+ * The adapters' frameworks, bullmq (whose types jobhook/bullmq takes) and the type packages they
+ * need, linked from this repository.
+ */
+const frameworkTypes = [
+  '@types/node',
+  'express',
+  '@types/express',
+  'hono',
+  'fastify',
+  'koa',
+  '@types/koa',
+  'bullmq',
+  'ioredis',
+  '@ioredis',
+];
 
 const everyAdapter = `
 import express from 'express';
@@ -120,6 +134,12 @@ export const expressApp = express().use(express.json({ verify: keepRawBody })).p
 export const honoApp = new Hono().post('/webhooks', honoHandler(receiver));
 export const fastifyApp = Fastify().register(fastifyPlugin(receiver, { path: '/webhooks' }));
 export const koaApp = new Koa().use(koaHandler(receiver, { path: '/webhooks' }));
+
+import { Queue } from 'bullmq';
+import { bullmqHandoff, runWorker, type WorkerHandle } from 'jobhook/bullmq';
+
+export const queued = createReceiver({ secret: 's', handoff: bullmqHandoff({ queue: new Queue('jobhook') }) });
+export const working: Promise<WorkerHandle> = runWorker(queued, { connection: { host: '127.0.0.1' } });
 `;
 
 describe('the packed tarball', () => {
