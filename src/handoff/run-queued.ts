@@ -3,7 +3,7 @@ import { quote } from '../common/logger.js';
 import { isThenable } from '../common/thenable.js';
 import type { EventSchemas } from '../events/schemas.js';
 import { checkPayload } from '../receiver/parse-event.js';
-import { runHandlers, type EventHandler } from '../receiver/run-handlers.js';
+import { runHandlers, type EventHandler, type HandlerRun } from '../receiver/run-handlers.js';
 import type { HandoffJob } from './handoff.js';
 
 /** What `receiver.handleQueued` needs of its receiver. */
@@ -38,7 +38,8 @@ export function queuedJobRunner(deps: QueuedJobDeps): (job: HandoffJob) => Promi
       );
     }
     const delivery = { deliveryId: job.deliveryId, type: job.type };
-    const checked = checkPayload(job.payload, deps.schemas);
+    const checking = checkPayload(job.payload, deps.schemas);
+    const checked = isThenable(checking) ? await checking : checking;
     if (!checked.ok || checked.type !== job.type) {
       const why = checked.ok ? `its payload is of type ${quote(checked.type)}` : checked.message;
       const error = new JobhookError('invalid_job', `The queued ${job.type} event ${quote(job.key)}: ${why}`, {
@@ -50,7 +51,7 @@ export function queuedJobRunner(deps: QueuedJobDeps): (job: HandoffJob) => Promi
     }
     const handlers = deps.handlersFor(checked.type, checked.known);
     const ran = runHandlers(handlers, checked.event, delivery, deps.handlerTimeoutMs);
-    const run = isThenable(ran) ? await ran : { failures: ran, late: undefined };
+    const run: HandlerRun = Array.isArray(ran) ? { failures: ran } : await ran;
     if (run.late) deps.track(run.late);
     if (run.failures.length === 0) return;
     deps.report(run.failures, delivery);
