@@ -25,6 +25,11 @@ if (ROLE === 'receiver') {
   const redis = new Redis(REDIS_URL);
   const counter = `${PREFIX}:handled`;
   const receiver = createReceiver({ secret: SECRET }).onJobCompleted(() => redis.incr(counter));
-  await runWorker(receiver, { connection, queueName: QUEUE, concurrency: 32, workerOptions: { prefix: PREFIX } });
+  await runWorker(receiver, {
+    connection,
+    queueName: QUEUE,
+    concurrency: 32,
+    workerOptions: { prefix: PREFIX },
+  });
   console.log('ready');
 }

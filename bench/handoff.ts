@@ -66,8 +66,12 @@ async function perDelivery(options: Omit<ReceiverOptions, 'secret'>) {
     });
     return (seconds * 1e6) / count;
   };
-  await run(200, 1); // warm-up
-  return { sequential: await run(N / 2, 1), concurrent: await run(N / 2, 32) };
+  try {
+    await run(200, 1); // warm-up
+    return { sequential: await run(N / 2, 1), concurrent: await run(N / 2, 32) };
+  } finally {
+    await receiver.close(); // a Redis store's result channel holds a subscription until then
+  }
 }
 
 function startProcess(env: Record<string, string>): Promise<ChildProcess> {
@@ -77,7 +81,7 @@ function startProcess(env: Record<string, string>): Promise<ChildProcess> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (data: Buffer) => {
+    child.stdout.on('data', (data: Buffer) => {
       if (/listening|ready/.test(data.toString())) resolve(child);
     });
     child.once('exit', (code) => reject(new Error(`a bench process exited (${code})`)));
@@ -94,10 +98,19 @@ async function endToEnd(redis: Redis) {
   try {
     const post = (port: number, d: ReturnType<typeof signDelivery>) =>
       new Promise<void>((resolve, reject) => {
-        const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/', agent, headers: d.headers });
+        const req = request({
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: '/',
+          agent,
+          headers: d.headers,
+        });
         req.on('response', (res) => {
           res.resume();
-          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`)),
+          );
         });
         req.on('error', reject);
         req.end(d.body);

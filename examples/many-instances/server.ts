@@ -43,7 +43,10 @@ export interface ManyInstancesOptions {
    * Where the instances dedupe (one Redis or one PostgreSQL database for all of them), or the
    * queue they hand events off to.
    */
-  store: { redisUrl: string; prefix?: string } | { databaseUrl: string; table?: string } | { queue: QueueSettings };
+  store:
+    | { redisUrl: string; prefix?: string }
+    | { databaseUrl: string; table?: string }
+    | { queue: QueueSettings };
   log?: (line: string) => void;
 }
 
@@ -51,7 +54,11 @@ export interface ManyInstancesOptions {
  * The app's receiver with its handlers: the same in the web processes and in the workers, so
  * that whichever runs them, the handlers are the same.
  */
-export function appReceiver(secret: string, options: Omit<ReceiverOptions, 'secret'>, log: (line: string) => void) {
+export function appReceiver(
+  secret: string,
+  options: Omit<ReceiverOptions, 'secret'>,
+  log: (line: string) => void,
+) {
   return createReceiver({ ...options, secret })
     .onJobCompleted((event) => log(`job ${event.data.task_id} completed: ${event.data.image_url}`))
     .onJobFailed((event) => log(`job ${event.data.task_id} failed: ${event.data.error.message}`));

@@ -83,7 +83,10 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
   }
   const retentionMs = options.retentionMs ?? 72 * HOUR;
   if (!Number.isSafeInteger(retentionMs) || retentionMs <= 0) {
-    throw new JobhookError('invalid_options', 'bullmqHandoff: `retentionMs` must be a positive integer (ms).');
+    throw new JobhookError(
+      'invalid_options',
+      'bullmqHandoff: `retentionMs` must be a positive integer (ms).',
+    );
   }
   const timeoutMs = options.timeoutMs ?? 5000;
   if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {

@@ -39,10 +39,7 @@ export interface WorkerHandle {
  * Resolves once the worker is connected. `bullmq` is loaded here, on the first call, so that
  * `jobhook/bullmq` itself loads without it.
  */
-export async function runWorker(
-  receiver: QueuedJobRunner,
-  options: RunWorkerOptions,
-): Promise<WorkerHandle> {
+export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOptions): Promise<WorkerHandle> {
   if (!receiver || typeof receiver.handleQueued !== 'function') {
     throw new JobhookError('invalid_options', 'runWorker needs the receiver whose handlers should run.');
   }

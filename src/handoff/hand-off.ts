@@ -11,7 +11,10 @@ import type { Handoff, HandoffJob } from './handoff.js';
 export async function handOff(
   handoff: Handoff,
   job: HandoffJob,
-  report: (failures: readonly JobhookError[], delivery: { deliveryId: string | undefined; type: string }) => void,
+  report: (
+    failures: readonly JobhookError[],
+    delivery: { deliveryId: string | undefined; type: string },
+  ) => void,
 ): Promise<ReceiverResponse> {
   try {
     await handoff.enqueue(job);

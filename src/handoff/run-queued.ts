@@ -42,10 +42,14 @@ export function queuedJobRunner(deps: QueuedJobDeps): (job: HandoffJob) => Promi
     const checked = isThenable(checking) ? await checking : checking;
     if (!checked.ok || checked.type !== job.type) {
       const why = checked.ok ? `its payload is of type ${quote(checked.type)}` : checked.message;
-      const error = new JobhookError('invalid_job', `The queued ${job.type} event ${quote(job.key)}: ${why}`, {
-        deliveryId: job.deliveryId,
-        eventType: job.type,
-      });
+      const error = new JobhookError(
+        'invalid_job',
+        `The queued ${job.type} event ${quote(job.key)}: ${why}`,
+        {
+          deliveryId: job.deliveryId,
+          eventType: job.type,
+        },
+      );
       deps.report([error], delivery);
       throw error;
     }

@@ -10,7 +10,14 @@ import { isThenable } from '../common/thenable.js';
  * log or a queued job's error, the message of that answer.
  */
 export type ParsedEvent =
-  | { ok: true; type: string; event: unknown; known: boolean; payloadId: string | undefined; payload: unknown }
+  | {
+      ok: true;
+      type: string;
+      event: unknown;
+      known: boolean;
+      payloadId: string | undefined;
+      payload: unknown;
+    }
   | { ok: false; response: ReceiverResponse; message: string };
 
 /**
@@ -20,7 +27,8 @@ export type ParsedEvent =
  */
 export function parseEvent(body: Uint8Array, schemas: EventSchemas): ParsedEvent | Promise<ParsedEvent> {
   const decoded = decodeJson(body);
-  if (!decoded.ok) return { ok: false, response: answers.invalidJson(decoded.message), message: decoded.message };
+  if (!decoded.ok)
+    return { ok: false, response: answers.invalidJson(decoded.message), message: decoded.message };
   return checkPayload(decoded.value, schemas);
 }
 

@@ -77,9 +77,7 @@ describe.each([
 });
 
 it('jobhook never loads bullmq, not even later; jobhook/bullmq loads it in runWorker only', () => {
-  expect([...runtimePackages('src/index.ts', true)].filter((name) => name.startsWith('bullmq'))).toEqual(
-    [],
-  );
+  expect([...runtimePackages('src/index.ts', true)].filter((name) => name.startsWith('bullmq'))).toEqual([]);
   expect([...runtimePackages('src/bullmq/index.ts', true)]).toContain('bullmq');
 });
 

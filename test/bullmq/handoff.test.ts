@@ -29,7 +29,10 @@ function testQueue() {
   const service = redisForTest();
   const prefix = service.prefix.slice(0, -1); // BullMQ adds the ':' itself
   const queue = new Queue<HandoffJob>('jobhook', { connection, prefix });
-  cleanups.push(() => service.cleanup(), () => queue.close());
+  cleanups.push(
+    () => service.cleanup(),
+    () => queue.close(),
+  );
   return { queue, prefix };
 }
 

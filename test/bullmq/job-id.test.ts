@@ -17,7 +17,8 @@ describe('jobIdOf', () => {
     expect(jobIdOf('-1')).toBe('%2D1');
     expect(jobIdOf('a:b')).toBe('a%3Ab');
     expect(jobIdOf('a%3Ab')).toBe('a%253Ab');
-    for (const key of ['123', '-1', '0', 'a:b', 'a:b:c', '1:2']) expect(bullmqAccepts(jobIdOf(key))).toBe(true);
+    for (const key of ['123', '-1', '0', 'a:b', 'a:b:c', '1:2'])
+      expect(bullmqAccepts(jobIdOf(key))).toBe(true);
   });
 
   it('gives every key an id BullMQ accepts, and distinct keys distinct ids', () => {

@@ -14,5 +14,7 @@ export function app(options: Omit<ReceiverOptions, 'secret'>, effect: Effect) {
     await sleep(Math.random() * 10);
     await effect(event.id);
   };
-  return createReceiver({ ...options, secret }).onJobCompleted(handle).onJobFailed(handle);
+  return createReceiver({ ...options, secret })
+    .onJobCompleted(handle)
+    .onJobFailed(handle);
 }

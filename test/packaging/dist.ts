@@ -16,9 +16,19 @@ export const dist = join(root, 'dist');
 export const cli = join(dist, 'cli.js');
 
 const outputs = [
-  ...['index', 'express', 'hono', 'node', 'fastify', 'koa', 'client', 'testing', 'redis', 'postgres', 'bullmq'].flatMap(
-    (name) => ['.js', '.cjs', '.d.ts', '.d.cts'].map((ext) => `${name}${ext}`),
-  ),
+  ...[
+    'index',
+    'express',
+    'hono',
+    'node',
+    'fastify',
+    'koa',
+    'client',
+    'testing',
+    'redis',
+    'postgres',
+    'bullmq',
+  ].flatMap((name) => ['.js', '.cjs', '.d.ts', '.d.cts'].map((ext) => `${name}${ext}`)),
   // `jobhook/testing` on Workers, Edge and browsers, and the two forms of `#runtime`.
   'testing-web.js',
   'testing-web.d.ts',
