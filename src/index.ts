@@ -20,6 +20,13 @@ export type { DeliveryContext, EventHandler } from './receiver/run-handlers.js';
 export type { HeadersInput } from './wire/headers.js';
 export { BodyReadError, type BodyInput, type BodyReader, type BodyLimits } from './wire/body.js';
 export type { Logger } from './common/logger.js';
+export type {
+  ReceiverObserver,
+  ObservedDelivery,
+  ObservedHandoff,
+  DeliveryOutcome,
+  DedupeOutcome,
+} from './receiver/observe.js';
 export type { JobResult } from './results/job-result.js';
 export type { JobResults, JobResultsOptions } from './results/job-results.js';
 export type { ResultChannel } from './results/result-channel.js';

@@ -2,6 +2,7 @@ import type { ConnectionOptions, Job, Worker, WorkerOptions } from 'bullmq';
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
+import { reportHandoff } from '../receiver/observe.js';
 
 /** Options of {@link runWorker}. */
 export interface RunWorkerOptions {
@@ -31,7 +32,8 @@ export interface WorkerHandle {
 /**
  * Runs the receiver's handlers for the jobs `bullmqHandoff` queued, in this process: each job's
  * event goes to `receiver.handleQueued`, with the receiver's handler time-out and `onError`
- * reporting. A job whose handlers fail is retried by BullMQ with the job's backoff; after its last
+ * reporting, and, when the receiver has an `observer` (`jobhook/otel`), the time from hand-off to
+ * the job's first start (`jobhook.handoff.latency`). A job whose handlers fail is retried by BullMQ with the job's backoff; after its last
  * attempt it stays in the failed set with its event, to be retried from there. A payload that no
  * longer matches the receiver's schemas fails at once, without retries (retrying cannot fix it;
  * the job waits in the failed set for a deploy that can).
@@ -51,6 +53,12 @@ export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOpt
   }
   const { Worker, UnrecoverableError } = await import('bullmq');
   const processJob = async (job: Job<HandoffJob>) => {
+    // The receiver's observer (jobhook/otel) records the time from hand-off to first start; a
+    // retry's start would count its backoff too.
+    if (job.attemptsMade === 0 && typeof job.data?.receivedAt === 'number') {
+      const { deliveryId, type } = job.data;
+      reportHandoff(receiver, { deliveryId, type, latencyMs: Math.max(0, Date.now() - job.data.receivedAt) });
+    }
     try {
       await receiver.handleQueued(job.data);
     } catch (error) {

@@ -15,7 +15,7 @@ export type ClaimResult = 'new' | 'busy' | 'done';
  * - `claim(key, owner)` is atomic: of concurrent claims of one key, exactly one gets `new`. A
  *   claim is a lease of `leaseMs`: a holder that died (crash, `kill -9`) never wedges a key, since
  *   its claim expires and the next claim gets `new`.
- * - The holder calls `renew` while its handlers run (about every third of the lease), then either
+ * - The holder calls `renew` while its handlers run (jobhook renews every quarter of the lease, so one failed renewal still leaves time), then either
  *   `complete` (the key is `done` for the store's retention time) or `release` (the key is free,
  *   so the sender's retry runs the handlers again).
  * - Only the holder can renew or release: each call names the `owner` token of its claim, and the

@@ -19,6 +19,7 @@ import { parseEvent } from './parse-event.js';
 import { isThenable } from '../common/thenable.js';
 import { checkHeaders, verifyDelivery } from './verify-delivery.js';
 import { createDispatcher, type DeliveryInfo } from './dispatch.js';
+import { observeDelivery, observeHandoffs, onceLogger, type DeliveryTrace } from './observe.js';
 import { registerReceiver, type ReceiverRegisterOptions, type WebhookRegistrar } from './register.js';
 import { jobResults, type JobResults } from '../results/job-results.js';
 import type { HandoffJob } from '../handoff/handoff.js';
@@ -177,11 +178,23 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     }
   }
 
-  async function receive(input: DeliveryInput): Promise<ReceiverResponse> {
+  // Observability: with an observer, each delivery runs under it (src/receiver/observe.ts), and the
+  // steps note what they learn on `trace` (`trace?.…`: nothing at all happens without an observer).
+  const observerFailed = onceLogger(config.logger);
+  function receive(input: DeliveryInput): Promise<ReceiverResponse> {
+    const { observer } = config;
+    if (!observer) return receiveOnce(input, undefined);
+    return observeDelivery(observer, observerFailed, (trace) => receiveOnce(input, trace));
+  }
+
+  async function receiveOnce(
+    input: DeliveryInput,
+    trace: DeliveryTrace | undefined,
+  ): Promise<ReceiverResponse> {
     if (lifecycle.closing) return answers.shuttingDown();
     lifecycle.enter();
     try {
-      return await handleDelivery(input);
+      return await handleDelivery(input, trace);
     } catch (error) {
       config.logger.error(`jobhook: unexpected failure while receiving a delivery: ${messageOf(error)}`);
       return answers.internal();
@@ -191,7 +204,10 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   }
 
   /** In order: what costs nothing (method, headers), then the body, then what the body says. */
-  async function handleDelivery(input: DeliveryInput): Promise<ReceiverResponse> {
+  async function handleDelivery(
+    input: DeliveryInput,
+    trace: DeliveryTrace | undefined,
+  ): Promise<ReceiverResponse> {
     const method = input.method?.toUpperCase() ?? 'POST';
     if (method !== 'POST') return answers.methodNotAllowed();
     const reader = typeof input.body === 'function' ? input.body : undefined;
@@ -209,7 +225,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
         now: config.now(),
         toleranceSeconds: config.toleranceSeconds,
       });
-      if (refusal) return refuse(refusal);
+      if (refusal) return refuse(refusal, trace);
     }
     const body = reader ? await readBody(reader) : given!;
     if (!(body instanceof Uint8Array)) return body;
@@ -224,7 +240,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
         toleranceSeconds: config.toleranceSeconds,
       });
       const outcome = isThenable(verified) ? await verified : verified;
-      if (!outcome.ok) return refuse(outcome);
+      if (!outcome.ok) return refuse(outcome, trace);
       signedId = outcome.id;
     }
 
@@ -235,6 +251,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       return parsed.response;
     }
     const { type, event } = parsed;
+    trace?.identified(signedId ?? parsed.payloadId, type);
     if (parsed.known) results.receive(type, event);
     const deliveryId = signedId ?? parsed.payloadId;
     if (config.handoff) {
@@ -246,7 +263,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     const handlers = handlersFor(type, parsed.known);
     if (handlers.length === 0) return answers.ok();
     const key = dedupeKeyOf(signedId, parsed.payloadId, { deliveryId, type, event, headers });
-    return dispatch(handlers, event, { deliveryId, type }, key);
+    return dispatch(handlers, event, { deliveryId, type }, key, trace);
   }
 
   /** The handlers of a type: its own (for a type with a schema), then the `onAny` ones. */
@@ -272,7 +289,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     }
   }
 
-  function refuse(refusal: VerifyRefusal): ReceiverResponse {
+  function refuse(refusal: VerifyRefusal, trace: DeliveryTrace | undefined): ReceiverResponse {
+    if (trace) trace.refusal = refusal.code;
     const detail = typeof refusal.detail === 'string' ? `: ${refusal.detail}` : '';
     config.logger.warn(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}`);
     return answers.invalidSignature(refusal.code);
@@ -365,6 +383,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
         registerOptions,
       ),
   };
+  // A queue worker reports hand-offs to the observer through reportHandoff(receiver, …).
+  if (config.observer) observeHandoffs(receiver, config.observer, observerFailed);
   return receiver;
 }
 

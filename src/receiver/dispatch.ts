@@ -6,6 +6,7 @@ import type { ClaimResult, DedupeStore } from '../dedupe/dedupe-store.js';
 import type { InFlight } from './in-flight.js';
 import type { ResolvedOptions } from './options.js';
 import { runHandlers, type EventHandler } from './run-handlers.js';
+import { runObserved, type DeliveryTrace } from './observe.js';
 
 /** The delivery as handlers and `onError` see it. */
 export interface DeliveryInfo {
@@ -38,8 +39,9 @@ type Answer = ReceiverResponse | Promise<ReceiverResponse>;
  */
 export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, report: ReportFailures) {
   // Owner tokens: unique per claim, and cheap. The random prefix tells receivers apart when they
-  // share a store; the counter tells this receiver's claims apart.
-  const prefix = `${globalThis.crypto.randomUUID()}.`;
+  // share a store; the counter tells this receiver's claims apart. The prefix is made at the first
+  // claim, not here: Workers refuse random values in global scope, where receivers are often made.
+  let prefix: string | undefined;
   let counter = 0;
   let warnedLostClaim = false;
 
@@ -48,15 +50,17 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
     event: unknown,
     delivery: DeliveryInfo,
     key: string | undefined,
+    trace?: DeliveryTrace,
   ): Answer {
     const store = key === undefined ? undefined : config.dedupe;
-    if (!store || key === undefined) return run(handlers, event, delivery, undefined);
+    if (!store || key === undefined) return run(handlers, event, delivery, undefined, trace);
+    prefix ??= `${globalThis.crypto.randomUUID()}.`;
     const claim: Claim = { store, key, owner: prefix + (++counter).toString(36) };
     const claimed = storeCall(claim, 'claim', delivery);
     if (claimed === FAILED) return answers.internal();
-    if (!isThenable(claimed)) return afterClaim(claimed, handlers, event, delivery, claim);
+    if (!isThenable(claimed)) return afterClaim(claimed, handlers, event, delivery, claim, trace);
     return claimed.then((result) =>
-      result === FAILED ? answers.internal() : afterClaim(result, handlers, event, delivery, claim),
+      result === FAILED ? answers.internal() : afterClaim(result, handlers, event, delivery, claim, trace),
     );
   }
 
@@ -66,10 +70,12 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
     event: unknown,
     delivery: DeliveryInfo,
     claim: Claim,
+    trace: DeliveryTrace | undefined,
   ): Answer {
+    trace?.claimed(result);
     if (result === 'done') return answers.duplicate();
     if (result === 'busy') return answers.inProgress();
-    if (result === 'new') return run(handlers, event, delivery, claim);
+    if (result === 'new') return run(handlers, event, delivery, claim, trace);
     reportStoreFailure('claim', new TypeError(`claim() returned ${quote(messageOf(result))}`), delivery);
     return answers.internal();
   }
@@ -79,8 +85,9 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
     event: unknown,
     delivery: DeliveryInfo,
     claim: Claim | undefined,
+    trace: DeliveryTrace | undefined,
   ): Answer {
-    const ran = runHandlers(handlers, event, delivery, config.handlerTimeoutMs);
+    const ran = runObserved(trace, () => runHandlers(handlers, event, delivery, config.handlerTimeoutMs));
     // Handlers that returned no promise: no renewal, no timer, no await.
     if (Array.isArray(ran)) return finish(ran, delivery, claim);
     const renewal = claim && startRenewal(claim, delivery);

@@ -1,5 +1,6 @@
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import type { Handoff } from '../handoff/handoff.js';
+import type { ReceiverObserver } from './observe.js';
 import { memoryDedupeStore } from '../dedupe/memory-store.js';
 import { JobhookError } from '../common/errors.js';
 import { isThenable } from '../common/thenable.js';
@@ -88,6 +89,11 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
    * for 60 s. `false` keeps none, and waiters rely on polling.
    */
   results?: ResultChannel | JobResultsOptions | false;
+  /**
+   * Sees every delivery: what became of it, its ids, the dedupe outcome, handler time. Pass
+   * `otelObserver()` from `jobhook/otel` for OpenTelemetry spans and metrics. Default: none.
+   */
+  observer?: ReceiverObserver;
 }
 
 /** What a `dedupeKey` function is given: a delivery that passed its signature and schema checks. */
@@ -116,6 +122,7 @@ export interface ResolvedOptions {
   bodyTimeoutMs: number;
   handlerTimeoutMs: number;
   logger: SafeLogger;
+  observer: ReceiverObserver | undefined;
 }
 
 const MIB = 1024 * 1024;
@@ -140,6 +147,7 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     handlerTimeoutMs: nonNegative('handlerTimeoutMs', options.handlerTimeoutMs, 10_000),
     // Wrapped once here, so that no logger failure anywhere can change an answer.
     logger: safeLogger(redactingLogger(options.logger ?? defaultLogger, secrets)),
+    observer: observerOf(options.observer),
   };
 }
 
@@ -225,4 +233,17 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
     throw new JobhookError('invalid_options', `\`${name}\` must be a positive whole number.`);
   }
   return value;
+}
+
+/** The observer, checked: a mistake shows at startup, not as a log line on every delivery. */
+function observerOf(observer: ReceiverObserver | undefined): ReceiverObserver | undefined {
+  if (observer === undefined) return undefined;
+  const given: Partial<ReceiverObserver> | null = observer;
+  if (typeof given?.start !== 'function' || typeof given.end !== 'function') {
+    throw new JobhookError(
+      'invalid_options',
+      '`observer` must be an object with start() and end(), such as otelObserver() from jobhook/otel.',
+    );
+  }
+  return observer;
 }

@@ -1,6 +1,7 @@
-// The frameworks and the stores' clients are optional peers: no entry point loads one at runtime
-// (adapters and stores only take their types), so each loads without any of them installed.
-// `jobhook/bullmq` loads bullmq only inside runWorker, with a dynamic import.
+// The frameworks, the stores' clients, bullmq and @opentelemetry/api are optional peers: no entry
+// point but jobhook/otel loads one at load time (adapters and stores only take their types), so
+// each loads without any of them installed; jobhook/bullmq loads bullmq only inside runWorker,
+// with a dynamic import.
 // Follows the runtime imports (type-only imports erased, as the build erases them) from each entry.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -68,10 +69,12 @@ describe.each([
   'src/postgres/index.ts',
   'src/bullmq/index.ts',
 ])('%s', (entry) => {
-  it('imports no optional peer at load time (web frameworks, ioredis, pg, bullmq)', () => {
+  it('imports no optional peer at load time (web frameworks, ioredis, pg, bullmq, @opentelemetry/api)', () => {
     const packages = [...runtimePackages(entry)];
     expect(
-      packages.filter((name) => /^(express|hono|fastify|koa|@koa\/.*|ioredis|pg|bullmq)(\/|$)/.test(name)),
+      packages.filter((name) =>
+        /^(express|hono|fastify|koa|@koa\/.*|ioredis|pg|bullmq|@opentelemetry\/api)(\/|$)/.test(name),
+      ),
     ).toEqual([]);
   });
 });
@@ -79,6 +82,10 @@ describe.each([
 it('jobhook never loads bullmq, not even later; jobhook/bullmq loads it in runWorker only', () => {
   expect([...runtimePackages('src/index.ts', true)].filter((name) => name.startsWith('bullmq'))).toEqual([]);
   expect([...runtimePackages('src/bullmq/index.ts', true)]).toContain('bullmq');
+});
+
+it('sees @opentelemetry/api imported by jobhook/otel, its only importer', () => {
+  expect([...runtimePackages('src/otel/index.ts')]).toContain('@opentelemetry/api');
 });
 
 it('sees the peers where they are imported, so the check above can fail', () => {

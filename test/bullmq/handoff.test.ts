@@ -190,6 +190,34 @@ describe.runIf(available)('runWorker', () => {
     ]);
   });
 
+  it('tells the receiver’s observer how long a job waited between hand-off and first start, once', async () => {
+    const { queue, prefix } = testQueue();
+    const receiver = createReceiver({
+      secret: SECRET,
+      handoff: bullmqHandoff({ queue, jobOptions: { backoff: { type: 'fixed', delay: 10 } } }),
+    });
+    const seen: { deliveryId: string | undefined; type: string; latencyMs: number }[] = [];
+    let calls = 0;
+    const worker = createReceiver({
+      secret: SECRET,
+      observer: { start: () => undefined, end: () => undefined, handoff: (h) => void seen.push(h) },
+    })
+      .onJobCompleted(() => {
+        if (++calls === 1) throw new Error('once');
+      })
+      .onError(() => undefined);
+    const handle = await startWorker(worker, prefix);
+    const done: Job[] = [];
+    handle.worker.on('completed', (job) => void done.push(job));
+    await deliver(receiver, completed(), 'msg_latency');
+    await until(() => done.length === 1, 'the job to complete');
+    expect(calls).toBe(2);
+    expect(seen).toEqual([
+      { deliveryId: 'msg_latency', type: 'job.completed', latencyMs: expect.any(Number) },
+    ]);
+    expect(seen[0]!.latencyMs).toBeGreaterThanOrEqual(0);
+  });
+
   it('applies the handler time-out: a handler past it fails the attempt', async () => {
     const { queue, prefix } = testQueue();
     const receiver = createReceiver({

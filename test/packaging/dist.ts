@@ -28,6 +28,7 @@ const outputs = [
     'redis',
     'postgres',
     'bullmq',
+    'otel',
   ].flatMap((name) => ['.js', '.cjs', '.d.ts', '.d.cts'].map((ext) => `${name}${ext}`)),
   // `jobhook/testing` on Workers, Edge and browsers, and the two forms of `#runtime`.
   'testing-web.js',

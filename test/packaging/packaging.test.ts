@@ -28,6 +28,7 @@ const subpaths = {
   'jobhook/redis': ['redisDedupeStore'],
   'jobhook/postgres': ['postgresDedupeStore', 'postgresDedupeMigration'],
   'jobhook/bullmq': ['bullmqHandoff', 'runWorker'],
+  'jobhook/otel': ['otelObserver'],
 };
 
 /**
@@ -77,12 +78,14 @@ import { createClient, GatewayError } from 'jobhook/client';
 import { signDelivery, startGateway } from 'jobhook/testing';
 import { redisDedupeStore } from 'jobhook/redis';
 import { postgresDedupeStore } from 'jobhook/postgres';
+import { otelObserver } from 'jobhook/otel';
 
 export const shared = createReceiver({
   secret: 's',
   dedupe: redisDedupeStore({ redis: { evalsha: async () => 'new', eval: async () => 'new' } }),
 });
 export const table = postgresDedupeStore({ pool: { query: async () => ({ rows: [] }) } }).table;
+export const observed = createReceiver({ secret: 's', observer: otelObserver() });
 const receiver = createReceiver({ secret: 'whsec_cGFja2FnaW5n' });
 receiver.onJobCompleted((event: JobCompletedEvent) => {
   const url: string = event.data.image_url;
@@ -104,8 +107,8 @@ export const start: () => Promise<{ baseUrl: string; apiKey: string }> = startGa
 `;
 
 /**
- * The adapters' frameworks, bullmq (whose types jobhook/bullmq takes) and the type packages they
- * need, linked from this repository.
+ * The peers whose types the entry points import, linked from this repository: the frameworks,
+ * bullmq (jobhook/bullmq, with ioredis its types need) and @opentelemetry/api (jobhook/otel).
  */
 const frameworkTypes = [
   '@types/node',
@@ -118,6 +121,7 @@ const frameworkTypes = [
   'bullmq',
   'ioredis',
   '@ioredis',
+  '@opentelemetry/api',
 ];
 
 const everyAdapter = `
@@ -157,10 +161,14 @@ describe('the packed tarball', () => {
     const project = join(dir, 'consumer');
     await run('mkdir', [project]);
     await writeFile(join(project, 'package.json'), '{ "name": "consumer", "private": true }\n');
-    await run(npm, ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
-      cwd: project,
-      env,
-    });
+    // jobhook/otel needs @opentelemetry/api, an optional peer that its users install themselves:
+    // this consumer does too (linked from this checkout, so no registry is involved).
+    const otelApi = `file:${join(root, 'node_modules/@opentelemetry/api')}`;
+    await run(
+      npm,
+      ['install', tarball, otelApi, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'],
+      { cwd: project, env },
+    );
     await writeFile(join(project, 'consumer.mjs'), check('await import(name)'));
     await writeFile(join(project, 'consumer.cjs'), check('require(name)'));
     await writeFile(join(project, 'typed.mts'), typed);
@@ -205,6 +213,7 @@ describe('the packed tarball', () => {
       'redis',
       'postgres',
       'bullmq',
+      'otel',
     ]) {
       expect(paths).toEqual(
         expect.arrayContaining([

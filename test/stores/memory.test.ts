@@ -1,7 +1,12 @@
-// The in-memory store against the shared contract.
-import { it } from 'vitest';
+// The in-memory store against the shared contract, on a clock the suite moves (no real waiting).
+import { memoryDedupeStore } from 'jobhook';
+import { storeContract } from './contract.js';
 
-// TODO(lead): once the lease-aware memoryDedupeStore lands on main, replace this line with
-//   storeContract({ make: (times) => memoryDedupeStore(times) })   (from './contract.js')
-// and a `pass` that advances the store's `now` option, if it keeps one.
-it.todo('memoryDedupeStore meets the DedupeStore contract (waits for its lease version)');
+let now = 1_000_000;
+
+storeContract({
+  make: (times) => memoryDedupeStore({ ...times, now: () => now }),
+  pass: async (ms) => {
+    now += ms;
+  },
+});

@@ -1,0 +1,170 @@
+import {
+  context,
+  metrics,
+  trace,
+  SpanKind,
+  SpanStatusCode,
+  type Attributes,
+  type Counter,
+  type Histogram,
+  type MeterProvider,
+  type Span,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api';
+import type { ObservedDelivery, ObservedHandoff, ReceiverObserver } from '../receiver/observe.js';
+
+/** Options of {@link otelObserver}. Both default to the globally registered providers. */
+export interface OtelObserverOptions {
+  /** Where spans go. Default: the global one (`trace.setGlobalTracerProvider`, or an SDK's `start()`). */
+  tracerProvider?: TracerProvider;
+  /** Where metrics go. Default: the global one (`metrics.setGlobalMeterProvider`, or an SDK's `start()`). */
+  meterProvider?: MeterProvider;
+}
+
+/** The instrumentation scope: spans and metrics are reported as coming from `jobhook`. */
+const SCOPE = 'jobhook';
+
+/**
+ * `messaging.system`. The semantic conventions name the system that carries the messages (`kafka`,
+ * `rabbitmq`), never the client library (that is the instrumentation scope, `jobhook`). Here the
+ * carrier is a signed HTTP webhook, with no broker in between.
+ */
+export const MESSAGING_SYSTEM = 'webhook';
+
+/** Bucket boundaries in seconds, from 1 ms (a synchronous handler) to the 10 s handler time-out. */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+interface Instruments {
+  deliveries: Counter;
+  handlerDuration: Histogram;
+  handoffLatency: Histogram;
+}
+
+/**
+ * An observer that reports each delivery to OpenTelemetry: pass it as
+ * `createReceiver({ secret, observer: otelObserver() })`.
+ *
+ * - One span per delivery: `process <event type>` (`process` when refused before the type is
+ *   known), kind `CONSUMER`, a child of the active span (the HTTP server span of your HTTP
+ *   instrumentation), and itself the active span while the delivery's handlers and dedupe store
+ *   run. Its attributes follow the messaging semantic conventions; it never carries a secret, a
+ *   signature, a header or the body.
+ * - Metrics: `jobhook.deliveries` (a counter, by outcome, status, answer code and refusal code),
+ *   `jobhook.handler.duration` and `jobhook.handoff.latency` (histograms, in seconds).
+ *
+ * It registers nothing: register an OpenTelemetry SDK yourself. Without one, each delivery costs a
+ * no-op span and a few no-op calls.
+ */
+export function otelObserver(options: OtelObserverOptions = {}): ReceiverObserver<Span> {
+  const tracer: Tracer = (options.tracerProvider ?? trace).getTracer(SCOPE);
+  // The metrics API has no proxy: a meter taken before the SDK registers stays a no-op. So the
+  // instruments follow the provider that is registered now (one global read per delivery).
+  let instrumentsOf: MeterProvider | undefined;
+  let instruments: Instruments | undefined;
+  const current = (): Instruments => {
+    const provider = options.meterProvider ?? metrics.getMeterProvider();
+    if (provider !== instrumentsOf || !instruments) {
+      instruments = createInstruments(provider);
+      instrumentsOf = provider;
+    }
+    return instruments;
+  };
+
+  return {
+    start: () => tracer.startSpan('process', { kind: SpanKind.CONSUMER, attributes: START_ATTRIBUTES }),
+    within: (span, work) =>
+      span.isRecording() ? context.with(trace.setSpan(context.active(), span), work) : work(),
+    end(span, delivery) {
+      if (span.isRecording()) {
+        if (delivery.type !== undefined) span.updateName(`process ${delivery.type}`);
+        span.setAttributes(spanAttributes(delivery));
+        if (delivery.outcome === 'failed') {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: delivery.code ?? String(delivery.status) });
+        }
+      }
+      span.end();
+      const { deliveries, handlerDuration } = current();
+      deliveries.add(1, deliveryAttributes(delivery));
+      if (delivery.handlerMs !== undefined) {
+        handlerDuration.record(delivery.handlerMs / 1000, handlerAttributes(delivery));
+      }
+    },
+    handoff(handoff: ObservedHandoff) {
+      current().handoffLatency.record(handoff.latencyMs / 1000, {
+        'messaging.system': MESSAGING_SYSTEM,
+        'messaging.destination.name': handoff.type,
+      });
+    },
+  };
+}
+
+function createInstruments(provider: MeterProvider): Instruments {
+  const meter = provider.getMeter(SCOPE);
+  return {
+    deliveries: meter.createCounter('jobhook.deliveries', {
+      description: 'Deliveries answered, by outcome (ok, duplicate, in_progress, refused, rejected, failed).',
+      unit: '{delivery}',
+    }),
+    handlerDuration: meter.createHistogram('jobhook.handler.duration', {
+      description: "How long a delivery's handlers ran until it was answered.",
+      unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    }),
+    handoffLatency: meter.createHistogram('jobhook.handoff.latency', {
+      description: 'From the hand-off of a delivery to a queue to the moment a worker started it.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    }),
+  };
+}
+
+const START_ATTRIBUTES: Attributes = {
+  'messaging.system': MESSAGING_SYSTEM,
+  'messaging.operation.type': 'process',
+  'messaging.operation.name': 'process',
+};
+
+/** The span's attributes once the delivery is answered: what the receiver decided, nothing sent. */
+function spanAttributes(delivery: ObservedDelivery): Attributes {
+  const attributes: Attributes = {
+    'http.response.status_code': delivery.status,
+    'jobhook.outcome': delivery.outcome,
+  };
+  if (delivery.deliveryId !== undefined) attributes['messaging.message.id'] = delivery.deliveryId;
+  if (delivery.type !== undefined) {
+    attributes['messaging.destination.name'] = delivery.type;
+    attributes['jobhook.event.type'] = delivery.type;
+  }
+  if (delivery.dedupe !== undefined) attributes['jobhook.dedupe'] = delivery.dedupe;
+  if (delivery.code !== undefined) attributes['jobhook.answer.code'] = delivery.code;
+  if (delivery.refusal !== undefined) attributes['jobhook.refusal'] = delivery.refusal;
+  if (delivery.outcome === 'failed' && delivery.code !== undefined) attributes['error.type'] = delivery.code;
+  return attributes;
+}
+
+/**
+ * The counter's attributes: all of them from closed lists, except the event type, which is only
+ * known once a signature passed (so a stranger cannot make up new series).
+ */
+function deliveryAttributes(delivery: ObservedDelivery): Attributes {
+  const attributes: Attributes = {
+    'messaging.system': MESSAGING_SYSTEM,
+    'jobhook.outcome': delivery.outcome,
+    'http.response.status_code': delivery.status,
+  };
+  if (delivery.type !== undefined) attributes['messaging.destination.name'] = delivery.type;
+  if (delivery.code !== undefined) attributes['jobhook.answer.code'] = delivery.code;
+  if (delivery.refusal !== undefined) attributes['jobhook.refusal'] = delivery.refusal;
+  return attributes;
+}
+
+function handlerAttributes(delivery: ObservedDelivery): Attributes {
+  const attributes: Attributes = {
+    'messaging.system': MESSAGING_SYSTEM,
+    'jobhook.outcome': delivery.outcome,
+  };
+  if (delivery.type !== undefined) attributes['messaging.destination.name'] = delivery.type;
+  if (delivery.outcome === 'failed' && delivery.code !== undefined) attributes['error.type'] = delivery.code;
+  return attributes;
+}

@@ -1,0 +1,234 @@
+import type { AnswerCode, ReceiverResponse } from '../wire/answers.js';
+import type { RefusalCode } from '../signatures/verifier.js';
+import { messageOf, type Logger } from '../common/logger.js';
+import { isThenable } from '../common/thenable.js';
+
+/**
+ * What became of one delivery, from its answer: `ok` (2xx, handled or nothing to handle),
+ * `duplicate` (2xx, already handled), `in_progress` (409, being handled elsewhere), `refused`
+ * (401, see `refusal`), `rejected` (any other 4xx: bad JSON or payload, too large, wrong method,
+ * body too slow or cut short) or `failed` (5xx: a handler failed or timed out, the store failed,
+ * the body was consumed by a parser, the receiver is shutting down).
+ */
+export type DeliveryOutcome = 'ok' | 'duplicate' | 'in_progress' | 'refused' | 'rejected' | 'failed';
+
+/** Whether the dedupe store saw the delivery's key for the first time, as handled, or as claimed. */
+export type DedupeOutcome = 'new' | 'duplicate' | 'in_progress';
+
+/**
+ * One delivery as an observer sees it once it is answered. It holds no secret, signature, header
+ * or body: only what the receiver decided and what it measured.
+ */
+export interface ObservedDelivery {
+  /** See {@link DeliveryOutcome}. */
+  outcome: DeliveryOutcome;
+  /** The answer's HTTP status. */
+  status: number;
+  /** The answer's `error.code` (`invalid_signature`, `handler_failed`, …); `undefined` on 2xx. */
+  code: AnswerCode | undefined;
+  /** Why a 401 refused the delivery: `missing_header`, `malformed_header`, `stale_timestamp`, `no_match`. */
+  refusal: RefusalCode | undefined;
+  /** The delivery id, once the signature passed and the payload parsed. */
+  deliveryId: string | undefined;
+  /** The event type, once the signature passed and the payload parsed. */
+  type: string | undefined;
+  /** What the dedupe store said; `undefined` when the handlers ran without dedupe, or never got that far. */
+  dedupe: DedupeOutcome | undefined;
+  /** How long the handlers ran until the answer, in ms; `undefined` when they did not run. */
+  handlerMs: number | undefined;
+  /** From the call to `receive()` to its answer, in ms. */
+  durationMs: number;
+}
+
+/** A delivery that a queue worker took up after the receiver handed it off. */
+export interface ObservedHandoff {
+  /** The delivery id. */
+  deliveryId: string | undefined;
+  /** The event type. */
+  type: string;
+  /** From the moment the receiver enqueued it to the moment a worker started it, in ms. */
+  latencyMs: number;
+}
+
+/**
+ * Sees every delivery a receiver answers: pass one as `createReceiver({ observer })`.
+ * `otelObserver()` from `jobhook/otel` is one (OpenTelemetry spans and metrics); any object of this
+ * shape works. Without an observer the receiver does none of this work. A method that throws is
+ * logged once and otherwise ignored: it never changes an answer.
+ *
+ * @typeParam State - What {@link ReceiverObserver.start} returns for a delivery (a span, say),
+ * given back to {@link ReceiverObserver.within} and {@link ReceiverObserver.end}.
+ */
+export interface ReceiverObserver<State = unknown> {
+  /**
+   * A delivery arrived. Called synchronously at the start of `receive()`, so in the caller's async
+   * context: that of the HTTP request, whose server span is then the active one.
+   */
+  start(): State;
+  /**
+   * Runs the rest of the delivery (body, verification, dedupe store calls, handlers) and returns
+   * what `work` returns; say, with the delivery's span as the active one, so that what handlers
+   * and stores trace becomes its children. Optional: without it `work` simply runs.
+   */
+  within?<T>(state: State, work: () => T): T;
+  /** The delivery was answered, with what {@link ObservedDelivery} says. Called once per `start()`. */
+  end(state: State, delivery: ObservedDelivery): void;
+  /** A queue worker took up a delivery the receiver had handed off (see `jobhook/bullmq`). */
+  handoff?(handoff: ObservedHandoff): void;
+}
+
+/**
+ * What the pipeline learns about one observed delivery while handling it. The steps that know
+ * something write it here (`trace?.…`: nothing at all happens without an observer).
+ */
+export class DeliveryTrace {
+  deliveryId: string | undefined = undefined;
+  type: string | undefined = undefined;
+  refusal: RefusalCode | undefined = undefined;
+  dedupe: DedupeOutcome | undefined = undefined;
+  handlerMs: number | undefined = undefined;
+
+  /** The delivery passed its signature and schema checks. */
+  identified(deliveryId: string | undefined, type: string): void {
+    this.deliveryId = deliveryId;
+    this.type = type;
+  }
+
+  /** What the dedupe store's claim said. */
+  claimed(claim: unknown): void {
+    this.dedupe =
+      claim === 'new' ? 'new' : claim === 'done' ? 'duplicate' : claim === 'busy' ? 'in_progress' : undefined;
+  }
+
+  /** Runs the handlers through `run` and notes how long they took (until their result settles). */
+  timeHandlers<T>(run: () => T): T {
+    const started = performance.now();
+    const result = run();
+    const done = () => {
+      this.handlerMs = performance.now() - started;
+    };
+    // Registered before the caller's own `then`, so the time is noted before the answer is built.
+    if (isThenable(result)) Promise.resolve(result).then(done, done);
+    else done();
+    return result;
+  }
+}
+
+/** Runs the handlers, timed when the delivery is observed. */
+export function runObserved<T>(trace: DeliveryTrace | undefined, run: () => T): T {
+  return trace ? trace.timeHandlers(run) : run();
+}
+
+/**
+ * Receives one delivery under `observer`: `start()` before, `within()` around, `end()` after. The
+ * observer's failures are logged (once per receiver, through `warnOnce`) and never reach the answer.
+ */
+export function observeDelivery(
+  observer: ReceiverObserver,
+  warnOnce: (message: string) => void,
+  receive: (trace: DeliveryTrace) => Promise<ReceiverResponse>,
+): Promise<ReceiverResponse> {
+  const started = performance.now();
+  const trace = new DeliveryTrace();
+  let state: unknown;
+  try {
+    state = observer.start();
+  } catch (error) {
+    warnOnce(`jobhook: the receiver's observer failed in start(): ${messageOf(error)}`);
+    return receive(trace);
+  }
+  let running: Promise<ReceiverResponse> | undefined;
+  const work = () => (running = receive(trace));
+  const end = (response: ReceiverResponse) => {
+    try {
+      observer.end(state, summarize(response, trace, performance.now() - started));
+    } catch (error) {
+      warnOnce(`jobhook: the receiver's observer failed in end(): ${messageOf(error)}`);
+    }
+    return response;
+  };
+  // `receive` never rejects: a failure here is the observer's `within`, before or after `work`.
+  const withinFailed = (error: unknown) => {
+    warnOnce(`jobhook: the receiver's observer failed in within(): ${messageOf(error)}`);
+    return (running ?? work()).then(end);
+  };
+  // One `then`, no async function: this runs on every observed delivery.
+  try {
+    const answered = observer.within ? observer.within(state, work) : work();
+    return Promise.resolve(answered).then(end, withinFailed);
+  } catch (error) {
+    return withinFailed(error);
+  }
+}
+
+/** Each observed receiver's way to report a hand-off: see {@link reportHandoff}. */
+const handoffReporters = new WeakMap<object, (handoff: ObservedHandoff) => void>();
+
+/** Called by createReceiver when it has an observer. */
+export function observeHandoffs(
+  receiver: object,
+  observer: ReceiverObserver,
+  warnOnce: (message: string) => void,
+): void {
+  if (!observer.handoff) return;
+  handoffReporters.set(receiver, (handoff) => {
+    try {
+      observer.handoff!(handoff);
+    } catch (error) {
+      warnOnce(`jobhook: the receiver's observer failed in handoff(): ${messageOf(error)}`);
+    }
+  });
+}
+
+/**
+ * For queue hand-offs (`jobhook/bullmq`'s worker): a worker took up a delivery that `receiver`
+ * handed off, `latencyMs` after it was enqueued. Tells the receiver's observer, if it has one with
+ * `handoff()`; otherwise does nothing. Never throws.
+ */
+export function reportHandoff(receiver: object, handoff: ObservedHandoff): void {
+  handoffReporters.get(receiver)?.(handoff);
+}
+
+/** A logger's `error`, called for the first message only: a broken observer repeats on every delivery. */
+export function onceLogger(logger: Logger): (message: string) => void {
+  let said = false;
+  return (message) => {
+    if (said) return;
+    said = true;
+    logger.error(message);
+  };
+}
+
+function summarize(response: ReceiverResponse, trace: DeliveryTrace, durationMs: number): ObservedDelivery {
+  const { status } = response;
+  const code = status >= 200 && status < 300 ? undefined : answerCodeOf(response.body);
+  const { dedupe } = trace;
+  return {
+    outcome: outcomeOf(status, dedupe),
+    status,
+    code,
+    refusal: status === 401 ? trace.refusal : undefined,
+    deliveryId: trace.deliveryId,
+    type: trace.type,
+    dedupe,
+    handlerMs: trace.handlerMs,
+    durationMs,
+  };
+}
+
+function outcomeOf(status: number, dedupe: DedupeOutcome | undefined): DeliveryOutcome {
+  if (status >= 200 && status < 300) return dedupe === 'duplicate' ? 'duplicate' : 'ok';
+  if (status === 409 && dedupe === 'in_progress') return 'in_progress';
+  if (status === 401) return 'refused';
+  return status >= 400 && status < 500 ? 'rejected' : 'failed';
+}
+
+/** The `error.code` of one of jobhook's own answers (see src/wire/answers.ts). */
+function answerCodeOf(body: string): AnswerCode | undefined {
+  try {
+    const parsed = JSON.parse(body) as { error?: { code?: unknown } };
+    return typeof parsed.error?.code === 'string' ? (parsed.error.code as AnswerCode) : undefined;
+  } catch {
+    return undefined;
+  }
+}
