@@ -5,12 +5,21 @@
  * - `handler_failed`: a handler threw or rejected (given to `onError`, the original as `cause`);
  * - `handler_timeout`: a handler did not settle within `handlerTimeoutMs` (given to `onError`);
  * - `dedupe_store_failed`: a shared dedupe store (Redis, Postgres) failed or did not answer in
- *   time; the delivery is answered 500 so the sender retries, and the lease frees the key.
+ *   time; the delivery is answered 500 so the sender retries, and the lease frees the key;
+ * - `handoff_failed`: a hand-off (`jobhook/bullmq`) could not store the event, or not in time; the
+ *   delivery is answered 503 so the sender retries (given to `onError`);
+ * - `invalid_job`: `receiver.handleQueued` was given something that is no queued job, or a queued
+ *   payload that no longer matches the receiver's schemas (retrying cannot mend it).
  *
  * What a sender did wrong is never an error: it is an answer (see the `AnswerCode`s).
  */
 export type JobhookErrorCode =
-  'invalid_options' | 'handler_failed' | 'handler_timeout' | 'dedupe_store_failed';
+  | 'invalid_options'
+  | 'handler_failed'
+  | 'handler_timeout'
+  | 'dedupe_store_failed'
+  | 'handoff_failed'
+  | 'invalid_job';
 
 /**
  * The error type of jobhook's receiving side. Configuration mistakes throw it from

@@ -22,6 +22,9 @@ import { createDispatcher, type DeliveryInfo } from './dispatch.js';
 import { observeDelivery, observeHandoffs, onceLogger, type DeliveryTrace } from './observe.js';
 import { registerReceiver, type ReceiverRegisterOptions, type WebhookRegistrar } from './register.js';
 import { jobResults, type JobResults } from '../results/job-results.js';
+import type { HandoffJob } from '../handoff/handoff.js';
+import { handOff } from '../handoff/hand-off.js';
+import { queuedJobRunner } from '../handoff/run-queued.js';
 import type { VerifyOutcome, VerifyRefusal } from '../signatures/verifier.js';
 
 type Answer = ReceiverResponse | Promise<ReceiverResponse>;
@@ -112,6 +115,17 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
    * `client.images.waitFor(taskId, { receiver })` or `generateAndWait` to be woken by them.
    */
   readonly results: JobResults;
+  /**
+   * The worker side of a `handoff`: runs the handlers for one job the hand-off queued (validating
+   * its payload with this receiver's schemas first), with the handler time-out and `onError`, and
+   * rejects when a handler failed or timed out, so that the queue retries the job. `runWorker`
+   * from `jobhook/bullmq` calls it for you.
+   *
+   * In-process only: it checks no signature (the receiver that queued the job did), and nothing
+   * from the network leads to it: adapters, `receive` and `fetch` verify every delivery and never
+   * call it. Never pass it anything but jobs your own hand-off stored.
+   */
+  handleQueued(job: HandoffJob): Promise<void>;
 }
 
 // `& EventMap` only tells the compiler the job events always exist; it changes no field type.
@@ -276,12 +290,41 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     const { type, event } = parsed;
     trace?.identified(signedId ?? parsed.payloadId, type);
     if (parsed.known) results.receive(type, event);
-    const typed = parsed.known ? handlersByType.get(type) : undefined;
-    const handlers = typed && anyHandlers.length > 0 ? [...typed, ...anyHandlers] : (typed ?? anyHandlers);
-    if (handlers.length === 0) return answers.ok();
     const deliveryId = signedId ?? parsed.payloadId;
+    if (config.handoff) {
+      // Every verified, valid event goes to the queue, handlers here or not: the workers run them.
+      const key = dedupeKeyOf(signedId, parsed.payloadId, { deliveryId, type, event, headers });
+      const job = { key, type, deliveryId, payload: parsed.payload, receivedAt: config.now() };
+      return handOff(config.handoff, job, report);
+    }
+    const handlers = handlersFor(type, parsed.known);
+    if (handlers.length === 0) return answers.ok();
     const key = dedupeKeyOf(signedId, parsed.payloadId, { deliveryId, type, event, headers });
     return dispatch(handlers, event, { deliveryId, type }, key, trace);
+  }
+
+  /** The handlers of a type: its own (for a type with a schema), then the `onAny` ones. */
+  function handlersFor(type: string, known: boolean): readonly EventHandler<unknown>[] {
+    const typed = known ? handlersByType.get(type) : undefined;
+    // The lists are never changed in place: one alone is passed as it is, not copied.
+    return typed && anyHandlers.length > 0 ? [...typed, ...anyHandlers] : (typed ?? anyHandlers);
+  }
+
+  const runQueued = queuedJobRunner({
+    schemas,
+    handlersFor,
+    handlerTimeoutMs: config.handlerTimeoutMs,
+    report,
+    track: (work) => lifecycle.track(work),
+  });
+
+  async function handleQueued(job: HandoffJob): Promise<void> {
+    lifecycle.enter();
+    try {
+      await runQueued(job);
+    } finally {
+      lifecycle.leave();
+    }
   }
 
   function refuse(refusal: VerifyRefusal, trace: DeliveryTrace | undefined): ReceiverResponse {
@@ -374,6 +417,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       return receiver;
     },
     receive,
+    handleQueued,
     fetch: createFetchHandler(receive),
     close,
     maxBodyBytes: config.maxBodyBytes,

@@ -1,4 +1,5 @@
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
+import type { Handoff } from '../handoff/handoff.js';
 import type { ReceiverObserver } from './observe.js';
 import { memoryDedupeStore } from '../dedupe/memory-store.js';
 import { JobhookError } from '../common/errors.js';
@@ -57,6 +58,13 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
    * dedupe for it).
    */
   dedupeKey?: 'event' | 'delivery' | DedupeKeyFunction;
+  /**
+   * Verify, then enqueue: hand each verified, valid event to a queue (`bullmqHandoff` from
+   * `jobhook/bullmq`) and answer 2xx once it is stored, instead of running the handlers here;
+   * workers run them (`runWorker`, or `receiver.handleQueued` in a consumer of your own). The
+   * queue dedupes by the `dedupeKey`, so `dedupe` cannot be given with it.
+   */
+  handoff?: Handoff;
   /** Largest body accepted, in bytes. Default 1 MiB. */
   maxBodyBytes?: number;
   /**
@@ -109,6 +117,7 @@ export interface ResolvedOptions {
   now: () => number;
   dedupe: DedupeStore | undefined;
   dedupeKey: 'event' | 'delivery' | DedupeKeyFunction;
+  handoff: Handoff | undefined;
   maxBodyBytes: number;
   bodyTimeoutMs: number;
   handlerTimeoutMs: number;
@@ -129,8 +138,10 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     secrets,
     toleranceSeconds: nonNegative('toleranceSeconds', options.toleranceSeconds, 300),
     now: options.now ?? Date.now,
-    dedupe: options.dedupe === false ? undefined : (options.dedupe ?? memoryDedupeStore()),
+    dedupe:
+      options.dedupe === false || handoffOf(options) ? undefined : (options.dedupe ?? memoryDedupeStore()),
     dedupeKey: dedupeKeyOf(options.dedupeKey),
+    handoff: handoffOf(options),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, MIB),
     bodyTimeoutMs: nonNegative('bodyTimeoutMs', options.bodyTimeoutMs, 10_000),
     handlerTimeoutMs: nonNegative('handlerTimeoutMs', options.handlerTimeoutMs, 10_000),
@@ -138,6 +149,21 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     logger: safeLogger(redactingLogger(options.logger ?? defaultLogger, secrets)),
     observer: observerOf(options.observer),
   };
+}
+
+function handoffOf(options: ReceiverOptions<EventSchemas>): Handoff | undefined {
+  const { handoff } = options;
+  if (handoff === undefined) return undefined;
+  if (typeof handoff !== 'object' || handoff === null || typeof handoff.enqueue !== 'function') {
+    throw new JobhookError('invalid_options', '`handoff` must be a hand-off, e.g. bullmqHandoff({ queue }).');
+  }
+  if (options.dedupe !== undefined && options.dedupe !== false) {
+    throw new JobhookError(
+      'invalid_options',
+      'Pass `handoff` or `dedupe`, not both: with a hand-off the queue dedupes (one job per dedupe key).',
+    );
+  }
+  return handoff;
 }
 
 function dedupeKeyOf(key: ReceiverOptions['dedupeKey']): ResolvedOptions['dedupeKey'] {

@@ -21,6 +21,7 @@ export const ANSWER_CODES = [
   'handler_failed',
   'body_unavailable',
   'shutting_down',
+  'handoff_failed',
   'internal_error',
 ] as const;
 
@@ -92,5 +93,9 @@ export const answers = {
     ),
   shuttingDown: () =>
     failure(503, 'shutting_down', 'The receiver is shutting down; retry later.', { 'retry-after': '5' }),
+  handoffFailed: () =>
+    failure(503, 'handoff_failed', 'The event could not be queued right now; retry later.', {
+      'retry-after': '5',
+    }),
   internal: () => failure(500, 'internal_error', 'The receiver failed unexpectedly; retry later.'),
 };

@@ -1,6 +1,7 @@
-// The frameworks, the stores' clients and @opentelemetry/api are optional peers: no entry point but
-// jobhook/otel loads one at runtime (adapters and stores only take their types), so each loads
-// without any of them installed.
+// The frameworks, the stores' clients, bullmq and @opentelemetry/api are optional peers: no entry
+// point but jobhook/otel loads one at load time (adapters and stores only take their types), so
+// each loads without any of them installed; jobhook/bullmq loads bullmq only inside runWorker,
+// with a dynamic import.
 // Follows the runtime imports (type-only imports erased, as the build erases them) from each entry.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -10,8 +11,11 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The packages a file needs at runtime, through all of its relative imports. */
-function runtimePackages(entry: string): Set<string> {
+/**
+ * The packages a file needs at load time, through all of its relative imports; with `dynamic`,
+ * also those it loads later with `import()`.
+ */
+function runtimePackages(entry: string, dynamic = false): Set<string> {
   const packages = new Set<string>();
   const seen = new Set<string>();
   const visit = (file: string) => {
@@ -24,13 +28,34 @@ function runtimePackages(entry: string): Set<string> {
         verbatimModuleSyntax: true,
       },
     });
-    for (const { fileName } of ts.preProcessFile(outputText, true, true).importedFiles) {
+    for (const fileName of importsOf(outputText, dynamic)) {
       if (fileName.startsWith('.')) visit(resolve(dirname(file), fileName.replace(/\.js$/, '.ts')));
       else packages.add(fileName);
     }
   };
   visit(resolve(root, entry));
   return packages;
+}
+
+/** The specifiers of `import`/`export ... from` statements, and of `import()` calls with `dynamic`. */
+function importsOf(code: string, dynamic: boolean): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
+      if (ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text);
+    } else if (
+      dynamic &&
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
+      found.push(node.arguments[0].text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile('module.js', code, ts.ScriptTarget.ES2022, true));
+  return found;
 }
 
 describe.each([
@@ -42,15 +67,21 @@ describe.each([
   'adapters/koa.ts',
   'src/redis/index.ts',
   'src/postgres/index.ts',
+  'src/bullmq/index.ts',
 ])('%s', (entry) => {
-  it('imports no optional peer at runtime (web frameworks, ioredis, pg, @opentelemetry/api)', () => {
+  it('imports no optional peer at load time (web frameworks, ioredis, pg, bullmq, @opentelemetry/api)', () => {
     const packages = [...runtimePackages(entry)];
     expect(
       packages.filter((name) =>
-        /^(express|hono|fastify|koa|@koa\/.*|ioredis|pg|@opentelemetry\/api)(\/|$)/.test(name),
+        /^(express|hono|fastify|koa|@koa\/.*|ioredis|pg|bullmq|@opentelemetry\/api)(\/|$)/.test(name),
       ),
     ).toEqual([]);
   });
+});
+
+it('jobhook never loads bullmq, not even later; jobhook/bullmq loads it in runWorker only', () => {
+  expect([...runtimePackages('src/index.ts', true)].filter((name) => name.startsWith('bullmq'))).toEqual([]);
+  expect([...runtimePackages('src/bullmq/index.ts', true)]).toContain('bullmq');
 });
 
 it('sees @opentelemetry/api imported by jobhook/otel, its only importer', () => {

@@ -1,8 +1,10 @@
 // examples/many-instances: two instances of the example share one store (Redis, then Postgres);
-// the same delivery sent to both runs the handler once.
+// the same delivery sent to both runs the handler once. With the hand-off, both queue it and the
+// example's worker runs the handler once.
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { start, type ManyInstancesOptions } from '../../examples/many-instances/server.js';
+import { startWorker } from '../../examples/many-instances/worker.js';
 import { completed, SECRET } from '../conformance/fixtures.js';
 import {
   DATABASE_URL,
@@ -55,4 +57,48 @@ describe.each(['redis', 'postgres'] as const)('examples/many-instances on %s', (
     expect((await send(b.url)).status).toBe(200);
     expect(lines).toEqual([`job ${payload.data.task_id} completed: ${payload.data.image_url}`]);
   });
+});
+
+describe('examples/many-instances handing off to BullMQ', () => {
+  it.runIf(available.redis)(
+    'queues a delivery sent to both instances once; the worker runs it once',
+    async () => {
+      const service = redisForTest();
+      cleanups.push(() => service.cleanup());
+      const queue = { redisUrl: REDIS_URL, prefix: service.prefix.slice(0, -1) };
+      const received: string[] = [];
+      const handled: string[] = [];
+      const a = await start({
+        port: 0,
+        secret: SECRET,
+        store: { queue },
+        log: (line) => received.push(line),
+      });
+      cleanups.push(() => a.close());
+      const b = await start({
+        port: 0,
+        secret: SECRET,
+        store: { queue },
+        log: (line) => received.push(line),
+      });
+      cleanups.push(() => b.close());
+
+      const payload = completed();
+      const delivery = signDelivery({ secret: SECRET, payload });
+      const send = (url: string) =>
+        fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.body as BodyInit });
+      // Both answer 200 once the event is queued; the second finds the first one's job.
+      expect((await Promise.all([send(a.url), send(b.url)])).map((r) => r.status)).toEqual([200, 200]);
+
+      const worker = await startWorker({ secret: SECRET, queue, log: (line) => handled.push(line) });
+      cleanups.push(() => worker.close());
+      const line = `job ${payload.data.task_id} completed: ${payload.data.image_url}`;
+      for (let waited = 0; handled.length === 0 && waited < 15_000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200)); // time for a second run, were there one
+      expect(handled).toEqual([line]);
+      expect(received).toEqual([]); // the web instances ran no handler
+    },
+  );
 });

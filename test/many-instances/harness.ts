@@ -1,18 +1,19 @@
 // The many-instances scenario: three receiver processes behind a round-robin proxy, the gateway
 // simulator sending many jobs with duplicate deliveries, a second webhook for the same URL for
 // part of the run (one event under two delivery ids), and one process killed with SIGKILL
-// mid-run and restarted. It returns what happened; the test decides what must hold.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+// mid-run and restarted; a variant may add processes (the hand-off's workers) and break something
+// of its own mid-run (the hand-off restarts Redis). It returns what happened; the test decides
+// what must hold.
+//
+// The proxy runs in a process of its own, and jobs are submitted at a bounded rate: with the
+// proxy in the test process and every job submitted at once, the gateway simulator's attempts
+// queued behind the proxy's work on one event loop of a loaded 2-core machine and hit their
+// time-out by the hundreds at 5,000 jobs, although every receiver answered.
 import { createClient } from 'jobhook/client';
 import { startGateway, type DeliveryAttempt } from 'jobhook/testing';
 import { freePort } from '../support/services.js';
-import { startProxy } from './proxy.js';
+import { startChild, stopChild, type Child } from './processes.js';
 import type { Variant } from './variants.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const script = fileURLToPath(new URL('./instance.ts', import.meta.url));
 const secret = (name: string) =>
   `whsec_${Buffer.from(`many-instances-${name}-secret-32b`).toString('base64')}`;
 const SECRETS = [secret('first'), secret('second')];
@@ -20,6 +21,12 @@ const SECRETS = [secret('first'), secret('second')];
 /** Claims of a killed process block their events this long; the retries below outlast it. */
 const LEASE_MS = 1000;
 const RETRY_DELAYS_MS = [100, 200, 400, 800, 1000, 1500, 2000, 2000];
+/**
+ * One attempt's time-out. The gateway's default 5 s measures this machine's load more than the
+ * receivers: a receiver answers in milliseconds, but on a shared 2-core machine running eight
+ * processes an attempt can wait seconds for a turn of the CPU.
+ */
+const ATTEMPT_TIMEOUT_MS = 20_000;
 
 export interface ScenarioOptions {
   jobs: number;
@@ -28,6 +35,8 @@ export interface ScenarioOptions {
   instances?: number;
   /** Jobs submitted at once. */
   concurrency?: number;
+  /** At most this many jobs submitted per second. Default 250. */
+  jobsPerSecond?: number;
   log?: (line: string) => void;
 }
 
@@ -52,53 +61,34 @@ export interface ScenarioResult {
   unanswered: DeliveryAttempt[];
   /** Deliveries to the second webhook that stopped when it was deleted (the gateway stops retrying). */
   cutByDeletion: number;
+  /** What the variant reports once drained (the hand-off: jobs left in the failed set, ...). */
+  drained: Record<string, number>;
   seconds: number;
 }
 
 interface Instance {
   port: number;
-  child: ChildProcess;
+  child: Child;
 }
 
-async function startInstance(port: number, env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    cwd: root,
-    env: {
-      ...process.env,
-      ...env,
-      PORT: String(port),
-      SECRETS: JSON.stringify(SECRETS),
-      LEASE_MS: String(LEASE_MS),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stderr.on('data', (data: Buffer) => (output += data.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const onData = (data: Buffer) => {
-      output += data.toString();
-      if (output.includes('listening')) {
-        child.stdout.off('data', onData);
-        child.stdout.resume();
-        resolve();
-      }
-    };
-    child.stdout.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`instance on port ${port} exited (${code}): ${output}`)));
-  });
-  return { port, child };
-}
-
-async function stopInstance(instance: Instance, signal: NodeJS.Signals) {
-  const { child } = instance;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill(signal);
-  await exited;
+function startInstance(port: number, env: Record<string, string>): Promise<Instance> {
+  return startChild('./instance.ts', {
+    ...env,
+    PORT: String(port),
+    SECRETS: JSON.stringify(SECRETS),
+    LEASE_MS: String(LEASE_MS),
+  }).then((child) => ({ port, child }));
 }
 
 export async function runScenario(variant: Variant, options: ScenarioOptions): Promise<ScenarioResult> {
-  const { jobs, duplicateRate, instances: count = 3, concurrency = 16, log = () => undefined } = options;
+  const {
+    jobs,
+    duplicateRate,
+    instances: count = 3,
+    concurrency = 16,
+    jobsPerSecond = 250,
+    log = () => undefined,
+  } = options;
   const started = Date.now();
   const prepared = await variant.prepare();
   const instances: Instance[] = [];
@@ -106,9 +96,16 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
   try {
     const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
     instances.push(...(await Promise.all(ports.map((port) => startInstance(port, prepared.env)))));
-    cleanups.unshift(() => Promise.all(instances.map((instance) => stopInstance(instance, 'SIGKILL'))));
-    const proxy = await startProxy(ports);
-    cleanups.unshift(() => proxy.close());
+    cleanups.unshift(() => Promise.all(instances.map((instance) => stopChild(instance.child, 'SIGKILL'))));
+    const workers = await Promise.all(
+      Array.from({ length: prepared.workers?.count ?? 0 }, () =>
+        startChild(prepared.workers!.script, { ...prepared.env, SECRETS: JSON.stringify(SECRETS) }),
+      ),
+    );
+    cleanups.unshift(() => Promise.all(workers.map((worker) => stopChild(worker, 'SIGKILL'))));
+    const proxy = await startChild('./proxy-process.ts', { BACKENDS: JSON.stringify(ports) });
+    cleanups.unshift(() => stopChild(proxy, 'SIGKILL'));
+    const proxyUrl = `http://127.0.0.1:${proxy.readyLine.split(' ')[1]}`;
     const gateway = await startGateway({
       credits: jobs * 10,
       rateLimit: false,
@@ -117,11 +114,11 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
         stepMs: 1,
         outcome: (job) => (job.prompt.endsWith('7') ? { status: 'failed' } : { status: 'completed' }),
       },
-      deliveries: { retryDelaysMs: RETRY_DELAYS_MS, duplicateRate },
+      deliveries: { retryDelaysMs: RETRY_DELAYS_MS, duplicateRate, timeoutMs: ATTEMPT_TIMEOUT_MS },
     });
     cleanups.unshift(() => gateway.close());
     const client = createClient({ apiKey: gateway.apiKey, baseUrl: gateway.baseUrl });
-    const url = `${proxy.url}/webhooks`;
+    const url = `${proxyUrl}/webhooks`;
     const events = ['job.completed', 'job.failed'] as const;
     await client.webhooks.create({ url, events: [...events], secret_key: SECRETS[0]! });
 
@@ -129,8 +126,9 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
     let second: number | undefined;
     let secondDeletedAt = Infinity;
     let restarted: Promise<void> | undefined;
+    let disrupted: Promise<void> | undefined;
     const victim = instances[1 % count]!;
-    const killedPid = String(victim.child.pid);
+    const killedPid = String(victim.child.process.pid);
     const milestones = new Map<number, () => Promise<void>>([
       [
         Math.floor(jobs * 0.3),
@@ -148,12 +146,19 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
       [
         Math.floor(jobs * 0.5),
         async () => {
-          await stopInstance(victim, 'SIGKILL');
+          await stopChild(victim.child, 'SIGKILL');
           log(`instance ${killedPid} killed`);
           restarted = startInstance(victim.port, prepared.env).then((instance) => {
             instances[instances.indexOf(victim)] = instance;
-            log(`instance restarted as ${instance.child.pid}`);
+            log(`instance restarted as ${instance.child.process.pid}`);
           });
+        },
+      ],
+      [
+        Math.floor(jobs * 0.6),
+        async () => {
+          // Not awaited: submission goes on while the variant breaks and mends its service.
+          disrupted = prepared.disrupt?.(log);
         },
       ],
       [
@@ -167,9 +172,13 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
     ]);
 
     let submitted = 0;
+    const submittingSince = Date.now();
     const submitOne = async (): Promise<void> => {
       while (submitted < jobs) {
         const n = submitted++;
+        // The n-th job waits for its slot: at most `jobsPerSecond` on average.
+        const due = submittingSince + (n * 1000) / jobsPerSecond - Date.now();
+        if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
         await milestones.get(n)?.();
         await client.images.generate({ model: 'm', prompt: `job ${n}` });
         if (n % 1000 === 999) log(`${n + 1} jobs submitted`);
@@ -178,7 +187,9 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
     await Promise.all(Array.from({ length: concurrency }, submitOne));
     log(`all jobs submitted after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     await restarted;
+    await disrupted;
     await gateway.settled();
+    const drained = (await prepared.drain?.(log)) ?? {};
 
     const histogram: Record<string, number> = {};
     for (const a of gateway.deliveries) {
@@ -225,6 +236,7 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
       killedPid,
       unanswered,
       cutByDeletion,
+      drained,
       seconds: (Date.now() - started) / 1000,
     };
   } finally {

@@ -1,14 +1,16 @@
 // One receiver process of the many-instances test: `node --import tsx instance.ts`, configured by
-// its environment (see variants.ts), listening on PORT, printing "listening" once it does. Its
-// handler's side effect is one record per handled event, with this process's pid, in the shared
-// service, so the test can count how often each event was handled and by which process.
+// its environment (see variants.ts), listening on PORT, printing "listening" once it does. With a
+// store, its handler's side effect is one record per handled event, with this process's pid, in
+// the shared service, so the test can count how often each event was handled and by which
+// process. With the hand-off it only queues: worker.ts runs the handlers.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { createReceiver, type DedupeStore } from 'jobhook';
+import type { ReceiverOptions } from 'jobhook';
 import { nodeHandler } from 'jobhook/node';
 import { redisDedupeStore } from 'jobhook/redis';
 import { postgresDedupeStore } from 'jobhook/postgres';
+import { bullmqHandoff } from 'jobhook/bullmq';
+import { app, type Effect } from './app.js';
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -16,9 +18,7 @@ const env = (name: string) => {
   return value;
 };
 
-type Effect = (eventId: string) => Promise<unknown>;
-
-async function wiring(): Promise<{ store: DedupeStore; effect: Effect }> {
+async function wiring(): Promise<{ options: Omit<ReceiverOptions, 'secret'>; effect: Effect }> {
   const leaseMs = Number(env('LEASE_MS'));
   switch (env('VARIANT')) {
     case 'redis': {
@@ -26,7 +26,7 @@ async function wiring(): Promise<{ store: DedupeStore; effect: Effect }> {
       const redis = new Redis(env('REDIS_URL'));
       const prefix = env('PREFIX');
       return {
-        store: redisDedupeStore({ redis, prefix: `${prefix}dedupe:`, leaseMs }),
+        options: { dedupe: redisDedupeStore({ redis, prefix: `${prefix}dedupe:`, leaseMs }) },
         effect: (eventId) => redis.rpush(`${prefix}effects:${eventId}`, String(process.pid)),
       };
     }
@@ -35,7 +35,7 @@ async function wiring(): Promise<{ store: DedupeStore; effect: Effect }> {
       const pool = new pg.Pool({ connectionString: env('DATABASE_URL'), max: 8 });
       const schema = env('SCHEMA');
       return {
-        store: postgresDedupeStore({ pool, table: `${schema}.deliveries`, leaseMs }),
+        options: { dedupe: postgresDedupeStore({ pool, table: `${schema}.deliveries`, leaseMs }) },
         effect: (eventId) =>
           pool.query(`INSERT INTO "${schema}".effects (event_id, pid) VALUES ($1, $2)`, [
             eventId,
@@ -43,21 +43,22 @@ async function wiring(): Promise<{ store: DedupeStore; effect: Effect }> {
           ]),
       };
     }
+    case 'bullmq': {
+      const { Queue } = await import('bullmq');
+      const queue = new Queue(env('QUEUE'), { connection: { url: env('REDIS_URL') } });
+      queue.on('error', () => undefined); // a Redis restart: the hand-off's answer says it (503)
+      return {
+        options: { handoff: bullmqHandoff({ queue }) },
+        effect: () => Promise.reject(new Error('a receiver with a hand-off runs no handler')),
+      };
+    }
     default:
       throw new Error(`unknown VARIANT ${process.env.VARIANT}`);
   }
 }
 
-const { store, effect } = await wiring();
-const handle = async (event: { id: string }) => {
-  // Work that takes a while, so that a SIGKILL finds handlers in the middle of it.
-  await sleep(Math.random() * 10);
-  await effect(event.id);
-};
-const receiver = createReceiver({ secret: JSON.parse(env('SECRETS')) as string[], dedupe: store })
-  .onJobCompleted(handle)
-  .onJobFailed(handle);
-
+const { options, effect } = await wiring();
+const receiver = app(options, effect);
 const server = createServer(nodeHandler(receiver, { path: '/webhooks' }));
 server.listen(Number(env('PORT')), '127.0.0.1');
 await once(server, 'listening');

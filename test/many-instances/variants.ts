@@ -1,13 +1,32 @@
 // What differs between runs of the many-instances test: where the instances dedupe and where
 // their side effects are counted. A variant prepares a run of its own (a key prefix, a schema),
 // gives the instances their environment, reads the effects back and removes what it created.
-// A hand-off variant (BullMQ) plugs in here too: its `processes` adds the workers, its env tells
-// instance.ts to hand events off instead of running handlers.
-import { redisForTest, postgresForTest, REDIS_URL, DATABASE_URL } from '../support/services.js';
+// The hand-off variant (BullMQ) adds worker processes, restarts its Redis mid-run, and drains the
+// queue before the effects are counted.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import {
+  redisForTest,
+  postgresForTest,
+  runTag,
+  startPrivateRedis,
+  REDIS_URL,
+  DATABASE_URL,
+} from '../support/services.js';
 
 export interface PreparedVariant {
   /** Environment of every receiver process (besides PORT, SECRETS, LEASE_MS). */
   env: Record<string, string>;
+  /** Processes to run besides the receivers (the hand-off's workers): a script and how many. */
+  workers?: { script: string; count: number };
+  /** Breaks and mends something mid-run (the hand-off restarts Redis); submission goes on. */
+  disrupt?(log: (line: string) => void): Promise<void>;
+  /**
+   * Resolves once every side effect the deliveries caused is in (the workers emptied the queue),
+   * with facts for the result (jobs left failed, ...).
+   */
+  drain?(log: (line: string) => void): Promise<Record<string, number>>;
   /** For each event id, the pids of the processes that performed its side effect, in order. */
   effects(): Promise<Map<string, string[]>>;
   cleanup(): Promise<void>;
@@ -18,36 +37,91 @@ export interface Variant {
   prepare(): Promise<PreparedVariant>;
 }
 
+/** Reads `<prefix>effects:<event id>` keys: lists of pids, or sets of `<pid>:<n>` members. */
+async function redisEffects(redis: Redis, prefix: string, kind: 'list' | 'set') {
+  const effects = new Map<string, string[]>();
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}effects:*`, 'COUNT', 1000);
+    cursor = next;
+    keys.push(...found);
+  } while (cursor !== '0');
+  const pipeline = redis.pipeline();
+  for (const key of keys) {
+    if (kind === 'list') pipeline.lrange(key, 0, -1);
+    else pipeline.smembers(key);
+  }
+  const values = (await pipeline.exec()) ?? [];
+  keys.forEach((key, i) => {
+    const members = values[i]![1] as string[];
+    effects.set(
+      key.slice(`${prefix}effects:`.length),
+      kind === 'list' ? members : members.map((member) => member.split(':')[0]!),
+    );
+  });
+  return effects;
+}
+
 export const redisVariant: Variant = {
   name: 'redis',
   async prepare() {
     const service = redisForTest();
     return {
       env: { VARIANT: 'redis', REDIS_URL, PREFIX: service.prefix },
-      async effects() {
-        const effects = new Map<string, string[]>();
-        const keys: string[] = [];
-        let cursor = '0';
-        do {
-          const [next, found] = await service.redis.scan(
-            cursor,
-            'MATCH',
-            `${service.prefix}effects:*`,
-            'COUNT',
-            1000,
-          );
-          cursor = next;
-          keys.push(...found);
-        } while (cursor !== '0');
-        const pipeline = service.redis.pipeline();
-        for (const key of keys) pipeline.lrange(key, 0, -1);
-        const lists = (await pipeline.exec()) ?? [];
-        keys.forEach((key, i) => {
-          effects.set(key.slice(`${service.prefix}effects:`.length), lists[i]![1] as string[]);
-        });
-        return effects;
-      },
+      effects: () => redisEffects(service.redis, service.prefix, 'list'),
       cleanup: () => service.cleanup(),
+    };
+  },
+};
+
+/**
+ * The BullMQ hand-off on a Redis of the test's own, durable (append-only file, fsynced on every
+ * write), killed with SIGKILL and started again mid-run: receivers queue, 2 workers run the
+ * handlers, and the effects are counted in that Redis.
+ */
+export const bullmqVariant: Variant = {
+  name: 'bullmq',
+  async prepare() {
+    const server = await startPrivateRedis({ durable: true });
+    const redis = new Redis(server.url, { maxRetriesPerRequest: null });
+    redis.on('error', () => undefined);
+    const queueName = `jobhook-${runTag()}`;
+    const prefix = `jobhook-test:${queueName}:`;
+    const queue = new Queue(queueName, { connection: { url: server.url } });
+    queue.on('error', () => undefined);
+    return {
+      env: { VARIANT: 'bullmq', REDIS_URL: server.url, QUEUE: queueName, PREFIX: prefix },
+      workers: { script: './worker.ts', count: 2 },
+      async disrupt(log) {
+        await server.kill();
+        log('redis killed (SIGKILL)');
+        await sleep(500);
+        await server.start();
+        log('redis restarted from its append-only file');
+      },
+      async drain(log) {
+        // Settled deliveries are all in the queue; wait until the workers have run every job
+        // (retries included), twice in a row, so that a job between two states is not missed.
+        let empty = 0;
+        for (;;) {
+          const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
+          const left = counts.waiting! + counts.active! + counts.delayed! + counts.prioritized!;
+          if (left === 0 && ++empty === 2) {
+            const completed = await queue.getJobCountByTypes('completed');
+            log(`queue drained: ${completed} completed jobs kept, ${counts.failed} failed`);
+            return { failedJobs: counts.failed! };
+          }
+          if (left > 0) empty = 0;
+          await sleep(250);
+        }
+      },
+      effects: () => redisEffects(redis, prefix, 'set'),
+      async cleanup() {
+        await queue.close();
+        redis.disconnect();
+        await server.stop();
+      },
     };
   },
 };

@@ -27,6 +27,7 @@ const outputs = [
     'testing',
     'redis',
     'postgres',
+    'bullmq',
     'otel',
   ].flatMap((name) => ['.js', '.cjs', '.d.ts', '.d.cts'].map((ext) => `${name}${ext}`)),
   // `jobhook/testing` on Workers, Edge and browsers, and the two forms of `#runtime`.

@@ -27,6 +27,7 @@ const subpaths = {
   'jobhook/testing': ['signDelivery', 'startGateway'],
   'jobhook/redis': ['redisDedupeStore'],
   'jobhook/postgres': ['postgresDedupeStore', 'postgresDedupeMigration'],
+  'jobhook/bullmq': ['bullmqHandoff', 'runWorker'],
   'jobhook/otel': ['otelObserver'],
 };
 
@@ -105,8 +106,10 @@ export const signed: { headers: Record<string, string> } = signDelivery({ secret
 export const start: () => Promise<{ baseUrl: string; apiKey: string }> = startGateway;
 `;
 
-/** The adapters' frameworks and the type packages they need, linked from this repository. */
-// The peers whose types the entry points import: the frameworks, and @opentelemetry/api (jobhook/otel).
+/**
+ * The peers whose types the entry points import, linked from this repository: the frameworks,
+ * bullmq (jobhook/bullmq, with ioredis its types need) and @opentelemetry/api (jobhook/otel).
+ */
 const frameworkTypes = [
   '@types/node',
   'express',
@@ -115,6 +118,9 @@ const frameworkTypes = [
   'fastify',
   'koa',
   '@types/koa',
+  'bullmq',
+  'ioredis',
+  '@ioredis',
   '@opentelemetry/api',
 ];
 
@@ -132,6 +138,12 @@ export const expressApp = express().use(express.json({ verify: keepRawBody })).p
 export const honoApp = new Hono().post('/webhooks', honoHandler(receiver));
 export const fastifyApp = Fastify().register(fastifyPlugin(receiver, { path: '/webhooks' }));
 export const koaApp = new Koa().use(koaHandler(receiver, { path: '/webhooks' }));
+
+import { Queue } from 'bullmq';
+import { bullmqHandoff, runWorker, type WorkerHandle } from 'jobhook/bullmq';
+
+export const queued = createReceiver({ secret: 's', handoff: bullmqHandoff({ queue: new Queue('jobhook') }) });
+export const working: Promise<WorkerHandle> = runWorker(queued, { connection: { host: '127.0.0.1' } });
 `;
 
 describe('the packed tarball', () => {
@@ -200,6 +212,7 @@ describe('the packed tarball', () => {
       'testing',
       'redis',
       'postgres',
+      'bullmq',
       'otel',
     ]) {
       expect(paths).toEqual(

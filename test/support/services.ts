@@ -5,6 +5,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -108,28 +111,39 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** A redis-server of this test's own (no persistence) on a free port, for tests that stop it. */
+/** Options of {@link startPrivateRedis}. */
+export interface PrivateRedisOptions {
+  /**
+   * Keep an append-only file, fsynced on every write (`appendfsync always`), in a scratch folder:
+   * what a queue that must survive a crash of Redis needs. Default: no persistence at all.
+   */
+  durable?: boolean;
+}
+
+/** A redis-server of this test's own on a free port, for tests that stop it. */
 export interface PrivateRedis {
   readonly url: string;
   readonly port: number;
-  /** SIGKILL: the server dies at once, its data with it. */
+  /** SIGKILL: the server dies at once; without `durable`, its data with it. */
   kill(): Promise<void>;
-  /** Starts it again on the same port (after `kill`). */
+  /** Starts it again on the same port (after `kill`), reloading its append-only file if durable. */
   start(): Promise<void>;
-  /** Kills it for good. */
+  /** Kills it for good and removes its scratch folder. */
   stop(): Promise<void>;
 }
 
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+export async function startPrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
   const port = await freePort();
+  const dir = options.durable ? await mkdtemp(join(tmpdir(), 'jobhook-redis-')) : undefined;
+  const persistence = dir
+    ? ['--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always']
+    : ['--save', '', '--appendonly', 'no'];
   let child: ChildProcess | undefined;
 
   async function start() {
-    const server = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', ...persistence], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = server;
     let output = '';
     await new Promise<void>((resolve, reject) => {
@@ -156,6 +170,11 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     await exited;
   }
 
+  async function stop() {
+    await kill();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
+
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, kill, start, stop: kill };
+  return { url: `redis://127.0.0.1:${port}`, port, kill, start, stop };
 }

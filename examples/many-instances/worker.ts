@@ -1,0 +1,43 @@
+/**
+ * A worker for the instances that hand events off to BullMQ (server.ts with BULLMQ=1): it runs
+ * the same receiver's handlers for each queued event, with BullMQ's retries. Start as many as the
+ * work needs, on the same Redis:
+ *
+ *   WEBHOOK_SECRET=whsec_… REDIS_URL=redis://127.0.0.1:6379 npx tsx examples/many-instances/worker.ts
+ *
+ * A job whose handlers keep failing ends in the queue's failed set with its event; retry it with
+ * `(await queue.getJob(jobIdOf(eventId)))?.retry()` or `queue.retryJobs({ state: 'failed' })`.
+ */
+import { pathToFileURL } from 'node:url';
+import { runWorker } from 'jobhook/bullmq';
+import { appReceiver, type QueueSettings } from './server.js';
+
+export interface WorkerOptions {
+  secret: string;
+  queue: QueueSettings;
+  concurrency?: number;
+  log?: (line: string) => void;
+}
+
+export async function startWorker({ secret, queue, concurrency = 8, log = console.log }: WorkerOptions) {
+  // No hand-off here: this receiver only runs handlers, for the jobs the web processes queued.
+  const receiver = appReceiver(secret, {}, log);
+  return runWorker(receiver, {
+    connection: { url: queue.redisUrl },
+    queueName: queue.name ?? 'jobhook',
+    concurrency,
+    ...(queue.prefix && { workerOptions: { prefix: queue.prefix } }),
+  });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const secret = process.env.WEBHOOK_SECRET;
+  const redisUrl = process.env.REDIS_URL;
+  if (!secret || !redisUrl) {
+    console.error('Set WEBHOOK_SECRET and REDIS_URL.');
+    process.exit(1);
+  }
+  const worker = await startWorker({ secret, queue: { redisUrl } });
+  console.log('Running the handlers of queued webhook events');
+  process.once('SIGTERM', () => void worker.close());
+}

@@ -1,0 +1,113 @@
+import type { JobsOptions } from 'bullmq';
+import { bounded } from '../common/bounded.js';
+import { JobhookError } from '../common/errors.js';
+import { messageOf } from '../common/logger.js';
+import type { Handoff, HandoffJob } from '../handoff/handoff.js';
+import { jobIdOf } from './job-id.js';
+
+/**
+ * The part of a BullMQ `Queue` the hand-off uses. Typed here rather than imported, so that any
+ * BullMQ 5 or 6 queue fits and `jobhook/bullmq` never loads bullmq for the hand-off.
+ */
+export interface BullmqQueue {
+  /** The queue's name: `runWorker` needs the same one (`queueName`). */
+  readonly name: string;
+  /** `queue.add(name, data, opts)`. */
+  add(name: string, data: HandoffJob, opts?: JobsOptions): Promise<unknown>;
+}
+
+/** Options of {@link bullmqHandoff}. */
+export interface BullmqHandoffOptions {
+  /** A BullMQ queue: `new Queue('jobhook', { connection })`. The hand-off never closes it. */
+  queue: BullmqQueue;
+  /**
+   * How long an event's key stays deduplicated after it was first queued, in ms, even once its
+   * job is removed from Redis (BullMQ's `deduplication.ttl`). Default 72 hours: longer than the
+   * gateway's retry window. Past it, a delivery of the same event is queued again.
+   */
+  retentionMs?: number;
+  /**
+   * BullMQ job options, over the defaults: `attempts: 10`, `backoff: { type: 'exponential',
+   * delay: 2000, jitter: 0.5 }` (retries over about 17 minutes), `removeOnComplete: { age: 86400,
+   * count: 10000 }`, `removeOnFail: false` (a job that keeps failing stays in the failed set with
+   * its event, to retry from there). `jobId` and `deduplication` are the hand-off's own.
+   */
+  jobOptions?: Omit<JobsOptions, 'jobId' | 'deduplication'>;
+  /**
+   * Longest wait for Redis to store a job, in ms, before the delivery answers 503 and the sender
+   * retries (a job stored late is then found by its key). Default 5,000; 0 for no limit.
+   */
+  timeoutMs?: number;
+}
+
+/** The hand-off to BullMQ: its options, resolved. */
+export interface BullmqHandoff extends Handoff {
+  /** The name of the queue jobs go to. */
+  readonly queueName: string;
+  /** How long a key stays deduplicated, in ms. */
+  readonly retentionMs: number;
+}
+
+const HOUR = 60 * 60 * 1000;
+
+/** The job options the hand-off uses unless `jobOptions` says otherwise. */
+export const DEFAULT_JOB_OPTIONS = {
+  attempts: 10,
+  backoff: { type: 'exponential', delay: 2000, jitter: 0.5 },
+  removeOnComplete: { age: 24 * 60 * 60, count: 10_000 },
+  removeOnFail: false,
+} as const satisfies JobsOptions;
+
+/**
+ * Verify, then enqueue: passed as `createReceiver({ secret, handoff: bullmqHandoff({ queue }) })`,
+ * the receiver answers 2xx once the verified, validated event is a job in the queue, and
+ * `runWorker` runs the receiver's handlers for it with BullMQ's retries.
+ *
+ * The job id is the event's dedupe key, and the key is also BullMQ's deduplication id for
+ * `retentionMs`: the same event delivered twice, retried, or sent to two webhooks during a
+ * rotation is one job, from any number of receivers, also after the job was removed. Both checks
+ * run inside BullMQ's one Lua script that adds the job, so two receivers adding the same event at
+ * once still make one job.
+ *
+ * Durable means what Redis makes of it: run Redis with `appendonly yes` (`appendfsync always` to
+ * survive a crash of the Redis machine without losing the last second) and
+ * `maxmemory-policy noeviction`, as BullMQ asks.
+ */
+export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
+  const queue = options?.queue;
+  if (!queue || typeof queue.add !== 'function' || typeof queue.name !== 'string') {
+    throw new JobhookError(
+      'invalid_options',
+      "bullmqHandoff needs `queue`: a BullMQ queue, e.g. new Queue('jobhook', { connection }).",
+    );
+  }
+  const retentionMs = options.retentionMs ?? 72 * HOUR;
+  if (!Number.isSafeInteger(retentionMs) || retentionMs <= 0) {
+    throw new JobhookError(
+      'invalid_options',
+      'bullmqHandoff: `retentionMs` must be a positive integer (ms).',
+    );
+  }
+  const timeoutMs = options.timeoutMs ?? 5000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
+    throw new JobhookError('invalid_options', 'bullmqHandoff: `timeoutMs` must be 0 or more.');
+  }
+  const jobOptions: JobsOptions = { ...DEFAULT_JOB_OPTIONS, ...options.jobOptions };
+
+  return {
+    queueName: queue.name,
+    retentionMs,
+    async enqueue(job) {
+      const keyed: JobsOptions =
+        job.key === undefined
+          ? jobOptions
+          : { ...jobOptions, jobId: jobIdOf(job.key), deduplication: { id: job.key, ttl: retentionMs } };
+      await bounded(
+        queue.add(job.type, job, keyed),
+        timeoutMs,
+        (cause) =>
+          new JobhookError('handoff_failed', `The event could not be queued: ${messageOf(cause)}`, { cause }),
+      );
+    },
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * Verify, then enqueue: a receiver that answers the gateway as soon as the event is durably in a
+ * BullMQ queue, and workers that run its handlers with BullMQ's retries.
+ *
+ *   import { Queue } from 'bullmq';
+ *   import { createReceiver } from 'jobhook';
+ *   import { bullmqHandoff, runWorker } from 'jobhook/bullmq';
+ *
+ *   const connection = { host: '127.0.0.1', port: 6379 };
+ *   const receiver = createReceiver({
+ *     secret,
+ *     handoff: bullmqHandoff({ queue: new Queue('jobhook', { connection }) }),
+ *   }).onJobCompleted(async (event) => saveImage(event.data.image_url));
+ *
+ *   // in the web process: mount `receiver` with an adapter; in the worker process:
+ *   const worker = await runWorker(receiver, { connection });
+ *
+ * `bullmq` is an optional peer dependency: install it yourself. This module loads it only when
+ * `runWorker` is first called.
+ *
+ * @module jobhook/bullmq
+ */
+export {
+  bullmqHandoff,
+  DEFAULT_JOB_OPTIONS,
+  type BullmqHandoff,
+  type BullmqHandoffOptions,
+  type BullmqQueue,
+} from './handoff.js';
+export { runWorker, type RunWorkerOptions, type WorkerHandle } from './worker.js';
+export { jobIdOf } from './job-id.js';
+export type { Handoff, HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';

@@ -1,0 +1,83 @@
+import type { ConnectionOptions, Job, Worker, WorkerOptions } from 'bullmq';
+import { JobhookError } from '../common/errors.js';
+import { messageOf } from '../common/logger.js';
+import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
+import { reportHandoff } from '../receiver/observe.js';
+
+/** Options of {@link runWorker}. */
+export interface RunWorkerOptions {
+  /** Where the queue lives: ioredis options (`{ host, port }`) or an ioredis client. */
+  connection: ConnectionOptions;
+  /** The queue's name, as given to the `Queue` of `bullmqHandoff`. Default `jobhook`. */
+  queueName?: string;
+  /** Jobs this worker runs at once. Default 8. */
+  concurrency?: number;
+  /** More BullMQ worker options (`prefix`, `lockDuration`, `limiter`, ...). */
+  workerOptions?: Omit<WorkerOptions, 'connection' | 'concurrency' | 'autorun'>;
+  /**
+   * Receives the worker's own errors (Redis connection lost, a lock that could not be renewed),
+   * not the handlers' failures, which go to the receiver's `onError`. Default: `console.error`.
+   */
+  onWorkerError?: (error: Error) => void;
+}
+
+/** A running worker: {@link runWorker}'s result. */
+export interface WorkerHandle {
+  /** The BullMQ `Worker`, for its events (`completed`, `failed`, ...) and its other methods. */
+  readonly worker: Worker<HandoffJob>;
+  /** Stops taking jobs and resolves once the jobs it runs have finished. */
+  close(): Promise<void>;
+}
+
+/**
+ * Runs the receiver's handlers for the jobs `bullmqHandoff` queued, in this process: each job's
+ * event goes to `receiver.handleQueued`, with the receiver's handler time-out and `onError`
+ * reporting, and, when the receiver has an `observer` (`jobhook/otel`), the time from hand-off to
+ * the job's first start (`jobhook.handoff.latency`). A job whose handlers fail is retried by BullMQ with the job's backoff; after its last
+ * attempt it stays in the failed set with its event, to be retried from there. A payload that no
+ * longer matches the receiver's schemas fails at once, without retries (retrying cannot fix it;
+ * the job waits in the failed set for a deploy that can).
+ *
+ * Resolves once the worker is connected. `bullmq` is loaded here, on the first call, so that
+ * `jobhook/bullmq` itself loads without it.
+ */
+export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOptions): Promise<WorkerHandle> {
+  if (!receiver || typeof receiver.handleQueued !== 'function') {
+    throw new JobhookError('invalid_options', 'runWorker needs the receiver whose handlers should run.');
+  }
+  if (!options?.connection) {
+    throw new JobhookError(
+      'invalid_options',
+      'runWorker needs `connection`: where Redis is, e.g. { host: "127.0.0.1", port: 6379 }.',
+    );
+  }
+  const { Worker, UnrecoverableError } = await import('bullmq');
+  const processJob = async (job: Job<HandoffJob>) => {
+    // The receiver's observer (jobhook/otel) records the time from hand-off to first start; a
+    // retry's start would count its backoff too.
+    if (job.attemptsMade === 0 && typeof job.data?.receivedAt === 'number') {
+      const { deliveryId, type } = job.data;
+      reportHandoff(receiver, { deliveryId, type, latencyMs: Math.max(0, Date.now() - job.data.receivedAt) });
+    }
+    try {
+      await receiver.handleQueued(job.data);
+    } catch (error) {
+      if (error instanceof JobhookError && error.code === 'invalid_job') {
+        throw new UnrecoverableError(error.message);
+      }
+      throw error;
+    }
+  };
+  const worker = new Worker<HandoffJob>(options.queueName ?? 'jobhook', processJob, {
+    ...options.workerOptions,
+    connection: options.connection,
+    concurrency: options.concurrency ?? 8,
+    autorun: true,
+  });
+  // A worker with no 'error' listener would crash the process on a lost connection.
+  const onWorkerError =
+    options.onWorkerError ?? ((error: Error) => console.error(`jobhook: worker: ${messageOf(error)}`));
+  worker.on('error', onWorkerError);
+  await worker.waitUntilReady();
+  return { worker, close: () => worker.close() };
+}

@@ -1,0 +1,53 @@
+/**
+ * What a receiver hands a verified, validated event to instead of running its handlers in the
+ * request: a durable queue (`bullmqHandoff` from `jobhook/bullmq`, or one of your own over pg-boss,
+ * SQS, ...). The receiver answers 2xx once `enqueue` resolves, and 503 when it rejects or takes
+ * longer than the hand-off allows (the sender retries). A worker later takes the job off the queue
+ * and gives it to `receiver.handleQueued(job)`, which runs the handlers.
+ *
+ * The contract an implementation keeps:
+ *
+ * - `enqueue` resolves only once the job is durably stored (a reply from the queue's store, not a
+ *   buffer in this process): the sender forgets a delivery once it is answered 2xx.
+ * - Jobs with one `key` are stored once: an event delivered twice, retried, or sent to two
+ *   webhooks during a rotation carries one key, and `enqueue` of a key that is stored (or was,
+ *   within the hand-off's retention) resolves without storing it again.
+ * - The job is stored as plain JSON, as given: `handleQueued` validates its payload again.
+ */
+export interface Handoff {
+  /** Stores `job` durably (once per `key`); rejects when it could not. */
+  enqueue(job: HandoffJob): Promise<void>;
+}
+
+/** One verified event on its way to a worker: plain JSON, so any queue can carry it. */
+export interface HandoffJob {
+  /**
+   * The dedupe key: the event's `id` (or what the receiver's `dedupeKey` picks), the same for
+   * every copy and retry of the event. `undefined` only when the delivery had no id at all.
+   */
+  key: string | undefined;
+  /** The event type, e.g. `job.completed`. */
+  type: string;
+  /** The sender's delivery id (`webhook-id`), as handlers see it in `context.deliveryId`. */
+  deliveryId: string | undefined;
+  /**
+   * The verified body decoded as JSON, before schema validation: the worker validates it with
+   * its receiver's schemas, so that a schema's transforms run where the handlers run.
+   */
+  payload: unknown;
+  /** When the receiver accepted the delivery, in ms since the epoch. */
+  receivedAt: number;
+}
+
+/**
+ * The worker side of a hand-off: what `runWorker` (or your own consumer) needs of a receiver.
+ * `Receiver` has it.
+ */
+export interface QueuedJobRunner {
+  /**
+   * Runs the handlers for one job a hand-off stored; resolves once they all succeeded, rejects
+   * (with the `JobhookError` also given to `onError`) when one failed or timed out, so that the
+   * queue retries the job.
+   */
+  handleQueued(job: HandoffJob): Promise<void>;
+}
