@@ -8,8 +8,11 @@ export interface JobResult {
   /** How the job ended. */
   status: 'completed' | 'failed';
   /**
-   * The event's `data` as delivered: `task_id`, `status`, and `image_url` once completed or
-   * `error: { code, message }` once failed, with any other field the gateway sent.
+   * What a waiter resolves with, taken from the event's `data`: `task_id`, `status`, and
+   * `image_url` once completed or `error: { code, message }` once failed. Only these fields are
+   * kept: results are held for waiters that start late (up to 10,000 for 60 s by default), and a
+   * copy of every field of every event would let large payloads fill memory. The whole event goes
+   * to your handlers.
    */
   data: Readonly<Record<string, unknown>>;
   /** When this process learned it, in ms since the epoch (the receiver's clock). */
@@ -30,7 +33,16 @@ export function resultOf(type: string, event: unknown, receivedAt: number): JobR
   if (status === undefined) return undefined;
   const data = isRecord(event) ? event.data : undefined;
   if (!isRecord(data) || typeof data.task_id !== 'string' || data.task_id.length === 0) return undefined;
-  return { taskId: data.task_id, status, data, receivedAt };
+  return { taskId: data.task_id, status, data: waitedFor(data), receivedAt };
+}
+
+/** The fields of `data` a waiter reads, copied, so the event itself is not kept alive. */
+function waitedFor(data: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = { task_id: data.task_id, status: data.status };
+  if (typeof data.image_url === 'string') kept.image_url = data.image_url;
+  const error = data.error;
+  if (isRecord(error)) kept.error = { code: error.code, message: error.message };
+  return kept;
 }
 
 /** A result that came over a channel from another process: trust only its shape. */

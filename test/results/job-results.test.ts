@@ -177,3 +177,26 @@ describe('a channel between instances', () => {
     expect(closed).toBe(1);
   });
 });
+
+describe('what a recent result keeps', () => {
+  test('only the fields a waiter reads, never the rest of a large payload', async () => {
+    const receiver = createReceiver({ secret: SECRET });
+    const big = completed();
+    const data = { ...big.data, thumbnail: 'x'.repeat(256 * 1024) };
+    const { headers, body } = signDelivery({ secret: SECRET, payload: { ...big, data } });
+    expect((await receiver.receive({ headers, body })).status).toBe(200);
+    const kept = receiver.results.get(data.task_id)!;
+    expect(kept.data).toEqual({
+      task_id: data.task_id,
+      status: 'completed',
+      image_url: data.image_url,
+    });
+    expect(JSON.stringify(kept).length).toBeLessThan(1024);
+
+    const lost = failed();
+    const withError = { ...lost.data, error: { ...lost.data.error, trace: 'y'.repeat(10_000) } };
+    const signed = signDelivery({ secret: SECRET, payload: { ...lost, data: withError } });
+    await receiver.receive({ headers: signed.headers, body: signed.body });
+    expect(receiver.results.get(withError.task_id)!.data.error).toEqual(lost.data.error);
+  });
+});
