@@ -14,7 +14,9 @@ import type { Results } from './report.js';
 const snapshot = fileURLToPath(new URL('./dist', import.meta.url));
 rmSync(snapshot, { recursive: true, force: true });
 cpSync(resolve('dist'), snapshot, { recursive: true });
-// The built files import `#runtime`, resolved through the `imports` of the nearest package.json.
+// The built files import `#runtime`, resolved through the `imports` of the nearest package.json:
+// npm run bench copies it before this module loads (static imports resolve first); again here
+// for a run started by hand.
 cpSync(resolve('package.json'), fileURLToPath(new URL('./package.json', import.meta.url)));
 const { runCore } = await import('./core.js');
 const { runHttp, runMemory } = await import('./http.js');
