@@ -1,20 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
-/**
- * Error codes the simulator answers with. The document names `invalid_request`, `unauthorized`
- * and `not_found`; the rest are the simulator's choices (docs/gateway-simulator.md).
- */
-export type GatewayErrorCode =
-  | 'invalid_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'insufficient_credits'
-  | 'rate_limited'
-  | 'too_many_concurrent_jobs'
-  | 'internal_error';
+// Error codes the simulator answers with: the gateway's document names `invalid_request`,
+// `unauthorized` and `not_found`; `forbidden`, `method_not_allowed`, `insufficient_credits`,
+// `rate_limited`, `too_many_concurrent_jobs` and `internal_error` are the simulator's choices
+// (docs/gateway-simulator.md). Tests may inject any other code with failNext().
 
 /** Thrown by a route to answer with the failure envelope. */
 export class GatewayFailure extends Error {
