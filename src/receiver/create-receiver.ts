@@ -237,7 +237,9 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       return answers.bodyUnavailable();
     }
     const headers = readHeaders(input.headers ?? {});
-    if (config.verify) {
+    // The checks that need no body run before reading one; a body already in hand goes straight
+    // to the verifier, which makes the same checks (running them twice cost ~10 % at 1 KB).
+    if (config.verify && reader) {
       const refusal = checkHeaders(config.verify, {
         headers,
         now: config.now(),
