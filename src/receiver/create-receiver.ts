@@ -290,18 +290,18 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       return parsed.response;
     }
     const { type, event } = parsed;
-    trace?.identified(signedId ?? parsed.payloadId, type);
-    if (parsed.known) results.receive(type, event);
     const deliveryId = signedId ?? parsed.payloadId;
+    trace?.identified(deliveryId, type);
+    if (parsed.known) results.receive(type, event);
     if (config.handoff) {
       // Every verified, valid event goes to the queue, handlers here or not: the workers run them.
-      const key = dedupeKeyOf(signedId, parsed.payloadId, { deliveryId, type, event, headers });
+      const key = dedupeKeyOf(signedId, parsed.payloadId, deliveryId, type, event, headers);
       const job = { key, type, deliveryId, payload: parsed.payload, receivedAt: config.now() };
       return handOff(config.handoff, job, report);
     }
     const handlers = handlersFor(type, parsed.known);
     if (handlers.length === 0) return answers.ok();
-    const key = dedupeKeyOf(signedId, parsed.payloadId, { deliveryId, type, event, headers });
+    const key = dedupeKeyOf(signedId, parsed.payloadId, deliveryId, type, event, headers);
     return dispatch(handlers, event, { deliveryId, type }, key, trace);
   }
 
@@ -336,17 +336,21 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     return answers.invalidSignature(refusal.code);
   }
 
+  /** The delivery's dedupe key; the object a `dedupeKey` function is given is made only for it. */
   function dedupeKeyOf(
     signedId: string | undefined,
     payloadId: string | undefined,
-    delivery: { deliveryId: string | undefined; type: string; event: unknown; headers: HeaderReader },
+    deliveryId: string | undefined,
+    type: string,
+    event: unknown,
+    headers: HeaderReader,
   ): string | undefined {
     const choice = config.dedupeKey;
     if (choice === 'event') return payloadId ?? signedId;
     if (choice === 'delivery') return signedId ?? payloadId;
-    const key = choice(delivery);
+    const key = choice({ deliveryId, type, event, headers });
     if (key === undefined || typeof key === 'string') return key;
-    throw new TypeError('dedupeKey returned neither a string nor undefined.');
+    throw new JobhookError('invalid_options', 'dedupeKey returned neither a string nor undefined.');
   }
 
   /**

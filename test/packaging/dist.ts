@@ -15,21 +15,24 @@ export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const dist = join(root, 'dist');
 export const cli = join(dist, 'cli.js');
 
+/** The built name of every public entry point (`index` is `jobhook` itself). */
+export const entryNames = [
+  'index',
+  'express',
+  'hono',
+  'node',
+  'fastify',
+  'koa',
+  'client',
+  'testing',
+  'redis',
+  'postgres',
+  'bullmq',
+  'otel',
+];
+
 const outputs = [
-  ...[
-    'index',
-    'express',
-    'hono',
-    'node',
-    'fastify',
-    'koa',
-    'client',
-    'testing',
-    'redis',
-    'postgres',
-    'bullmq',
-    'otel',
-  ].flatMap((name) => ['.js', '.cjs', '.d.ts', '.d.cts'].map((ext) => `${name}${ext}`)),
+  ...entryNames.flatMap((name) => ['.js', '.cjs', '.d.ts', '.d.cts'].map((ext) => `${name}${ext}`)),
   // `jobhook/testing` on Workers, Edge and browsers, and the two forms of `#runtime`.
   'testing-web.js',
   'testing-web.d.ts',

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDist, root } from './dist.js';
+import { ensureDist, entryNames, root } from './dist.js';
 
 const run = promisify(execFile);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -201,20 +201,7 @@ describe('the packed tarball', () => {
       'README.md',
       'package.json',
     ]);
-    for (const name of [
-      'index',
-      'express',
-      'hono',
-      'node',
-      'fastify',
-      'koa',
-      'client',
-      'testing',
-      'redis',
-      'postgres',
-      'bullmq',
-      'otel',
-    ]) {
+    for (const name of entryNames) {
       expect(paths).toEqual(
         expect.arrayContaining([
           `dist/${name}.js`,
