@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { bodyLimits, onBodyAbort } from '../../src/wire/body.js';
+import { BodyReading, onBodyAbort } from '../../src/wire/body.js';
+
+function bodyLimits(maxBytes: number) {
+  const limits = new BodyReading(maxBytes);
+  return { limits, abort: () => BodyReading.abort(limits) };
+}
 
 // The receiver tells body readers of a time-out through a hook (jobhook's own readers) or through
 // `signal`, made only when a reader reads it: both must hear of it, before or after it happened.
-describe('bodyLimits', () => {
+describe('BodyReading', () => {
   it('calls the stops registered through onBodyAbort once, on abort', () => {
     const { limits, abort } = bodyLimits(10);
     const calls: string[] = [];
@@ -14,6 +19,13 @@ describe('bodyLimits', () => {
     abort();
     expect(calls).toEqual(['a']);
     expect(limits.maxBytes).toBe(10);
+  });
+
+  it('shows a reader only maxBytes and signal', () => {
+    const { limits } = bodyLimits(10);
+    expect(Object.keys(limits)).toEqual(['maxBytes']);
+    expect('signal' in limits).toBe(true);
+    expect('abort' in limits).toBe(false);
   });
 
   it('calls a stop registered after the abort at once', () => {
