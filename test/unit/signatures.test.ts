@@ -154,6 +154,61 @@ describe('standardWebhooks()', () => {
     }
   });
 
+  test('told the headers were checked, skips only those checks: the signature is still compared', () => {
+    const body = '{"type":"x"}';
+    const headers = signDelivery({ secret: SECRET, payload: body, timestamp: NOW }).headers;
+    const prepared = standardWebhooks().prepare([SECRET]);
+    // A timestamp far off is not looked at again (the receiver checked it when the headers came)...
+    const later = (NOW + 3600) * 1000;
+    expect(prepared(request(headers, body, later))).toMatchObject({ ok: false, code: 'stale_timestamp' });
+    expect(prepared({ ...request(headers, body, later), headersChecked: true })).toEqual({
+      ok: true,
+      id: headers['webhook-id'],
+    });
+    // ...but a body or a signature that does not match is refused all the same.
+    expect(prepared({ ...request(headers, `${body} `), headersChecked: true })).toMatchObject({
+      ok: false,
+      code: 'no_match',
+    });
+    const forged = { ...headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}` };
+    expect(prepared({ ...request(forged, body), headersChecked: true })).toMatchObject({
+      ok: false,
+      code: 'no_match',
+    });
+  });
+
+  test('the receiver says the headers were checked only when its pre-check ran and passed', async () => {
+    const seen: (boolean | undefined)[] = [];
+    const inner = standardWebhooks();
+    const spy = {
+      name: 'spy',
+      prepare(secrets: readonly string[]) {
+        const verify = inner.prepare(secrets);
+        const wrapped = (req: SignedRequest) => {
+          seen.push(req.headersChecked);
+          return verify(req);
+        };
+        return Object.assign(wrapped, { checkHeaders: verify.checkHeaders });
+      },
+    };
+    const receiver = createReceiver({ secret: SECRET, verifier: spy, now: () => NOW * 1000 });
+    const body = JSON.stringify(completedPayload());
+    const { headers } = signDelivery({ secret: SECRET, payload: body, timestamp: NOW });
+    expect((await receiver.receive({ headers, body })).status).toBe(200);
+    const lazy = await receiver.receive({ headers, body: () => Promise.resolve(Buffer.from(body)) });
+    expect(lazy.status).toBe(200);
+    // A stale delivery read lazily is refused before its body is read, and never reaches verify.
+    let read = false;
+    const stale = signDelivery({ secret: SECRET, payload: body, timestamp: NOW - 3600 }).headers;
+    const refused = await receiver.receive({
+      headers: stale,
+      body: () => ((read = true), Promise.resolve(Buffer.from(body))),
+    });
+    expect(refused.status).toBe(401);
+    expect(read).toBe(false);
+    expect(seen).toEqual([undefined, true]);
+  });
+
   test('refuses a whsec_ secret that is not base64, without echoing it', () => {
     expect(() => createReceiver({ secret: 'whsec_not base64!' })).toThrow(/base64/);
     expect(() => createReceiver({ secret: 'whsec_not base64!' })).not.toThrow(/not base64!/);
