@@ -35,7 +35,7 @@ export type NodeHandler = (
 export function nodeHandler(receiver: NodeReceiver, options: NodeHandlerOptions = {}): NodeHandler {
   const { path } = options;
   return (req, res, next) => {
-    if (path !== undefined && (req.url ?? '/').split('?')[0] !== path) {
+    if (path !== undefined && !isPath(req.url ?? '/', path)) {
       if (next) return next();
       const notFound = answers.notFound();
       res.writeHead(notFound.status, notFound.headers).end(notFound.body);
@@ -44,3 +44,12 @@ export function nodeHandler(receiver: NodeReceiver, options: NodeHandlerOptions 
     void answerNodeRequest(receiver, req, res);
   };
 }
+
+/** Whether `url` is `path`, with or without a query string (compared without splitting the URL). */
+function isPath(url: string, path: string): boolean {
+  return (
+    url.startsWith(path) && (url.length === path.length || url.charCodeAt(path.length) === QUESTION_MARK)
+  );
+}
+
+const QUESTION_MARK = 0x3f;

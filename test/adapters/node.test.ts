@@ -30,6 +30,9 @@ describe('nodeHandler with `path`', () => {
     expect((await post(`${server.origin}/webhooks?source=gateway`)).status).toBe(200);
     const elsewhere = await post(`${server.origin}/webhooks/other`);
     expect(elsewhere).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+    // A path that only starts like it is another path.
+    expect((await post(`${server.origin}/webhooks2`)).status).toBe(404);
+    expect((await post(`${server.origin}/webhook`)).status).toBe(404);
     expect(rec.calls.filter((call) => call.type === 'job.completed')).toHaveLength(2);
   });
 
