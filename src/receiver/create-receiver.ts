@@ -9,6 +9,7 @@ import {
   type MergedSchemas,
   type UnknownEvent,
 } from '../events/schemas.js';
+import { bodyDeadlines } from '../wire/body-deadlines.js';
 import { createFetchHandler } from '../wire/fetch-handler.js';
 import type { DeliveryContext, EventHandler } from './run-handlers.js';
 import { readHeaders, type HeaderReader, type HeadersInput } from '../wire/headers.js';
@@ -364,28 +365,30 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
 
   /**
    * Reads a lazy body within the size limit and `bodyTimeoutMs`: the bytes, or the answer. Settled
-   * by hand rather than with Promise.race, and with no AbortSignal unless the reader asks for one
-   * (see `BodyReading`): both cost more per delivery than reading a small body.
+   * by hand rather than with Promise.race, with no AbortSignal unless the reader asks for one (see
+   * `BodyReading`) and no timer of its own (see `bodyDeadlines`): each cost more per delivery than
+   * reading a small body.
    */
+  const deadlines =
+    config.bodyTimeoutMs > 0 && Number.isFinite(config.bodyTimeoutMs)
+      ? bodyDeadlines(config.bodyTimeoutMs)
+      : undefined;
   function readBody(reader: BodyReader): Promise<Uint8Array | ReceiverResponse> {
     const timeoutMs = config.bodyTimeoutMs;
     const maxBytes = config.maxBodyBytes;
     const limits = new BodyReading(maxBytes);
     return new Promise((resolve) => {
       let settled = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
       const settle = (answer: Uint8Array | ReceiverResponse) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        deadline?.cancel();
         resolve(answer);
       };
-      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-        timer = setTimeout(() => {
-          BodyReading.abort(limits);
-          settle(answers.bodyTimeout(timeoutMs));
-        }, timeoutMs);
-      }
+      const deadline = deadlines?.start(() => {
+        BodyReading.abort(limits);
+        settle(answers.bodyTimeout(timeoutMs));
+      });
       const failed = (error: unknown) =>
         settle(
           error instanceof BodyReadError && error.reason === 'too_large'

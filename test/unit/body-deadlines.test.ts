@@ -1,0 +1,52 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { bodyDeadlines } from '../../src/wire/body-deadlines.js';
+
+// One timer for all of a receiver's body time-outs: each body still expires on its own time, and
+// an idle receiver holds no timer.
+describe('bodyDeadlines', () => {
+  beforeEach(() => void vi.useFakeTimers());
+  afterEach(() => void vi.useRealTimers());
+
+  it('expires each body on its own time, in order, on a single timer', () => {
+    const deadlines = bodyDeadlines(100);
+    const expired: string[] = [];
+    deadlines.start(() => expired.push('a'));
+    vi.advanceTimersByTime(30);
+    deadlines.start(() => expired.push('b'));
+    vi.advanceTimersByTime(30);
+    deadlines.start(() => expired.push('c'));
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(39);
+    expect(expired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(expired).toEqual(['a']);
+    vi.advanceTimersByTime(30);
+    expect(expired).toEqual(['a', 'b']);
+    vi.advanceTimersByTime(30);
+    expect(expired).toEqual(['a', 'b', 'c']);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('never expires a cancelled body, and clears its timer once none is left', () => {
+    const deadlines = bodyDeadlines(100);
+    const expired: string[] = [];
+    const a = deadlines.start(() => expired.push('a'));
+    vi.advanceTimersByTime(50);
+    const b = deadlines.start(() => expired.push('b'));
+    a.cancel();
+    a.cancel();
+    // The timer armed for `a` fires and finds `b` not due yet: it waits for `b` instead.
+    vi.advanceTimersByTime(60);
+    expect(expired).toEqual([]);
+    vi.advanceTimersByTime(40);
+    expect(expired).toEqual(['b']);
+    b.cancel();
+
+    const c = deadlines.start(() => expired.push('c'));
+    expect(vi.getTimerCount()).toBe(1);
+    c.cancel();
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(1000);
+    expect(expired).toEqual(['b']);
+  });
+});
