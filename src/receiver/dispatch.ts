@@ -197,17 +197,19 @@ export function createDispatcher(config: ResolvedOptions, lifecycle: InFlight, r
     step: Step,
     delivery: DeliveryInfo,
   ): StepResult<Step> | typeof FAILED | Promise<StepResult<Step> | typeof FAILED> {
-    const failed = (error: unknown): typeof FAILED => {
-      reportStoreFailure(step, error, delivery);
-      return FAILED;
-    };
     let result: unknown;
     try {
       result = claim.store[step](claim.key, claim.owner);
     } catch (error) {
-      return failed(error);
+      reportStoreFailure(step, error, delivery);
+      return FAILED;
     }
+    // A synchronous store (the in-memory one) answers here, with nothing allocated for the call.
     if (!isThenable(result)) return result as StepResult<Step>;
+    const failed = (error: unknown): typeof FAILED => {
+      reportStoreFailure(step, error, delivery);
+      return FAILED;
+    };
     // A third of the lease: a hung complete still leaves time to retry it before the lease lapses.
     const leaseMs = claim.store.leaseMs;
     const limit = leaseMs > 0 ? Math.min(leaseMs / 3, MAX_STORE_WAIT_MS) : MAX_STORE_WAIT_MS;
