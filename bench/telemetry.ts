@@ -23,7 +23,7 @@ import {
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createReceiver, type ReceiverObserver } from 'jobhook';
 import { otelObserver } from 'jobhook/otel';
-import { KB, SECRET, jobCompletedBody, standardHeaders } from './fixtures.js';
+import { KB, SECRET, jobCompletedBody, standardHeaders, withFreshEventId } from './fixtures.js';
 import { bench, compare, formatNs, median, ratio, type Case } from './measure.js';
 
 const options = { rounds: Number(process.env.ROUNDS ?? 15), batchMs: 100, warmupMs: 500 };
@@ -43,8 +43,13 @@ async function receiverCase(name: string, observer?: ReceiverObserver): Promise<
   if (first.status !== 200) throw new Error(`${name}: receive() answered ${first.status} ${first.body}`);
   return bench(
     name,
-    // Fresh ids, so that dedupe does real work on each delivery.
-    (n) => Array.from({ length: n }, () => ({ headers: standardHeaders(body), body })),
+    // A fresh event per delivery (jobhook dedupes by the payload's id), so that each one is
+    // claimed, handled and recorded, as in production, rather than answered as a duplicate.
+    (n) =>
+      Array.from({ length: n }, () => {
+        const fresh = withFreshEventId(body);
+        return { headers: standardHeaders(fresh), body: fresh };
+      }),
     (deliveries, i) => receiver.receive(deliveries[i]!),
   );
 }
