@@ -21,6 +21,7 @@ import {
 import { verifyByHand } from './handwritten.js';
 import { createReceiver } from './jobhook.js';
 import { bench, compare, type Case, type CompareOptions, type Samples } from './measure.js';
+import type { StandardSchemaV1 } from 'jobhook';
 
 export const CASES = {
   floor: 'hand-written floor',
@@ -158,4 +159,38 @@ export async function runCore(sizes: number[], options: CompareOptions): Promise
     results.push({ size, bytes: body.length, samples: await compare(await casesFor(body), options) });
   }
   return results;
+}
+
+/**
+ * Where the time of `receive()` goes at one size: the receiver as users create it, then with the
+ * features the floor does not have turned off one by one (the job results kept for `waitFor`, the
+ * dedupe store, schema validation), each against the floor in the same interleaved rounds.
+ */
+export const BREAKDOWN = {
+  all: 'receive(), as created (default options)',
+  noResults: 'results: false',
+  noDedupe: 'dedupe: false',
+  neither: 'results: false, dedupe: false',
+  bare: 'results: false, dedupe: false, a schema that checks nothing',
+} as const;
+
+const acceptAnything: StandardSchemaV1 = {
+  '~standard': { version: 1, vendor: 'bench', validate: (value: unknown) => ({ value }) },
+};
+
+export async function runCoreBreakdown(size: number, options: CompareOptions): Promise<Samples> {
+  const body = jobCompletedBody(size);
+  const variants: Record<keyof typeof BREAKDOWN, Parameters<typeof createReceiver>[0]> = {
+    all: { secret: SECRET },
+    noResults: { secret: SECRET, results: false },
+    noDedupe: { secret: SECRET, dedupe: false },
+    neither: { secret: SECRET, results: false, dedupe: false },
+    bare: { secret: SECRET, results: false, dedupe: false, schemas: { 'job.completed': acceptAnything } },
+  };
+  const cases = [floorCase(CASES.floor, body)];
+  for (const [key, receiverOptions] of Object.entries(variants)) {
+    const receiver = createReceiver(receiverOptions).onJobCompleted(noop);
+    cases.push(await jobhookCase(BREAKDOWN[key as keyof typeof BREAKDOWN], body, receiver));
+  }
+  return compare(cases, options);
 }
