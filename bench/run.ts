@@ -37,7 +37,7 @@ const stores = quick
   ? { rounds: 2, deliveries: 300, concurrency: 32 }
   : { rounds: 5, deliveries: 1000, concurrency: 32 };
 const handoff = quick
-  ? { warmup: 300, rounds: 1, deliveries: 300, concurrency: 32 }
+  ? { warmup: 100, rounds: 1, deliveries: 300, concurrency: 32 }
   : { warmup: 6000, rounds: 5, deliveries: 1500, concurrency: 32 };
 
 const startedAt = new Date();
