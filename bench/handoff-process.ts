@@ -1,35 +1,90 @@
 /**
- * A process of bench/handoff.ts. ROLE=receiver: an HTTP receiver on PORT that hands each event off
- * to the BullMQ queue QUEUE (prints "listening"). ROLE=worker: runs the handler for queued events,
- * which counts them in Redis (prints "ready").
+ * One process of the BullMQ hand-off bench (bench/handoff.ts), forked with IPC from the compiled
+ * bench: `handoff-process.js <role> <redis url> <prefix>`.
+ *
+ * - `handoff`: node:http + `nodeHandler` on a receiver that hands each event off to the BullMQ
+ *   queue `<prefix>` (`bullmqHandoff`); it runs no handler.
+ * - `inline`: node:http + `nodeHandler` on a receiver that runs the handler itself, deduplicating
+ *   with `redisDedupeStore` (keys under `<prefix>:dedupe:`).
+ * - `worker`: `runWorker` runs the handler for the queued events, 32 at a time.
+ *
+ * The handler counts its runs. The process reports `{ port }` (receivers) or `{}` (workers) once
+ * ready, answers `'cpu'` with its CPU time so far (user + system, µs) and its handler runs, and
+ * exits when the parent goes away.
  */
 import { once } from 'node:events';
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createReceiver } from 'jobhook';
-import { bullmqHandoff, runWorker } from 'jobhook/bullmq';
-import { nodeHandler } from 'jobhook/node';
+import { SECRET } from './fixtures.js';
+import { bullmqHandoff, createReceiver, nodeHandler, redisDedupeStore, runWorker } from './jobhook.js';
 
-const { ROLE, REDIS_URL = '', QUEUE = '', PREFIX = '', SECRET = '', PORT = '0' } = process.env;
-const connection = { url: REDIS_URL };
+export const ROLES = ['handoff', 'inline', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+export const PATH = '/webhooks';
+/** The queue's name; the per-run prefix keeps it apart from any other queue of that name. */
+export const QUEUE = 'jobhook';
+/** Jobs each worker process runs at once. */
+export const WORKER_CONCURRENCY = 32;
 
-if (ROLE === 'receiver') {
-  const queue = new Queue(QUEUE, { connection, prefix: PREFIX });
-  const receiver = createReceiver({ secret: SECRET, handoff: bullmqHandoff({ queue }) });
-  const server = createServer(nodeHandler(receiver));
-  server.listen(Number(PORT), '127.0.0.1');
-  await once(server, 'listening');
-  console.log('listening');
-} else {
-  const redis = new Redis(REDIS_URL);
-  const counter = `${PREFIX}:handled`;
-  const receiver = createReceiver({ secret: SECRET }).onJobCompleted(() => redis.incr(counter));
-  await runWorker(receiver, {
-    connection,
-    queueName: QUEUE,
-    concurrency: 32,
-    workerOptions: { prefix: PREFIX },
+export interface Ready {
+  port?: number;
+}
+
+export interface Usage {
+  /** CPU time of the process so far (user + system), µs. */
+  cpuUs: number;
+  /** Handler runs so far. */
+  handled: number;
+}
+
+let handled = 0;
+const count = () => void handled++;
+
+async function start(role: Role, url: string, prefix: string): Promise<Ready> {
+  const connection = { url };
+  const listen = async (receiver: Parameters<typeof nodeHandler>[0]) => {
+    const server = createServer(nodeHandler(receiver, { path: PATH }));
+    server.keepAliveTimeout = 60_000;
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return { port: (server.address() as AddressInfo).port };
+  };
+  switch (role) {
+    case 'handoff': {
+      const queue = new Queue(QUEUE, { connection, prefix });
+      queue.on('error', (error) => console.error(`bench: handoff receiver: ${error.message}`));
+      await queue.waitUntilReady();
+      return listen(createReceiver({ secret: SECRET, handoff: bullmqHandoff({ queue }) }));
+    }
+    case 'inline': {
+      const redis = new Redis(url);
+      const dedupe = redisDedupeStore({ redis, prefix: `${prefix}:dedupe:` });
+      return listen(createReceiver({ secret: SECRET, dedupe }).onJobCompleted(count));
+    }
+    case 'worker': {
+      await runWorker(createReceiver({ secret: SECRET }).onJobCompleted(count), {
+        connection,
+        queueName: QUEUE,
+        concurrency: WORKER_CONCURRENCY,
+        workerOptions: { prefix },
+      });
+      return {};
+    }
+  }
+}
+
+if (process.send) {
+  const [role, url, prefix] = process.argv.slice(2) as [Role, string, string];
+  if (!ROLES.includes(role) || !url || !prefix)
+    throw new Error(`Bad arguments: ${process.argv.slice(2).join(' ')}`);
+  process.on('message', (message) => {
+    if (message === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send!({ cpuUs: user + system, handled } satisfies Usage);
+    }
   });
-  console.log('ready');
+  process.on('disconnect', () => process.exit(0));
+  process.send((await start(role, url, prefix)) satisfies Ready);
 }

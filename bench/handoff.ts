@@ -1,177 +1,277 @@
 /**
- * The BullMQ hand-off, measured. Not part of `npm run bench` (it needs Redis and takes a while):
+ * The BullMQ hand-off, end to end: `runHandoff`, called by run.ts (`npm run bench`).
  *
- *   npx tsx bench/handoff.ts            (BENCH_DELIVERIES=10000 for more)
+ * Signed deliveries over HTTP (keep-alive, `concurrency` in flight, half to each receiver, every
+ * one a fresh event) to two setups of two receiver processes each (bench/handoff-process.ts):
  *
- * 1. Time per delivery through `receiver.receive` (verify, parse, validate, then: the handler with
- *    the in-memory store, the handler with the Redis store, or the hand-off to BullMQ), one at a
- *    time and 32 at a time, in this process.
- * 2. End to end: signed deliveries over HTTP (keep-alive, 32 in flight) to 2 receiver processes
- *    that hand off to BullMQ, and 2 worker processes that run the handler; deliveries per second
- *    until every receiver answered, and until every handler ran.
+ * - baseline: the receivers run the handler themselves, deduplicating with `redisDedupeStore`,
+ *   the shared store two instances would otherwise need;
+ * - hand-off: the receivers hand each event off to BullMQ (`bullmqHandoff`), and two worker
+ *   processes run the handler (`runWorker`).
  *
- * Uses Redis at JOBHOOK_REDIS_URL (default redis://127.0.0.1:6379) under a queue name and a key
- * prefix of its own, and removes them.
+ * Per setup and round: deliveries per second until every receiver answered and until every handler
+ * ran, and CPU time per delivery of the receiver processes, of the worker processes (each asked
+ * over IPC) and of the Redis server (INFO cpu). Rounds alternate the setups' order. Uses Redis at
+ * JOBHOOK_REDIS_URL (default redis://127.0.0.1:6379) under a key prefix of its own and removes its
+ * keys; without Redis it is skipped with one line.
+ *
+ * Like every bench file it loads jobhook from the dist snapshot beside the compiled bench
+ * (bench/jobhook.ts) and forks the compiled handoff-process.js with plain node, so it runs from
+ * `npm run bench` only, not with tsx.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createReceiver, memoryDedupeStore, type ReceiverOptions } from 'jobhook';
-import { bullmqHandoff } from 'jobhook/bullmq';
-import { redisDedupeStore } from 'jobhook/redis';
-import { signDelivery } from 'jobhook/testing';
+import { jobCompletedBody, standardHeaders, withFreshEventId } from './fixtures.js';
+import { PATH, type Ready, type Role, type Usage } from './handoff-process.js';
+import { median } from './measure.js';
+import { deleteKeys, probe, REDIS_URL } from './stores.js';
 
-const REDIS_URL = process.env.JOBHOOK_REDIS_URL || 'redis://127.0.0.1:6379';
-const N = Number(process.env.BENCH_DELIVERIES) || 4000;
-const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
-const tag = randomBytes(4).toString('hex');
-const PREFIX = `jobhook-bench-${tag}`;
-const QUEUE = 'jobhook';
-
-function deliveries(count: number) {
-  return Array.from({ length: count }, () => {
-    const payload = {
-      id: `evt_${randomUUID()}`,
-      type: 'job.completed',
-      created_at: '2026-11-21T10:00:00Z',
-      data: { task_id: `task_${randomUUID()}`, status: 'completed', image_url: 'https://img.example/1.png' },
-    };
-    return signDelivery({ secret: SECRET, payload });
-  });
+export interface HandoffOptions {
+  /**
+   * Deliveries per deployment before the rounds. The receivers' CPU per delivery keeps falling
+   * for several thousand (JIT, heap sizing): fewer leave the first rounds slower.
+   */
+  warmup: number;
+  rounds: number;
+  /** Deliveries per setup and round. */
+  deliveries: number;
+  /** Requests in flight, each on its own keep-alive connection, half to each receiver. */
+  concurrency: number;
 }
 
-/** Runs `work` for each item, `inFlight` at a time; seconds taken. */
-async function pool<T>(items: T[], inFlight: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
-  return Number(process.hrtime.bigint() - started) / 1e9;
+export const SETUPS = ['inline', 'handoff'] as const;
+export type Setup = (typeof SETUPS)[number];
+
+export interface HandoffSamples {
+  /** Deliveries per second from the first request until the last answer; one entry per round. */
+  answered: number[];
+  /** Deliveries per second from the first request until the last handler run. */
+  handled: number[];
+  /** CPU time (user + system) of the two receiver processes per delivery, µs. */
+  receiverCpu: number[];
+  /** The same for the two worker processes (0 in the baseline, which has none). */
+  workerCpu: number[];
+  /** CPU time of the Redis server per delivery, µs (the whole server's: other clients count too). */
+  redisCpu: number[];
 }
 
-/** µs per delivery through receive(), one at a time and 32 at a time. */
-async function perDelivery(options: Omit<ReceiverOptions, 'secret'>) {
-  const receiver = createReceiver({ ...options, secret: SECRET }).onJobCompleted(() => undefined);
-  const run = async (count: number, inFlight: number) => {
-    const batch = deliveries(count);
-    const seconds = await pool(batch, inFlight, async (d) => {
-      const answer = await receiver.receive({ headers: d.headers, body: d.body });
-      if (answer.status !== 200) throw new Error(`answered ${answer.status}: ${answer.body}`);
+export interface HandoffResults {
+  options: HandoffOptions;
+  samples: Partial<Record<Setup, HandoffSamples>>;
+  /** Why the section did not run, if it did not. */
+  skipped: string[];
+}
+
+/** A forked handoff-process.js: its port (receivers) and its CPU time and handler runs on demand. */
+class Child {
+  private exited: Error | undefined;
+  private readonly waiting = new Set<(error: Error) => void>();
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly role: Role,
+    readonly port: number | undefined,
+  ) {
+    child.on('exit', (code, signal) => {
+      this.exited = new Error(`a ${role} process exited (${signal ?? code})`);
+      for (const reject of this.waiting) reject(this.exited);
     });
-    return (seconds * 1e6) / count;
-  };
-  try {
-    await run(200, 1); // warm-up
-    return { sequential: await run(N / 2, 1), concurrent: await run(N / 2, 32) };
-  } finally {
-    await receiver.close(); // a Redis store's result channel holds a subscription until then
+  }
+
+  static start(role: Role, prefix: string): Promise<Child> {
+    const child = fork(new URL('./handoff-process.js', import.meta.url).pathname, [role, REDIS_URL, prefix], {
+      execArgv: process.execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    return new Promise((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', (code) =>
+        reject(new Error(`a ${role} process exited (${code}) before it was ready`)),
+      );
+      child.once('message', (ready: Ready) => {
+        child.removeAllListeners('exit');
+        resolve(new Child(child, role, ready.port));
+      });
+    });
+  }
+
+  usage(): Promise<Usage> {
+    if (this.exited) return Promise.reject(this.exited);
+    return new Promise((resolve, reject) => {
+      this.waiting.add(reject);
+      this.child.once('message', (usage: Usage) => {
+        this.waiting.delete(reject);
+        resolve(usage);
+      });
+      this.child.send('cpu');
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (this.exited || !this.child.connected) return;
+    const exit = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.disconnect(); // the process exits when its parent goes away
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
+    await exit;
+    clearTimeout(timer);
   }
 }
 
-function startProcess(env: Record<string, string>): Promise<ChildProcess> {
-  const script = fileURLToPath(new URL('./handoff-process.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    env: { ...process.env, ...env, REDIS_URL, QUEUE, PREFIX, SECRET },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (data: Buffer) => {
-      if (/listening|ready/.test(data.toString())) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`a bench process exited (${code})`)));
+type Delivery = { headers: Record<string, string>; body: Buffer };
+
+const template = jobCompletedBody(1024);
+
+function deliveries(count: number): Delivery[] {
+  return Array.from({ length: count }, () => {
+    const body = withFreshEventId(template);
+    return { headers: standardHeaders(body), body };
   });
 }
 
-async function endToEnd(redis: Redis) {
-  const ports = [await freePort(), await freePort()];
-  const children = [
-    ...(await Promise.all(ports.map((port) => startProcess({ ROLE: 'receiver', PORT: String(port) })))),
-    ...(await Promise.all([0, 1].map(() => startProcess({ ROLE: 'worker' })))),
-  ];
-  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+function post(agent: Agent, port: number, delivery: Delivery): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: PATH,
+      agent,
+      headers: { ...delivery.headers, 'content-length': String(delivery.body.length) },
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        res.statusCode === 200
+          ? resolve()
+          : reject(new Error(`HTTP ${res.statusCode}: ${Buffer.concat(chunks).toString('utf8')}`)),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(delivery.body);
+  });
+}
+
+const sum = (usages: Usage[], field: keyof Usage) => usages.reduce((total, u) => total + u[field], 0);
+
+/** CPU time the Redis server used so far (user + system, all its threads), µs. */
+async function redisCpu(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const seconds = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6;
+}
+
+interface Setups {
+  receivers: Record<Setup, Child[]>;
+  workers: Child[];
+}
+
+/** Sends `count` fresh deliveries to the setup's receivers and waits until every handler ran. */
+async function round(setups: Setups, setup: Setup, count: number, concurrency: number, redis: Redis) {
+  const receivers = setups.receivers[setup];
+  const workers = setup === 'handoff' ? setups.workers : [];
+  // The handler runs in the workers after a hand-off, in the receivers otherwise.
+  const handlers = setup === 'handoff' ? workers : receivers;
+  const batch = deliveries(count);
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const receiversBefore = await Promise.all(receivers.map((c) => c.usage()));
+  const workersBefore = await Promise.all(workers.map((c) => c.usage()));
+  const handledBefore = sum(setup === 'handoff' ? workersBefore : receiversBefore, 'handled');
+  const redisBefore = await redisCpu(redis);
   try {
-    const post = (port: number, d: ReturnType<typeof signDelivery>) =>
-      new Promise<void>((resolve, reject) => {
-        const req = request({
-          port,
-          host: '127.0.0.1',
-          method: 'POST',
-          path: '/',
-          agent,
-          headers: d.headers,
-        });
-        req.on('response', (res) => {
-          res.resume();
-          res.on('end', () =>
-            res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`)),
-          );
-        });
-        req.on('error', reject);
-        req.end(d.body);
-      });
-    const send = async (count: number) => {
-      const batch = deliveries(count);
-      const before = Number((await redis.get(`${PREFIX}:handled`)) ?? 0);
-      const started = process.hrtime.bigint();
-      let i = 0;
-      const answered = await pool(batch, 32, (d) => post(ports[i++ % 2]!, d));
-      while (Number((await redis.get(`${PREFIX}:handled`)) ?? 0) < before + count) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
+    const started = process.hrtime.bigint();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, lane) => {
+        const port = receivers[lane % receivers.length]!.port!;
+        while (next < batch.length) await post(agent, port, batch[next++]!);
+      }),
+    );
+    const answeredS = Number(process.hrtime.bigint() - started) / 1e9;
+    // Every delivery is a fresh event: each runs the handler exactly once. A stall this long means
+    // jobs were lost (or the machine is far too busy to measure).
+    let handled = 0;
+    let progressAt = Date.now();
+    for (;;) {
+      const now = sum(await Promise.all(handlers.map((c) => c.usage())), 'handled') - handledBefore;
+      if (now > handled) progressAt = Date.now();
+      handled = now;
+      if (handled >= count) break;
+      if (Date.now() - progressAt > 30_000) {
+        throw new Error(`BullMQ hand-off, ${setup}: ${count - handled} of ${count} handlers never ran`);
       }
-      const handled = Number(process.hrtime.bigint() - started) / 1e9;
-      return { answeredPerSecond: count / answered, handledPerSecond: count / handled };
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const handledS = Number(process.hrtime.bigint() - started) / 1e9;
+    if (handled > count) {
+      throw new Error(`BullMQ hand-off, ${setup}: ${handled - count} handler runs more than deliveries`);
+    }
+    const receiversAfter = await Promise.all(receivers.map((c) => c.usage()));
+    const workersAfter = await Promise.all(workers.map((c) => c.usage()));
+    const redisAfter = await redisCpu(redis);
+    return {
+      answered: count / answeredS,
+      handled: count / handledS,
+      receiverCpu: (sum(receiversAfter, 'cpuUs') - sum(receiversBefore, 'cpuUs')) / count,
+      workerCpu: (sum(workersAfter, 'cpuUs') - sum(workersBefore, 'cpuUs')) / count,
+      redisCpu: (redisAfter - redisBefore) / count,
     };
-    await send(300); // warm-up
-    return await send(N);
   } finally {
     agent.destroy();
-    for (const child of children) child.kill('SIGKILL');
   }
 }
 
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const redis = new Redis(REDIS_URL);
-const queue = new Queue(QUEUE, { connection: { url: REDIS_URL }, prefix: `${PREFIX}-inline` });
-try {
-  console.log(`µs per delivery through receive(), ${N / 2} deliveries each (one at a time | 32 at a time):`);
-  const results = {
-    'memory store': await perDelivery({ dedupe: memoryDedupeStore() }),
-    'redis store': await perDelivery({ dedupe: redisDedupeStore({ redis, prefix: `${PREFIX}:dedupe:` }) }),
-    'bullmq hand-off': await perDelivery({ handoff: bullmqHandoff({ queue }) }),
+export async function runHandoff(options: HandoffOptions): Promise<HandoffResults> {
+  const skipped: string[] = [];
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  redis.on('error', () => undefined);
+  const what = `BullMQ hand-off: Redis at ${REDIS_URL}`;
+  if (!(await probe(what, () => redis.connect().then(() => redis.ping()), skipped))) {
+    redis.disconnect();
+    return { options, samples: {}, skipped };
+  }
+  const prefix = `jobhook-bench-handoff-${randomBytes(6).toString('hex')}`;
+  const children: Child[] = [];
+  const start = async (role: Role, n: number) => {
+    const started = await Promise.allSettled(Array.from({ length: n }, () => Child.start(role, prefix)));
+    for (const s of started) if (s.status === 'fulfilled') children.push(s.value);
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
+    return started.map((s) => (s as PromiseFulfilledResult<Child>).value);
   };
-  const base = results['memory store'];
-  for (const [name, r] of Object.entries(results)) {
-    console.log(
-      `${name.padEnd(16)} ${r.sequential.toFixed(0).padStart(6)} | ${r.concurrent.toFixed(0).padStart(6)}` +
-        `   over memory: +${(r.sequential - base.sequential).toFixed(0)} | +${(r.concurrent - base.concurrent).toFixed(0)}`,
-    );
+  const samples: HandoffResults['samples'] = {};
+  try {
+    const setups: Setups = {
+      receivers: { inline: await start('inline', 2), handoff: await start('handoff', 2) },
+      workers: await start('worker', 2),
+    };
+    for (const setup of SETUPS) {
+      samples[setup] = { answered: [], handled: [], receiverCpu: [], workerCpu: [], redisCpu: [] };
+      await round(setups, setup, options.warmup, options.concurrency, redis);
+    }
+    for (let r = 0; r < options.rounds; r++) {
+      for (let k = 0; k < SETUPS.length; k++) {
+        const setup = SETUPS[(r + k) % SETUPS.length]!;
+        const result = await round(setups, setup, options.deliveries, options.concurrency, redis);
+        const s = samples[setup]!;
+        for (const field of Object.keys(result) as (keyof typeof result)[]) s[field].push(result[field]);
+      }
+    }
+  } finally {
+    await Promise.all(children.map((c) => c.stop()));
+    await deleteKeys(redis, prefix).catch(() => undefined);
+    redis.disconnect();
   }
-  const e2e = await endToEnd(redis);
-  console.log(
-    `end to end, ${N} deliveries over HTTP, 2 receivers + 2 workers (BullMQ): ` +
-      `${e2e.answeredPerSecond.toFixed(0)} answered/s, ${e2e.handledPerSecond.toFixed(0)} handled/s`,
-  );
-} finally {
-  await queue.close();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${PREFIX}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
-  redis.disconnect();
+  return { options, samples, skipped };
+}
+
+/** Median over rounds of the hand-off's figure over the baseline's, each ratio within one round. */
+export function handoffRatio(results: HandoffResults, field: keyof HandoffSamples | 'totalCpu'): number {
+  const of = (s: HandoffSamples, i: number) =>
+    field === 'totalCpu' ? s.receiverCpu[i]! + s.workerCpu[i]! : s[field][i]!;
+  const handoff = results.samples.handoff!;
+  const inline = results.samples.inline!;
+  return median(handoff.answered.map((_, i) => of(handoff, i) / of(inline, i)));
 }

@@ -4,6 +4,7 @@
  * the snapshot of dist/ that run.ts copies next to the compiled bench scripts.
  */
 import type * as Core from 'jobhook';
+import type * as Bullmq from 'jobhook/bullmq';
 import type * as Express from 'jobhook/express';
 import type * as Fastify from 'jobhook/fastify';
 import type * as Hono from 'jobhook/hono';
@@ -15,6 +16,7 @@ import type * as Redis from 'jobhook/redis';
 const dist = (file: string) => new URL(`./dist/${file}`, import.meta.url).href;
 
 const core = (await import(dist('index.js'))) as typeof Core;
+const bullmq = (await import(dist('bullmq.js'))) as typeof Bullmq;
 const express = (await import(dist('express.js'))) as typeof Express;
 const fastify = (await import(dist('fastify.js'))) as typeof Fastify;
 const hono = (await import(dist('hono.js'))) as typeof Hono;
@@ -24,6 +26,7 @@ const postgres = (await import(dist('postgres.js'))) as typeof Postgres;
 const redis = (await import(dist('redis.js'))) as typeof Redis;
 
 export const { createReceiver, memoryDedupeStore } = core;
+export const { bullmqHandoff, runWorker } = bullmq;
 export const { expressHandler } = express;
 export const { fastifyPlugin } = fastify;
 export const { honoHandler } = hono;

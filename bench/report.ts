@@ -4,6 +4,8 @@ import { cpus, freemem, platform, release, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { CASES, type CoreResult } from './core.js';
 import { sizeLabel } from './fixtures.js';
+import { handoffRatio, type HandoffResults, type HandoffSamples } from './handoff.js';
+import { WORKER_CONCURRENCY } from './handoff-process.js';
 import { cpuRatio, rpsRatio, type HttpSamples, type MemoryResult } from './http.js';
 import { formatNs, median, ratio, type Samples } from './measure.js';
 import { slope, type BodyScaleResult } from './scale.js';
@@ -22,7 +24,7 @@ export interface Results {
   http: Map<ServerKind, HttpSamples>;
   memory: MemoryResult[];
   stores: StoreResults;
-  // The BullMQ hand-off (bench/handoff.ts, another change) adds its results here.
+  handoff: HandoffResults;
 }
 
 export interface Target {
@@ -309,6 +311,7 @@ export function markdown(r: Results, list: Target[]): string {
   );
 
   out.push(...storesSection(r.stores));
+  out.push(...handoffSection(r.handoff));
   // The profiles' explanations, written by hand next to this file.
   const notes = resolve('bench/NOTES.md');
   if (existsSync(notes)) out.push(readFileSync(notes, 'utf8'));
@@ -362,6 +365,62 @@ function storesSection(stores: StoreResults): string[] {
   );
   for (const line of stores.skipped) out.push(`- ${line}`);
   if (stores.skipped.length > 0) out.push('');
+  return out;
+}
+
+function handoffSection(handoff: HandoffResults): string[] {
+  const out = ['## BullMQ hand-off', ''];
+  const { rounds, deliveries, concurrency } = handoff.options;
+  out.push(
+    `End to end over HTTP on loopback: fresh 1 KB \`job.completed\` deliveries, signed in this process before each round, sent over keep-alive connections with ${concurrency} in flight (half to each receiver process), to one of two deployments of 2 receiver processes (node:http + \`nodeHandler\`); ${rounds} round(s) of ${deliveries} deliveries per deployment in alternating order, after a warm-up. Baseline: each receiver runs the handler itself and deduplicates with \`redisDedupeStore\`, the shared store two instances would otherwise need. Hand-off: each receiver verifies, validates and queues the event with \`bullmqHandoff\` (it answers once the job is stored in Redis), and 2 worker processes (\`runWorker\`, ${WORKER_CONCURRENCY} jobs at a time each) run the handler. The handler only counts its runs; the run fails unless every delivery ran it exactly once. Answered: deliveries per second from the first request until the last answer; handled: until the last handler ran (the baseline answers after its handler, so the two are the same). CPU / delivery: user + system time over the round of the 2 receiver processes and of the 2 worker processes (\`process.cpuUsage\` in each, asked over IPC), and of the Redis server (INFO cpu: the whole server, so another client of it would count too), divided by the deliveries. Median over rounds; the last row is the median of the ratios hand-off / baseline within each round (above 1× is more deliveries per second, or more CPU per delivery). The receivers, the workers, the sending process and Redis all share this machine's cores, so deliveries per second are what one machine reaches with all of them on it; CPU per delivery is what carries over to separate machines.`,
+    '',
+  );
+  const labels: Record<'inline' | 'handoff', string> = {
+    inline: 'Handler in the receivers, `redisDedupeStore` (baseline)',
+    handoff: 'Receivers `bullmqHandoff` → BullMQ → 2 `runWorker` processes',
+  };
+  const { inline, handoff: queued } = handoff.samples;
+  if (inline && queued) {
+    const us = (values: number[]) => `${median(values).toFixed(0)} µs`;
+    const row = (label: keyof typeof labels, s: HandoffSamples) => [
+      labels[label],
+      median(s.answered).toFixed(0),
+      median(s.handled).toFixed(0),
+      us(s.receiverCpu),
+      label === 'inline' ? '—' : us(s.workerCpu),
+      us(s.receiverCpu.map((value, i) => value + s.workerCpu[i]!)),
+      us(s.redisCpu),
+    ];
+    out.push(
+      table(
+        [
+          'Deployment',
+          'answered: deliveries/s',
+          'handled: deliveries/s',
+          'CPU / delivery: receivers',
+          'workers',
+          'receivers + workers',
+          'Redis server',
+        ],
+        [
+          row('inline', inline),
+          row('handoff', queued),
+          [
+            'Hand-off / baseline',
+            x(handoffRatio(handoff, 'answered')),
+            x(handoffRatio(handoff, 'handled')),
+            x(handoffRatio(handoff, 'receiverCpu')),
+            '',
+            x(handoffRatio(handoff, 'totalCpu')),
+            x(handoffRatio(handoff, 'redisCpu')),
+          ],
+        ],
+      ),
+      '',
+    );
+  }
+  for (const line of handoff.skipped) out.push(`- ${line}`);
+  if (handoff.skipped.length > 0) out.push('');
   return out;
 }
 

@@ -19,6 +19,7 @@ cpSync(resolve('dist'), snapshot, { recursive: true });
 // for a run started by hand.
 cpSync(resolve('package.json'), fileURLToPath(new URL('./package.json', import.meta.url)));
 const { runCore } = await import('./core.js');
+const { runHandoff } = await import('./handoff.js');
 const { runHttp, runMemory } = await import('./http.js');
 const { markdown, svg, targets } = await import('./report.js');
 const { runBodyScale, runHandlerScale } = await import('./scale.js');
@@ -35,6 +36,9 @@ const handlerCounts = [1, 10, 100, 1000];
 const stores = quick
   ? { rounds: 2, deliveries: 300, concurrency: 32 }
   : { rounds: 5, deliveries: 1000, concurrency: 32 };
+const handoff = quick
+  ? { warmup: 100, rounds: 1, deliveries: 300, concurrency: 32 }
+  : { warmup: 6000, rounds: 5, deliveries: 1500, concurrency: 32 };
 
 const startedAt = new Date();
 const step = (label: string) =>
@@ -56,7 +60,9 @@ const memoryResults = [
 step('shared dedupe stores');
 const storeResults = await runStores(stores);
 for (const line of storeResults.skipped) console.error(`bench: ${line}`);
-// The BullMQ hand-off (bench/handoff.ts) runs here once it exists.
+step('BullMQ hand-off, end to end');
+const handoffResults = await runHandoff(handoff);
+for (const line of handoffResults.skipped) console.error(`bench: ${line}`);
 
 const results: Results = {
   quick,
@@ -73,6 +79,7 @@ const results: Results = {
   http: httpResults,
   memory: memoryResults,
   stores: storeResults,
+  handoff: handoffResults,
 };
 const list = targets(results);
 const text = markdown(results, list);

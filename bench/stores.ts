@@ -19,7 +19,7 @@ import {
   type DedupeStore,
 } from './jobhook.js';
 
-const REDIS_URL = process.env.JOBHOOK_REDIS_URL || 'redis://127.0.0.1:6379';
+export const REDIS_URL = process.env.JOBHOOK_REDIS_URL || 'redis://127.0.0.1:6379';
 const DATABASE_URL = process.env.JOBHOOK_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
 export const STORE_NAMES = ['memory', 'redis', 'postgres'] as const;
@@ -77,7 +77,12 @@ function counting<T extends object>(
   return { client: proxy, calls: () => calls };
 }
 
-async function probe(what: string, check: () => Promise<unknown>, skipped: string[]): Promise<boolean> {
+/** Runs `check`; if it throws, adds a line saying `what` is not running and returns false. */
+export async function probe(
+  what: string,
+  check: () => Promise<unknown>,
+  skipped: string[],
+): Promise<boolean> {
   try {
     await check();
     return true;
@@ -85,6 +90,16 @@ async function probe(what: string, check: () => Promise<unknown>, skipped: strin
     skipped.push(`${what}: not running (${error instanceof Error ? error.message : String(error)}), skipped`);
     return false;
   }
+}
+
+/** Deletes the keys that start with `prefix` (this run's own), and no others. */
+export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = nextCursor;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
 }
 
 interface Subject {
@@ -146,14 +161,7 @@ export async function runStores(options: StoreOptions): Promise<StoreResults> {
       receiver: makeReceiver(redisDedupeStore({ redis: counted.client, prefix })),
       calls: counted.calls,
     });
-    cleanups.push(async () => {
-      let cursor = '0';
-      do {
-        const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        cursor = nextCursor;
-        if (keys.length > 0) await redis.del(...keys);
-      } while (cursor !== '0');
-    });
+    cleanups.push(() => deleteKeys(redis, prefix));
   }
   cleanups.push(async () => redis.disconnect());
 
@@ -199,6 +207,9 @@ export async function runStores(options: StoreOptions): Promise<StoreResults> {
       samples[subject.name]!.roundTrips = (subject.calls() - callsBefore.get(subject)!) / counted;
     }
   } finally {
+    // The Redis store's receiver shares job results over a subscription of its own until closed;
+    // left open, it kept the bench process alive after the last line.
+    for (const subject of subjects) await subject.receiver.close().catch(() => undefined);
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
   }
   return { options, samples, skipped };
