@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, freemem, platform, release, totalmem } from 'node:os';
 import { resolve } from 'node:path';
-import { CASES, type CoreResult } from './core.js';
+import { BREAKDOWN, CASES, type CoreResult } from './core.js';
 import { sizeLabel } from './fixtures.js';
 import { handoffRatio, type HandoffResults, type HandoffSamples } from './handoff.js';
 import { WORKER_CONCURRENCY } from './handoff-process.js';
@@ -18,6 +18,8 @@ export interface Results {
   startedAt: Date;
   seconds: number;
   core: CoreResult[];
+  /** receive() at 1 KB with the features the floor lacks turned off one by one (bench/core.ts). */
+  breakdown: Samples;
   body: BodyScaleResult;
   handlerCounts: number[];
   handlers: Samples;
@@ -211,6 +213,25 @@ export function markdown(r: Results, list: Target[]): string {
         ...r.core.map(
           (c) => `${formatNs(median(c.samples[name]!))} (${x(ratio(c.samples, name, CASES.jobhook))})`,
         ),
+      ]),
+    ),
+    '',
+  );
+
+  out.push('## Core: where the time of `receive()` goes, 1 KB', '');
+  out.push(
+    'The same fresh 1 KB deliveries, the receiver created with the features the hand-written floor does not have turned off one by one, each case against the floor in the same interleaved rounds. The last row is what remains: Standard Webhooks header checks, HMAC, UTF-8 validation, JSON.parse and dispatch to the handler.',
+    '',
+  );
+  const floorNs = median(r.breakdown[CASES.floor]!);
+  out.push(
+    table(
+      ['`receive()`', 'time per delivery', 'vs the floor', 'over the floor'],
+      Object.values(BREAKDOWN).map((name) => [
+        name,
+        formatNs(median(r.breakdown[name]!)),
+        x(ratio(r.breakdown, name, CASES.floor)),
+        `+${formatNs(median(r.breakdown[name]!) - floorNs)}`,
       ]),
     ),
     '',

@@ -18,7 +18,7 @@ cpSync(resolve('dist'), snapshot, { recursive: true });
 // npm run bench copies it before this module loads (static imports resolve first); again here
 // for a run started by hand.
 cpSync(resolve('package.json'), fileURLToPath(new URL('./package.json', import.meta.url)));
-const { runCore } = await import('./core.js');
+const { runCore, runCoreBreakdown } = await import('./core.js');
 const { runHandoff } = await import('./handoff.js');
 const { runHttp, runMemory } = await import('./http.js');
 const { markdown, svg, targets } = await import('./report.js');
@@ -46,6 +46,8 @@ const step = (label: string) =>
 
 step('core, per delivery');
 const coreResults = await runCore([1024, 64 * 1024, 1_000_000], core);
+step('core, where the time goes');
+const breakdown = await runCoreBreakdown(1024, core);
 step('scale, body size');
 const body = await runBodyScale([1024, 4096, 16 * 1024, 64 * 1024, 256 * 1024, 1_000_000], core);
 step('scale, handlers for other event types');
@@ -73,6 +75,7 @@ const results: Results = {
   startedAt,
   seconds: (Date.now() - startedAt.getTime()) / 1000,
   core: coreResults,
+  breakdown,
   body,
   handlerCounts,
   handlers,
