@@ -13,7 +13,20 @@ export interface HeaderReader {
 /** `name` must be lowercase. Repeated headers are joined with a space. */
 export function readHeaders(input: HeadersInput): HeaderReader {
   if (isFetchHeaders(input)) {
-    return { get: (name) => input.get(name) ?? undefined };
+    // Each name is looked up once: a Fetch `Headers#get` normalises the name and searches the list
+    // on every call (about 0.3 µs each on @hono/node-server's), and a delivery reads its signature
+    // headers twice (before and after the body).
+    const seen = new Map<string, string | undefined>();
+    return {
+      get(name) {
+        let value = seen.get(name);
+        if (value === undefined && !seen.has(name)) {
+          value = input.get(name) ?? undefined;
+          seen.set(name, value);
+        }
+        return value;
+      },
+    };
   }
   return {
     get(name) {
