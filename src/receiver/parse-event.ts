@@ -1,6 +1,7 @@
 import { answers, type ReceiverResponse } from '../wire/answers.js';
 import { decodeJson } from '../wire/body.js';
 import type { EventSchemas } from '../events/schemas.js';
+import { passesQuickCheck } from '../events/quick-checks.js';
 import type { StandardIssue, StandardResult } from '../events/standard-schema.js';
 import { isThenable } from '../common/thenable.js';
 
@@ -45,6 +46,8 @@ export function checkPayload(payload: unknown, schemas: EventSchemas): ParsedEve
   const payloadId = typeof payload.id === 'string' ? payload.id : undefined;
   const schema = Object.hasOwn(schemas, type) ? schemas[type] : undefined;
   if (!schema) return { ok: true, type, event: payload, known: false, payloadId, payload };
+  if (passesQuickCheck(schema, payload))
+    return { ok: true, type, event: payload, known: true, payloadId, payload };
   const validated = schema['~standard'].validate(payload);
   const settle = (result: StandardResult<unknown>): ParsedEvent => {
     if (!result.issues) return { ok: true, type, event: result.value, known: true, payloadId, payload };
