@@ -9,7 +9,10 @@ import { isResultChannel, type ResultChannel } from './result-channel.js';
 export interface JobResultsOptions {
   /** Shares results between instances (e.g. `redisResultChannel`). Default: none, this process only. */
   channel?: ResultChannel;
-  /** Results kept for waiters that start late, at most. Default 10,000. */
+  /**
+   * Results kept for waiters that start late, at most: the latest ones (a task's result that
+   * arrives again, say in a redelivery, counts again). Default 10,000.
+   */
   maxEntries?: number;
   /** How long a result is kept for a waiter that starts late, in ms. Default 60,000. */
   maxAgeMs?: number;
@@ -64,6 +67,8 @@ export function jobResults(
 
   function record(result: JobResult): void {
     recent.add(result);
+    // Most receivers have no watcher: no lookup then.
+    if (watchers.size === 0) return;
     const listeners = watchers.get(result.taskId);
     if (!listeners) return;
     watchers.delete(result.taskId);

@@ -89,6 +89,38 @@ describe('the recent store', () => {
     expect(results.get('b')?.receivedAt).toBe(1_050);
   });
 
+  test('lookups between arrivals see every result, the latest of a task, and none past the bounds', () => {
+    let now = 1_000;
+    const results = jobResults({ maxEntries: 3, maxAgeMs: 100 }, quiet, () => now);
+    const failed = (taskId: string) => ({
+      data: { task_id: taskId, status: 'failed', error: { code: 'x', message: 'y' } },
+    });
+    results.receive('job.failed', failed('a'));
+    expect(results.get('a')?.status).toBe('failed');
+    // The same task again (a redelivery, or a later outcome): the latest is the one found.
+    now += 10;
+    results.receive('job.completed', event('a'));
+    results.receive('job.completed', event('b'));
+    expect(results.get('a')?.status).toBe('completed');
+    // The older result of `a` is dropped first (count) and must not take the newer one with it.
+    results.receive('job.completed', event('c'));
+    expect(results.get('a')?.status).toBe('completed');
+    expect(results.get('b')?.taskId).toBe('b');
+    // Age: everything but what arrived in the last 100 ms goes, indexed or not.
+    now += 95;
+    results.receive('job.completed', event('d'));
+    expect(results.get('a')).toBeUndefined();
+    expect(results.get('d')?.taskId).toBe('d');
+    for (let i = 0; i < 50; i++) results.receive('job.completed', event(`e${i}`));
+    expect(results.get('d')).toBeUndefined();
+    expect(['e46', 'e47', 'e48', 'e49'].map((id) => results.get(id)?.taskId)).toEqual([
+      undefined,
+      'e47',
+      'e48',
+      'e49',
+    ]);
+  });
+
   test('ignores other event types and payloads without a task id', () => {
     const results = jobResults(undefined, quiet);
     results.receive('job.started', event('a'));
