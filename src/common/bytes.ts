@@ -64,3 +64,23 @@ export function fromHex(text: string): Uint8Array<ArrayBuffer> {
   for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
   return bytes;
 }
+
+/** The standard base64 alphabet by character code (no `-`/`_`, no padding). */
+const BASE64_CHARS = new Uint8Array(128);
+for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/') {
+  BASE64_CHARS[char.charCodeAt(0)] = 1;
+}
+
+/**
+ * Whether `text` from `start` to its end is a 32-byte digest in padded standard base64: 43
+ * characters of the alphabet and one `=`, nothing else. A loop over a table rather than a regular
+ * expression: a third of the time, on every delivery's signature.
+ */
+export function isBase64Digest(text: string, start = 0): boolean {
+  if (text.length - start !== 44 || text.charCodeAt(text.length - 1) !== 0x3d) return false;
+  for (let i = start; i < text.length - 1; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 127 || BASE64_CHARS[code] === 0) return false;
+  }
+  return true;
+}
