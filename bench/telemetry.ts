@@ -2,7 +2,7 @@
  * What `jobhook/otel` costs per delivery: `receive()` of a 1 KB `job.completed` with the default
  * verifier, in-memory dedupe and one no-op handler, with and without `otelObserver()`.
  *
- *   npx tsx bench/telemetry.ts
+ *   npm run build && npx tsx bench/telemetry.ts
  *
  * Two phases, each interleaving its cases round by round (bench/measure.ts):
  * 1. no SDK registered (no context manager either): no observer vs an observer that does nothing
@@ -11,7 +11,8 @@
  *    a batch processor and a meter provider with a reader, both exporting to nowhere): no observer
  *    vs `otelObserver()`. The baseline of this phase pays the context manager too, as an app with
  *    an SDK does whether jobhook reports or not; the ratio is jobhook's share.
- * Sources are run through tsx (tsconfig paths), not the built package.
+ * It measures the built package (dist/, as users install it: run `npm run build` first), not the
+ * sources: run through tsx, the sources ran at half the speed and measured an observer at 1.16× where the build gives 1.03×.
  */
 import { context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -21,10 +22,15 @@ import {
   type PushMetricExporter,
 } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { createReceiver, type ReceiverObserver } from 'jobhook';
-import { otelObserver } from 'jobhook/otel';
+import type * as Core from 'jobhook';
+import type { ReceiverObserver } from 'jobhook';
+import type * as Otel from 'jobhook/otel';
 import { KB, SECRET, jobCompletedBody, standardHeaders, withFreshEventId } from './fixtures.js';
 import { bench, compare, formatNs, median, ratio, type Case } from './measure.js';
+
+const built = (file: string) => new URL(`../dist/${file}`, import.meta.url).href;
+const { createReceiver } = (await import(built('index.js'))) as typeof Core;
+const { otelObserver } = (await import(built('otel.js'))) as typeof Otel;
 
 const options = { rounds: Number(process.env.ROUNDS ?? 15), batchMs: 100, warmupMs: 500 };
 const body = jobCompletedBody(KB);
