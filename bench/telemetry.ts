@@ -12,7 +12,8 @@
  *    vs `otelObserver()`. The baseline of this phase pays the context manager too, as an app with
  *    an SDK does whether jobhook reports or not; the ratio is jobhook's share.
  * It measures the built package (dist/, as users install it: run `npm run build` first), not the
- * sources: run through tsx, the sources ran at half the speed and measured an observer at 1.16× where the build gives 1.03×.
+ * sources: run through tsx, the sources ran at half the speed and measured an observer at 1.16×
+ * where the build gives 1.03×.
  */
 import { context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
