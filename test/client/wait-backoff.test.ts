@@ -23,63 +23,52 @@ function slowGateway(answers: (poll: number) => ImageTask | Error = () => proces
 
 const processing = { task_id: 't', status: 'processing' } as unknown as ImageTask;
 
+/** Waits on the fake clock for `ms` with these intervals, then gives up; the pauses between polls. */
+async function pausesOver(
+  gateway: ReturnType<typeof slowGateway>,
+  ms: number,
+  intervals: { pollIntervalMs: number; maxPollIntervalMs: number },
+): Promise<number[]> {
+  const controller = new AbortController();
+  gateway.waitFor('t', { ...intervals, signal: controller.signal }).catch(() => undefined);
+  await vi.advanceTimersByTimeAsync(ms);
+  controller.abort();
+  return gaps(gateway.polls);
+}
+
 /** The pauses between consecutive polls. */
 const gaps = (polls: number[]) => polls.slice(1).map((at, i) => at - polls[i]!);
 
 describe('polling backoff', () => {
   test('polls at once, then after pauses that grow by half each time, up to maxPollIntervalMs', async () => {
-    const { polls, waitFor } = slowGateway();
-    const controller = new AbortController();
-    const waiting = waitFor('t', {
-      pollIntervalMs: 1000,
-      maxPollIntervalMs: 4000,
-      signal: controller.signal,
-    });
-    waiting.catch(() => undefined);
-    await vi.advanceTimersByTimeAsync(30_000);
-    controller.abort();
-    expect(polls[0]).toBe(0);
+    const gateway = slowGateway();
+    const pauses = await pausesOver(gateway, 30_000, { pollIntervalMs: 1000, maxPollIntervalMs: 4000 });
+    expect(gateway.polls[0]).toBe(0);
     const expected = [1000, 1500, 2250, 3375, 4000, 4000];
-    const measured = gaps(polls).slice(0, expected.length);
+    const measured = pauses.slice(0, expected.length);
     measured.forEach((gap, i) => {
       expect(gap).toBeGreaterThanOrEqual(expected[i]! * 0.9 - 1);
       expect(gap).toBeLessThanOrEqual(expected[i]! * 1.1 + 1);
     });
-    expect(Math.max(...gaps(polls))).toBeLessThanOrEqual(4400 + 1);
+    expect(Math.max(...pauses)).toBeLessThanOrEqual(4400 + 1);
   });
 
   test('jitter spreads the pauses, so that many waiters do not poll in step', async () => {
-    const { polls, waitFor } = slowGateway();
-    const controller = new AbortController();
-    const waiting = waitFor('t', {
-      pollIntervalMs: 1000,
-      maxPollIntervalMs: 1000,
-      signal: controller.signal,
-    });
-    waiting.catch(() => undefined);
-    await vi.advanceTimersByTimeAsync(20_000);
-    controller.abort();
-    expect(new Set(gaps(polls)).size).toBeGreaterThan(1);
+    const gateway = slowGateway();
+    const pauses = await pausesOver(gateway, 20_000, { pollIntervalMs: 1000, maxPollIntervalMs: 1000 });
+    expect(new Set(pauses).size).toBeGreaterThan(1);
   });
 
   test("a 429's Retry-After lengthens the next pause; a 500 keeps the usual one", async () => {
-    const { polls, waitFor } = slowGateway((poll) =>
+    const gateway = slowGateway((poll) =>
       poll === 2
         ? new GatewayError('busy', { status: 429, code: 'rate_limited', retryAfterSeconds: 20 })
         : poll === 4
           ? new GatewayError('down', { status: 500, code: 'internal_error' })
           : processing,
     );
-    const controller = new AbortController();
-    const waiting = waitFor('t', {
-      pollIntervalMs: 1000,
-      maxPollIntervalMs: 60_000,
-      signal: controller.signal,
-    });
-    waiting.catch(() => undefined);
-    await vi.advanceTimersByTimeAsync(40_000);
-    controller.abort();
-    const [first, afterRateLimit, , afterError] = gaps(polls);
+    const pauses = await pausesOver(gateway, 40_000, { pollIntervalMs: 1000, maxPollIntervalMs: 60_000 });
+    const [first, afterRateLimit, , afterError] = pauses;
     expect(first).toBeLessThanOrEqual(1100 + 1);
     expect(afterRateLimit).toBeGreaterThanOrEqual(20_000 * 0.9 - 1);
     expect(afterError).toBeLessThanOrEqual(1000 * 1.5 ** 3 * 1.1 + 1);
