@@ -1,6 +1,6 @@
 import type { DeliveryAttempt } from '../deliveries.js';
-import type { DeliveryLog, DeliveryState } from '../delivery-log.js';
-import type { GatewayState, TaskStatus } from '../state.js';
+import type { DeliveryLog, DeliveryRecord } from '../delivery-log.js';
+import type { GatewayState, TaskRecord, WebhookRecord } from '../state.js';
 
 /** The console shows the newest this many jobs and deliveries: a long session stays light. */
 export const CONSOLE_LIMIT = 100;
@@ -8,47 +8,51 @@ export const CONSOLE_LIMIT = 100;
 /** What `/_console/state` answers and each server-sent `state` event carries. */
 export interface ConsoleSnapshot {
   baseUrl: string;
-  webhooks: {
-    id: number;
-    account_id: number;
-    url: string;
-    events: string[];
-    api_key_id: number | null;
-    created_at: string;
-    total_sent: number;
-    total_failed: number;
-    last_sent_at: string | null;
-    last_error: string | null;
-  }[];
+  /** Never the `secret_key`. */
+  webhooks: Pick<
+    WebhookRecord,
+    | 'id'
+    | 'account_id'
+    | 'url'
+    | 'events'
+    | 'api_key_id'
+    | 'created_at'
+    | 'total_sent'
+    | 'total_failed'
+    | 'last_sent_at'
+    | 'last_error'
+  >[];
   /** Newest first. */
-  jobs: {
-    task_id: string;
-    account_id: number;
-    model: string;
-    prompt: string;
-    status: TaskStatus;
-    created_at: string;
-    updated_at: string;
-    image_url?: string;
-    error?: { code: string; message: string };
-  }[];
+  jobs: Pick<
+    TaskRecord,
+    | 'task_id'
+    | 'account_id'
+    | 'model'
+    | 'prompt'
+    | 'status'
+    | 'created_at'
+    | 'updated_at'
+    | 'image_url'
+    | 'error'
+  >[];
   /** Newest first; each with its attempts, oldest first. */
-  deliveries: {
-    /** Unique; a redelivery shares its `deliveryId` (the `webhook-id`) with the delivery it repeats. */
-    number: number;
-    deliveryId: string;
-    eventId: string;
-    type: string;
-    taskId: string;
-    webhookId: number;
+  deliveries: (Pick<
+    DeliveryRecord,
+    | 'number'
+    | 'deliveryId'
+    | 'eventId'
+    | 'type'
+    | 'taskId'
+    | 'webhookId'
+    | 'startedAt'
+    | 'redelivery'
+    | 'state'
+  > & {
     /** The webhook's URL, or null once the webhook is deleted. */
     url: string | null;
-    startedAt: string;
-    redelivery: boolean;
-    state: DeliveryState;
     nextAttemptAt: string | null;
     attempts: Pick<DeliveryAttempt, 'attempt' | 'at' | 'ok' | 'status' | 'error' | 'durationMs' | 'answer'>[];
-  }[];
+  })[];
   /** How many jobs and deliveries exist in all, of which the newest CONSOLE_LIMIT are listed. */
   totals: { jobs: number; deliveries: number };
 }
