@@ -363,16 +363,17 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     throw new JobhookError('invalid_options', 'dedupeKey returned neither a string nor undefined.');
   }
 
+  const deadlines =
+    config.bodyTimeoutMs > 0 && Number.isFinite(config.bodyTimeoutMs)
+      ? bodyDeadlines(config.bodyTimeoutMs)
+      : undefined;
+
   /**
    * Reads a lazy body within the size limit and `bodyTimeoutMs`: the bytes, or the answer. Settled
    * by hand rather than with Promise.race, with no AbortSignal unless the reader asks for one (see
    * `BodyReading`) and no timer of its own (see `bodyDeadlines`): each cost more per delivery than
    * reading a small body.
    */
-  const deadlines =
-    config.bodyTimeoutMs > 0 && Number.isFinite(config.bodyTimeoutMs)
-      ? bodyDeadlines(config.bodyTimeoutMs)
-      : undefined;
   function readBody(reader: BodyReader): Promise<Uint8Array | ReceiverResponse> {
     const timeoutMs = config.bodyTimeoutMs;
     const maxBytes = config.maxBodyBytes;
