@@ -241,11 +241,11 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     if (!reader) return withBody(given!, headers, undefined, trace);
     // The checks that need no body run before reading one, and the verifier is told they passed
     // (it would make them again); a body already in hand goes straight to the verifier.
-    const verify = config.verify;
+    const check = config.verify?.checkHeaders;
     let checkedAt: number | undefined;
-    if (verify && typeof verify.checkHeaders === 'function') {
+    if (typeof check === 'function') {
       checkedAt = config.now();
-      const refusal = checkHeaders(verify, {
+      const refusal = checkHeaders(check, {
         headers,
         now: checkedAt,
         toleranceSeconds: config.toleranceSeconds,

@@ -26,12 +26,13 @@ export function verifyDelivery(
 }
 
 /**
- * The verifier's refusal from the headers alone, before the body is read, when it has such a check
- * (`checkHeaders`); `undefined` to read on. A check that throws is a refusal, as `verify` is.
+ * The refusal of a verifier's `checkHeaders` (the checks that need no body, run before it is read);
+ * `undefined` to read on. A check that throws is a refusal, as `verify` is.
  */
-export function checkHeaders(verify: VerifyFunction, request: HeaderCheckRequest): VerifyRefusal | undefined {
-  const check = verify.checkHeaders;
-  if (typeof check !== 'function') return undefined;
+export function checkHeaders(
+  check: NonNullable<VerifyFunction['checkHeaders']>,
+  request: HeaderCheckRequest,
+): VerifyRefusal | undefined {
   try {
     return check(request) ?? undefined;
   } catch (error) {
