@@ -15,6 +15,7 @@ import {
   type ResolvedRetry,
   type RetryOptions,
 } from './retry.js';
+import { isRecord } from '../common/is-record.js';
 
 /** Per-call options, accepted as the last argument of every client method. */
 export interface RequestOptions {
@@ -168,8 +169,4 @@ function describe(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
   if (typeof cause?.code === 'string') return cause.code;
   return error instanceof Error ? error.message : String(error);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

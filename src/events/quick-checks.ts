@@ -1,5 +1,6 @@
 import { jobCompletedSchema, jobFailedSchema } from './schemas.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
+import { isRecord } from '../common/is-record.js';
 
 /**
  * The default schemas' checks written out by hand, for the hot path: zod's loose-object parse
@@ -43,8 +44,4 @@ export function passesQuickCheck(schema: StandardSchemaV1, payload: Record<strin
 
 function isEnvelope(payload: Record<string, unknown>, type: string): boolean {
   return typeof payload.id === 'string' && payload.type === type && typeof payload.created_at === 'string';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

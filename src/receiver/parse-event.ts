@@ -4,6 +4,7 @@ import type { EventSchemas } from '../events/schemas.js';
 import { passesQuickCheck } from '../events/quick-checks.js';
 import type { StandardIssue, StandardResult } from '../events/standard-schema.js';
 import { isThenable } from '../common/thenable.js';
+import { isRecord } from '../common/is-record.js';
 
 /**
  * A verified body made into an event: its type, the validated event, the payload's own id, and
@@ -63,10 +64,6 @@ function describeIssues(type: string, issues: readonly StandardIssue[]): string 
     .map((issue) => `${(issue.path ?? []).map(keyOf).join('.') || '(root)'}: ${issue.message}`)
     .join('; ');
   return `The ${type} payload does not match its schema: ${listed}.`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function keyOf(segment: PropertyKey | { readonly key: PropertyKey }): string {

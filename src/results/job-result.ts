@@ -1,3 +1,5 @@
+import { isRecord } from '../common/is-record.js';
+
 /**
  * A job's outcome, as the receiver learned it from a verified, valid `job.completed` or
  * `job.failed` delivery. What `client.images.waitFor({ receiver })` is woken with.
@@ -50,8 +52,4 @@ export function isJobResult(value: unknown): value is JobResult {
   if (!isRecord(value) || typeof value.taskId !== 'string' || value.taskId.length === 0) return false;
   if (value.status !== 'completed' && value.status !== 'failed') return false;
   return isRecord(value.data) && value.data.task_id === value.taskId;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
