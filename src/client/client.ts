@@ -1,4 +1,5 @@
 import { JobhookError } from '../common/errors.js';
+import { redactor } from '../common/redact.js';
 import { GatewayError } from './errors.js';
 import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
 import { createTransport, type RequestOptions } from './request.js';
@@ -95,8 +96,12 @@ export function createClient(options: ClientOptions): GatewayClient {
     throw new TypeError('createClient needs `maxResponseBytes` to be a positive whole number of bytes.');
   }
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  // Whatever the gateway sends may quote the key (an echoed Authorization header): every error
+  // built from it, in the transport and in waits, goes through this one redaction.
+  const redactKey = redactor([options.apiKey]);
   const request = createTransport({
     apiKey: options.apiKey,
+    redactKey,
     baseUrl: base.href.replace(/\/+$/, ''),
     fetch: fetchImpl,
     timeoutMs: options.timeoutMs ?? 30_000,
@@ -106,7 +111,7 @@ export function createClient(options: ClientOptions): GatewayClient {
 
   const getImage = (taskId: string, requestOptions?: RequestOptions) =>
     request<ImageTask>('GET', `/api/v1/images/${encodeURIComponent(taskId)}`, undefined, requestOptions);
-  const { waitFor } = waitService(getImage);
+  const { waitFor } = waitService(getImage, redactKey);
 
   const client: GatewayClient = {
     keys: {

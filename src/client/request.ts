@@ -29,6 +29,8 @@ export interface RequestOptions {
 
 export interface TransportConfig {
   apiKey: string;
+  /** Replaces every form of the API key in a text: applied to every message the transport builds. */
+  redactKey: Redact;
   baseUrl: string;
   fetch: typeof fetch;
   timeoutMs: number;
@@ -46,7 +48,7 @@ export type Transport = <T>(
 
 /** One gateway call: envelope in, `data` or a GatewayError out, with time-outs and retries. */
 export function createTransport(config: TransportConfig): Transport {
-  const redactKey = redactor([config.apiKey]);
+  const { redactKey } = config;
   return async function request<T>(
     method: string,
     path: string,
@@ -104,7 +106,7 @@ async function once(
       // The caller's own abort is not a gateway failure: it surfaces as the caller's reason.
       if (options.signal?.aborted) throw options.signal.reason;
       if (timer.signal.aborted)
-        throw new GatewayTimeoutError(`${what}: no answer from the gateway within ${timeoutMs} ms.`);
+        throw new GatewayTimeoutError(redact(`${what}: no answer from the gateway within ${timeoutMs} ms.`));
       throw new GatewayNetworkError(
         redact(`${what}: could not reach the gateway (${describe(error)}).`),
         error,
@@ -112,8 +114,10 @@ async function once(
     }
     if (text === undefined) {
       throw new GatewayResponseTooLargeError(
-        `${what} failed (${response.status} response_too_large): the answer is longer than ` +
-          `maxResponseBytes (${config.maxResponseBytes} bytes); the client stopped reading it.`,
+        redact(
+          `${what} failed (${response.status} response_too_large): the answer is longer than ` +
+            `maxResponseBytes (${config.maxResponseBytes} bytes); the client stopped reading it.`,
+        ),
         response.status,
         redactHeader(response, 'x-request-id', redact),
       );

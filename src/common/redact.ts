@@ -127,3 +127,31 @@ function hex(bytes: Uint8Array): string {
   for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
   return text;
 }
+
+/**
+ * A copy of JSON-like data (what a gateway or a sender answered) with `redact` applied to every
+ * string in it, keys included, at any depth of arrays and plain objects. Other objects (a Date, a
+ * class instance a schema made) are kept as they are; a cycle is kept as a cycle.
+ */
+export function redactValues<T>(value: T, redact: Redact): T {
+  const copies = new Map<object, unknown>();
+  const walk = (item: unknown): unknown => {
+    if (typeof item === 'string') return redact(item);
+    if (typeof item !== 'object' || item === null) return item;
+    const copied = copies.get(item);
+    if (copied !== undefined) return copied;
+    if (Array.isArray(item)) {
+      const array: unknown[] = [];
+      copies.set(item, array);
+      for (const entry of item) array.push(walk(entry));
+      return array;
+    }
+    const prototype: unknown = Object.getPrototypeOf(item);
+    if (prototype !== Object.prototype && prototype !== null) return item;
+    const record: Record<string, unknown> = {};
+    copies.set(item, record);
+    for (const [key, entry] of Object.entries(item)) record[redact(key)] = walk(entry);
+    return record;
+  };
+  return walk(value) as T;
+}

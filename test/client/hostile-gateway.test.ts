@@ -3,12 +3,15 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
 import { afterEach, describe, expect, test } from 'vitest';
 import {
   createClient,
   GatewayError,
   GatewayRedirectError,
   GatewayResponseTooLargeError,
+  JobFailedError,
+  WaitTimeoutError,
 } from 'jobhook/client';
 
 const API_KEY = 'sk_live_hostile_gateway_test_key_0123';
@@ -280,4 +283,74 @@ describe('a gateway that echoes the key and the request back', () => {
       }
     });
   }
+});
+
+describe('a gateway that echoes the key into what it reports about a job', () => {
+  /** Everything a log line could show of an error: message, stack, own fields, nested task. */
+  const shown = (error: unknown) => [inspect(error, { depth: 10 }), JSON.stringify(error)].join('\n');
+  const keyForms = [API_KEY, Buffer.from(API_KEY).toString('base64'), encodeURIComponent(API_KEY)];
+
+  /** Submits as `task_<key>`, and reports that task as `report` says (the key echoed in it). */
+  function echoingGateway(report: (authorization: string) => Record<string, unknown>) {
+    return serve((req, res, seen) => {
+      if (req.method === 'POST') {
+        return ok(res, { task_id: `task_${API_KEY}`, credits_used: 1, remaining_credits: 9 });
+      }
+      ok(res, { task_id: `task_${API_KEY}`, ...report(seen.authorization ?? '') });
+    });
+  }
+
+  test('a failed job: JobFailedError holds no form of the key, in its message, code, task id or task', async () => {
+    const gateway = await echoingGateway((authorization) => ({
+      status: 'failed',
+      error: {
+        code: `denied_${API_KEY}`,
+        message: `the request carried ${authorization} (${Buffer.from(API_KEY).toString('base64')})`,
+      },
+      [`seen_${API_KEY}`]: [{ header: authorization }],
+    }));
+    const client = createClient({ apiKey: API_KEY, baseUrl: gateway.origin });
+    const error = await failure(
+      client.images.generateAndWait({ model: 'm', prompt: 'p' }, { pollIntervalMs: 10 }),
+    );
+    expect(error).toBeInstanceOf(JobFailedError);
+    expect(error.message).toBe('the request carried Bearer [redacted] ([redacted])');
+    expect(error).toMatchObject({ code: 'denied_[redacted]', taskId: 'task_[redacted]' });
+    expect((error as JobFailedError).task).toMatchObject({
+      'seen_[redacted]': [{ header: 'Bearer [redacted]' }],
+    });
+    for (const form of keyForms) expect(shown(error)).not.toContain(form);
+  });
+
+  test('a job that does not end: WaitTimeoutError holds no form of the key', async () => {
+    const gateway = await echoingGateway(() => ({ status: 'processing' }));
+    const client = createClient({ apiKey: API_KEY, baseUrl: gateway.origin });
+    const error = await failure(
+      client.images.generateAndWait({ model: 'm', prompt: 'p' }, { timeoutMs: 50, pollIntervalMs: 10 }),
+    );
+    expect(error).toBeInstanceOf(WaitTimeoutError);
+    expect((error as WaitTimeoutError).taskId).toBe('task_[redacted]');
+    for (const form of keyForms) expect(shown(error)).not.toContain(form);
+  });
+
+  test('a poll that times out or is too long: the message names the path without the key', async () => {
+    const gateway = await serve((req, res) => {
+      if (req.url!.includes('slow')) return; // never answers
+      res.writeHead(200, { 'content-type': 'application/json' }).end('x'.repeat(2048));
+    });
+    const client = createClient({
+      apiKey: API_KEY,
+      baseUrl: gateway.origin,
+      retries: 0,
+      maxResponseBytes: 1024,
+    });
+    const slow = await failure(client.images.get(`slow_${API_KEY}`, { timeoutMs: 100 }));
+    expect(slow).toMatchObject({ code: 'timeout' });
+    const large = await failure(client.images.get(`large_${API_KEY}`));
+    expect(large).toMatchObject({ code: 'response_too_large' });
+    for (const error of [slow, large]) {
+      expect(error.message).toContain('/api/v1/images/');
+      for (const form of keyForms) expect(shown(error)).not.toContain(form);
+    }
+  });
 });

@@ -1,7 +1,7 @@
 // The one redaction of secrets (src/common/redact.ts), checked against encodings the test computes
 // itself with Node's Buffer, so a form the module forgets shows up here.
 import { describe, expect, test } from 'vitest';
-import { redactor } from '../../src/common/redact.js';
+import { redactor, redactValues } from '../../src/common/redact.js';
 
 const SECRETS = [
   'sk_live_0123456789abcdef',
@@ -83,5 +83,33 @@ describe('redactor', () => {
   test('several secrets at once; empty and very short ones are ignored rather than matched everywhere', () => {
     const redact = redactor(['first-secret-value', 'second-secret-value', '', 'ab']);
     expect(redact('first-secret-value / second-secret-value / ab')).toBe('[redacted] / [redacted] / ab');
+  });
+});
+
+describe('redactValues', () => {
+  const redact = redactor(['sk_live_0123456789abcdef']);
+
+  test('redacts every string of JSON-like data, keys too, in a copy', () => {
+    const data = {
+      error: { message: 'Bearer sk_live_0123456789abcdef', code: 7 },
+      list: ['sk_live_0123456789abcdef', null, true],
+      sk_live_0123456789abcdef: 'as a key',
+    };
+    expect(redactValues(data, redact)).toEqual({
+      error: { message: 'Bearer [redacted]', code: 7 },
+      list: ['[redacted]', null, true],
+      '[redacted]': 'as a key',
+    });
+    expect(data.error.message).toBe('Bearer sk_live_0123456789abcdef');
+  });
+
+  test('keeps objects that are not plain data as they are, and a cycle as a cycle', () => {
+    const when = new Date(0);
+    const cyclic: Record<string, unknown> = { note: 'sk_live_0123456789abcdef', when };
+    cyclic.self = cyclic;
+    const copy = redactValues(cyclic, redact);
+    expect(copy.note).toBe('[redacted]');
+    expect(copy.when).toBe(when);
+    expect(copy.self).toBe(copy);
   });
 });
