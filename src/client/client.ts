@@ -2,6 +2,7 @@ import { JobhookError } from '../common/errors.js';
 import { redactor } from '../common/redact.js';
 import { GatewayError } from './errors.js';
 import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
+import { checkApiKey } from './options.js';
 import { createTransport, type RequestOptions } from './request.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
 import { resolveWaitOptions, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
@@ -18,7 +19,11 @@ import type {
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
-  /** Sent as `Authorization: Bearer <apiKey>`. Keep it on the server. */
+  /**
+   * Sent as `Authorization: Bearer <apiKey>`. Keep it on the server. Printable ASCII with no
+   * spaces: a key with a line break, a control character, whitespace at either end (read from a
+   * file with its newline, say) or a character outside ASCII is refused at once.
+   */
   apiKey: string;
   /** The gateway's `{base_url}`; paths `/api/v1/...` are appended to it. */
   baseUrl: string;
@@ -79,9 +84,7 @@ export interface GatewayClient {
 
 /** A client for the gateway's API. Every failure rejects with a GatewayError. */
 export function createClient(options: ClientOptions): GatewayClient {
-  if (typeof options?.apiKey !== 'string' || options.apiKey.length === 0) {
-    throw new JobhookError('invalid_options', 'createClient needs `apiKey`: a non-empty string.');
-  }
+  const apiKey = checkApiKey(options?.apiKey);
   let base: URL;
   try {
     base = new URL(options.baseUrl);
@@ -98,9 +101,9 @@ export function createClient(options: ClientOptions): GatewayClient {
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   // Whatever the gateway sends may quote the key (an echoed Authorization header): every error
   // built from it, in the transport and in waits, goes through this one redaction.
-  const redactKey = redactor([options.apiKey]);
+  const redactKey = redactor([apiKey]);
   const request = createTransport({
-    apiKey: options.apiKey,
+    apiKey,
     redactKey,
     baseUrl: base.href.replace(/\/+$/, ''),
     fetch: fetchImpl,

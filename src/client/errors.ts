@@ -34,7 +34,12 @@ export class GatewayError extends Error {
   }
 }
 
-/** The request never got an answer: DNS, refused or reset connection. `code` is `network_error`. */
+/**
+ * The request never got an answer: DNS, refused or reset connection. `code` is `network_error`.
+ * `cause` is a copy of what fetch threw, with every form of the API key and secret_key redacted:
+ * its name, message, stack, plain fields such as `code` (`ECONNREFUSED`) and its own causes, but
+ * no other object it referred to (a request's headers carry the key).
+ */
 export class GatewayNetworkError extends GatewayError {
   override name = 'GatewayNetworkError';
   constructor(message: string, cause: unknown) {

@@ -1,4 +1,4 @@
-import { redactor, type Redact } from '../common/redact.js';
+import { redactCause, redactor, type Redact } from '../common/redact.js';
 import {
   GatewayError,
   GatewayNetworkError,
@@ -107,9 +107,10 @@ async function once(
       if (options.signal?.aborted) throw options.signal.reason;
       if (timer.signal.aborted)
         throw new GatewayTimeoutError(redact(`${what}: no answer from the gateway within ${timeoutMs} ms.`));
+      // The cause is a redacted copy: what fetch (or a fetch you passed) threw may quote the headers.
       throw new GatewayNetworkError(
         redact(`${what}: could not reach the gateway (${describe(error)}).`),
-        error,
+        redactCause(error, redact),
       );
     }
     if (text === undefined) {

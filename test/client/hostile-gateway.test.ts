@@ -354,3 +354,70 @@ describe('a gateway that echoes the key into what it reports about a job', () =>
     }
   });
 });
+
+describe('the API key never rides in a cause', () => {
+  test.each([
+    ['a line break inside', 'sk_live_one\nInjected: header'],
+    ['a carriage return and line feed', 'sk_live_one\r\nx'],
+    ['a NUL', 'sk_live_one\u0000two'],
+    ['a DEL', 'sk_live_one\u007ftwo'],
+    ['a trailing newline', 'sk_live_from_a_file\n'],
+    ['a leading space', ' sk_live_padded'],
+    ['a space inside', 'sk_live one'],
+    ['a Latin-1 letter', 'sk_live_clé'],
+    ['an emoji', 'sk_live_🔑'],
+    ['a zero-width space', 'sk_live_\u200bzero'],
+    ['a no-break space', 'sk_live_\u00a0nbsp'],
+  ])('createClient refuses a key with %s, naming the fault and not the key', (_what, apiKey) => {
+    let thrown: unknown;
+    try {
+      createClient({ apiKey, baseUrl: 'https://gw.example' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ name: 'JobhookError', code: 'invalid_options' });
+    const message = (thrown as Error).message;
+    expect(message).toMatch(/^createClient's `apiKey` (has|contains) /);
+    expect(message).not.toContain(apiKey.trim());
+    expect(inspect(thrown)).not.toContain(apiKey.trim());
+  });
+
+  test('what a fetch throws is kept as a redacted copy: code and chain kept, no key in inspect', async () => {
+    const quoting: typeof fetch = async (_input, init) => {
+      const authorization = (init?.headers as Record<string, string>).authorization;
+      const socket = new Error(`socket hang up after ${authorization}`);
+      Object.assign(socket, { code: 'ECONNRESET', request: { headers: { authorization } } });
+      throw new TypeError(`Invalid header value: ${authorization}`, {
+        cause: new AggregateError([socket], `all attempts failed for ${API_KEY}`, { cause: socket }),
+      });
+    };
+    const client = createClient({
+      apiKey: API_KEY,
+      baseUrl: 'https://gw.example',
+      fetch: quoting,
+      retries: 0,
+    });
+    const error = await failure(client.account.balances());
+    expect(error).toMatchObject({ name: 'GatewayNetworkError', code: 'network_error' });
+    const shown = inspect(error, { depth: Infinity, showHidden: true });
+    expect(shown).toContain('Invalid header value: Bearer [redacted]');
+    expect(shown).not.toContain(API_KEY);
+    const cause = error.cause as Error & { cause: AggregateError };
+    expect(cause).toMatchObject({ name: 'TypeError', message: 'Invalid header value: Bearer [redacted]' });
+    expect(cause.cause.errors[0]).toMatchObject({
+      code: 'ECONNRESET',
+      message: 'socket hang up after Bearer [redacted]',
+    });
+    expect(cause.cause.cause).toMatchObject({ code: 'ECONNRESET' });
+  });
+
+  test('an unreachable gateway: the cause chain keeps its system error code', async () => {
+    const closed = await serve(() => undefined);
+    const origin = closed.origin;
+    for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+    const client = createClient({ apiKey: API_KEY, baseUrl: origin, retries: 0 });
+    const error = await failure(client.account.balances());
+    expect(error).toMatchObject({ code: 'network_error', cause: { cause: { code: 'ECONNREFUSED' } } });
+    expect(inspect(error, { depth: Infinity, showHidden: true })).not.toContain(API_KEY);
+  });
+});

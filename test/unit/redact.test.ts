@@ -1,7 +1,7 @@
 // The one redaction of secrets (src/common/redact.ts), checked against encodings the test computes
 // itself with Node's Buffer, so a form the module forgets shows up here.
 import { describe, expect, test } from 'vitest';
-import { redactor, redactValues } from '../../src/common/redact.js';
+import { redactCause, redactor, redactValues } from '../../src/common/redact.js';
 
 const SECRETS = [
   'sk_live_0123456789abcdef',
@@ -111,5 +111,38 @@ describe('redactValues', () => {
     expect(copy.note).toBe('[redacted]');
     expect(copy.when).toBe(when);
     expect(copy.self).toBe(copy);
+  });
+});
+
+describe('redactCause', () => {
+  const redact = redactor(['sk_live_0123456789abcdef']);
+
+  test('copies an error chain with its plain fields, leaving out the objects it refers to', () => {
+    const inner = Object.assign(new Error('reset by sk_live_0123456789abcdef'), {
+      code: 'ECONNRESET',
+      headers: { authorization: 'Bearer sk_live_0123456789abcdef' },
+    });
+    const copy = redactCause(new TypeError('fetch failed', { cause: inner }), redact) as Error;
+    expect(copy).toBeInstanceOf(Error);
+    expect(copy).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    expect(copy.cause).toMatchObject({ message: 'reset by [redacted]', code: 'ECONNRESET' });
+    expect(copy.cause).not.toHaveProperty('headers');
+  });
+
+  test('a thrown string or plain object is redacted; one that throws on reading becomes a plain error', () => {
+    expect(redactCause('sk_live_0123456789abcdef', redact)).toBe('[redacted]');
+    expect(redactCause({ code: 'E', note: 'sk_live_0123456789abcdef' }, redact)).toEqual({
+      code: 'E',
+      note: '[redacted]',
+    });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('sk_live_0123456789abcdef');
+        },
+      },
+    );
+    expect(redactCause(hostile, redact)).toMatchObject({ message: 'An error that could not be copied.' });
   });
 });
