@@ -2,7 +2,7 @@ import { JobhookError } from '../common/errors.js';
 import { redactor } from '../common/redact.js';
 import { GatewayError } from './errors.js';
 import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
-import { checkApiKey } from './options.js';
+import { checkApiKey, positiveOption } from './options.js';
 import { createTransport, type RequestOptions } from './request.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
 import { resolveWaitOptions, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
@@ -84,7 +84,13 @@ export interface GatewayClient {
 
 /** A client for the gateway's API. Every failure rejects with a GatewayError. */
 export function createClient(options: ClientOptions): GatewayClient {
-  const apiKey = checkApiKey(options?.apiKey);
+  if (typeof options !== 'object' || options === null) {
+    throw new JobhookError(
+      'invalid_options',
+      'createClient needs an options object with `apiKey` and `baseUrl`.',
+    );
+  }
+  const apiKey = checkApiKey(options.apiKey);
   let base: URL;
   try {
     base = new URL(options.baseUrl);
@@ -94,9 +100,8 @@ export function createClient(options: ClientOptions): GatewayClient {
       'createClient needs `baseUrl`: the gateway address, such as https://gateway.example.com.',
     );
   }
-  const maxResponseBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
-  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0) {
-    throw new TypeError('createClient needs `maxResponseBytes` to be a positive whole number of bytes.');
+  if (options.fetch !== undefined && typeof options.fetch !== 'function') {
+    throw new JobhookError('invalid_options', 'createClient `fetch` must be a fetch function.');
   }
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   // Whatever the gateway sends may quote the key (an echoed Authorization header): every error
@@ -107,9 +112,12 @@ export function createClient(options: ClientOptions): GatewayClient {
     redactKey,
     baseUrl: base.href.replace(/\/+$/, ''),
     fetch: fetchImpl,
-    timeoutMs: options.timeoutMs ?? 30_000,
+    timeoutMs: positiveOption('timeoutMs', options.timeoutMs, 30_000, { unit: 'milliseconds' }),
     retry: resolveRetry(options.retries),
-    maxResponseBytes,
+    maxResponseBytes: positiveOption('maxResponseBytes', options.maxResponseBytes, 10 * 1024 * 1024, {
+      whole: true,
+      unit: 'bytes',
+    }),
   });
 
   const getImage = (taskId: string, requestOptions?: RequestOptions) =>

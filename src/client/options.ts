@@ -35,3 +35,24 @@ function apiKeyFault(apiKey: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * A number option of the client in milliseconds or bytes: `fallback` when absent, else a positive
+ * finite number (a whole one for `whole`). Throws a JobhookError (`invalid_options`) naming it.
+ */
+export function positiveOption(
+  name: string,
+  value: unknown,
+  fallback: number,
+  { whole = false, unit }: { whole?: boolean; unit: string },
+): number {
+  if (value === undefined) return fallback;
+  const valid = whole ? Number.isSafeInteger(value) : Number.isFinite(value);
+  if (!valid || (value as number) <= 0) {
+    throw new JobhookError(
+      'invalid_options',
+      `\`${name}\` must be a ${whole ? 'whole ' : ''}number of ${unit} above 0, such as ${fallback}.`,
+    );
+  }
+  return value as number;
+}

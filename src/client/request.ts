@@ -6,6 +6,7 @@ import {
   GatewayResponseTooLargeError,
   GatewayTimeoutError,
 } from './errors.js';
+import { positiveOption } from './options.js';
 import { readBodyCapped } from './read-body.js';
 import { fetchSameOrigin } from './redirects.js';
 import {
@@ -72,7 +73,9 @@ async function once(
   body: unknown,
   options: RequestOptions,
 ) {
-  const timeoutMs = options.timeoutMs ?? config.timeoutMs;
+  const timeoutMs = positiveOption('timeoutMs', options.timeoutMs, config.timeoutMs, {
+    unit: 'milliseconds',
+  });
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(), timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
