@@ -6,6 +6,7 @@ import { checkApiKey, positiveOption } from './options.js';
 import { createTransport, type RequestOptions } from './request.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
 import { resolveWaitOptions, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
+import { requireSupportedNode } from '../runtime/node-version.js';
 import type {
   ApiKey,
   Balances,
@@ -16,6 +17,10 @@ import type {
   ImageTask,
   Webhook,
 } from './types.js';
+
+// The client loads no platform code of its own: the Node version is checked here (nothing happens
+// on other runtimes).
+requireSupportedNode();
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
