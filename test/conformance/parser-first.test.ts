@@ -6,56 +6,60 @@
 // delivery that every other mounting accepts: a delivery refused forever is a lost event.
 import { request } from 'node:http';
 import { signDelivery } from 'jobhook/testing';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { completed, recordingReceiver, SECRET, type RecordingReceiver } from './fixtures.js';
 import type { Running } from './http.js';
-import { PATH, parserFirstTargets } from './targets.js';
+import { PATH, parserFirstTargets, type ParserFirstTarget } from './targets.js';
 
 interface Answer {
   status: number;
   body: { ok: boolean; error?: { code: string; message: string } };
 }
 
-describe.each(parserFirstTargets)('$name', (target) => {
-  let server: Running;
-  let rec: RecordingReceiver;
-  let url: string;
+const running: Running[] = [];
+afterEach(async () => {
+  for (const server of running.splice(0)) await server.close();
+});
 
-  beforeEach(async () => {
-    rec = recordingReceiver();
-    server = await target.start(rec.receiver);
-    url = `${server.origin}${PATH}`;
+/** A fresh recording receiver mounted on `target`, and the webhook's URL. */
+async function mount(target: ParserFirstTarget) {
+  const rec = recordingReceiver();
+  const server = await target.start(rec.receiver);
+  running.push(server);
+  return { rec, url: `${server.origin}${PATH}` };
+}
+
+type Delivery = { headers: Record<string, string>; body: string | Uint8Array };
+
+async function post(url: string, delivery: Delivery): Promise<Answer> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: delivery.headers,
+    body: delivery.body as BodyInit,
   });
-  afterEach(() => server.close());
+  return { status: response.status, body: (await response.json()) as Answer['body'] };
+}
 
-  async function post(delivery: { headers: Record<string, string>; body: string | Uint8Array }) {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: delivery.headers,
-      body: delivery.body as BodyInit,
+/** The same delivery sent chunked, with no content-length. */
+function postChunked(url: string, delivery: Delivery) {
+  return new Promise<Answer>((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: delivery.headers });
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as Answer['body'] }));
     });
-    return { status: response.status, body: (await response.json()) as Answer['body'] };
-  }
+    req.on('error', reject);
+    const bytes = Buffer.from(delivery.body);
+    req.write(bytes.subarray(0, 10));
+    req.end(bytes.subarray(10));
+  });
+}
 
-  /** The same delivery sent chunked, with no content-length. */
-  function postChunked(delivery: { headers: Record<string, string>; body: string | Uint8Array }) {
-    return new Promise<Answer>((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers: delivery.headers });
-      req.on('response', (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as Answer['body'] }));
-      });
-      req.on('error', reject);
-      const bytes = Buffer.from(delivery.body);
-      req.write(bytes.subarray(0, 10));
-      req.end(bytes.subarray(10));
-    });
-  }
-
+describe.each(parserFirstTargets)('$name', (target) => {
   /** What a delivery the parser may have altered must get: 200 with the bytes, else a 500 to retry. */
-  function expectUnalteredOrRetried(answer: Answer) {
+  function expectUnalteredOrRetried(answer: Answer, rec: RecordingReceiver) {
     if (target.keepsBytes) {
       expect(answer).toEqual({ status: 200, body: { ok: true } });
       expect(rec.calls.map((call) => call.type)).toEqual(['job.completed', 'any']);
@@ -69,22 +73,28 @@ describe.each(parserFirstTargets)('$name', (target) => {
   }
 
   it('answers 200 to a valid delivery and 401 to a forged one', async () => {
+    const { rec, url } = await mount(target);
     const payload = completed();
-    expect(await post(signDelivery({ secret: SECRET, payload }))).toEqual({
+    expect(await post(url, signDelivery({ secret: SECRET, payload }))).toEqual({
       status: 200,
       body: { ok: true },
     });
     expect(rec.calls[0]).toEqual({ type: 'job.completed', event: payload });
-    const forged = await post(signDelivery({ secret: 'another-secret', payload: completed() }));
+    const forged = await post(url, signDelivery({ secret: 'another-secret', payload: completed() }));
     expect(forged.status).toBe(401);
   });
 
   it('a delivery that starts with a byte-order mark: 200, or 500 to retry, never 401', async () => {
+    const { rec, url } = await mount(target);
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(completed()))]);
-    expectUnalteredOrRetried(await post(signDelivery({ secret: SECRET, payload: bytes })));
+    expectUnalteredOrRetried(await post(url, signDelivery({ secret: SECRET, payload: bytes })), rec);
   });
 
   it('a chunked delivery, whose length the text cannot be checked against: 200, or 500 to retry', async () => {
-    expectUnalteredOrRetried(await postChunked(signDelivery({ secret: SECRET, payload: completed() })));
+    const { rec, url } = await mount(target);
+    expectUnalteredOrRetried(
+      await postChunked(url, signDelivery({ secret: SECRET, payload: completed() })),
+      rec,
+    );
   });
 });
