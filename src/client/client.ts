@@ -1,9 +1,12 @@
 import { JobhookError } from '../common/errors.js';
+import { redactor } from '../common/redact.js';
 import { GatewayError } from './errors.js';
 import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
+import { checkApiKey, positiveOption } from './options.js';
 import { createTransport, type RequestOptions } from './request.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
 import { resolveWaitOptions, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
+import { requireSupportedNode } from '../runtime/node-version.js';
 import type {
   ApiKey,
   Balances,
@@ -15,9 +18,17 @@ import type {
   Webhook,
 } from './types.js';
 
+// The client loads no platform code of its own: the Node version is checked here (nothing happens
+// on other runtimes).
+requireSupportedNode();
+
 /** Options of {@link createClient}. */
 export interface ClientOptions {
-  /** Sent as `Authorization: Bearer <apiKey>`. Keep it on the server. */
+  /**
+   * Sent as `Authorization: Bearer <apiKey>`. Keep it on the server. Printable ASCII with no
+   * spaces: a key with a line break, a control character, whitespace at either end (read from a
+   * file with its newline, say) or a character outside ASCII is refused at once.
+   */
   apiKey: string;
   /** The gateway's `{base_url}`; paths `/api/v1/...` are appended to it. */
   baseUrl: string;
@@ -78,9 +89,13 @@ export interface GatewayClient {
 
 /** A client for the gateway's API. Every failure rejects with a GatewayError. */
 export function createClient(options: ClientOptions): GatewayClient {
-  if (typeof options?.apiKey !== 'string' || options.apiKey.length === 0) {
-    throw new JobhookError('invalid_options', 'createClient needs `apiKey`: a non-empty string.');
+  if (typeof options !== 'object' || options === null) {
+    throw new JobhookError(
+      'invalid_options',
+      'createClient needs an options object with `apiKey` and `baseUrl`.',
+    );
   }
+  const apiKey = checkApiKey(options.apiKey);
   let base: URL;
   try {
     base = new URL(options.baseUrl);
@@ -90,23 +105,29 @@ export function createClient(options: ClientOptions): GatewayClient {
       'createClient needs `baseUrl`: the gateway address, such as https://gateway.example.com.',
     );
   }
-  const maxResponseBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
-  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0) {
-    throw new TypeError('createClient needs `maxResponseBytes` to be a positive whole number of bytes.');
+  if (options.fetch !== undefined && typeof options.fetch !== 'function') {
+    throw new JobhookError('invalid_options', 'createClient `fetch` must be a fetch function.');
   }
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  // Whatever the gateway sends may quote the key (an echoed Authorization header): every error
+  // built from it, in the transport and in waits, goes through this one redaction.
+  const redactKey = redactor([apiKey]);
   const request = createTransport({
-    apiKey: options.apiKey,
+    apiKey,
+    redactKey,
     baseUrl: base.href.replace(/\/+$/, ''),
     fetch: fetchImpl,
-    timeoutMs: options.timeoutMs ?? 30_000,
+    timeoutMs: positiveOption('timeoutMs', options.timeoutMs, 30_000, { unit: 'milliseconds' }),
     retry: resolveRetry(options.retries),
-    maxResponseBytes,
+    maxResponseBytes: positiveOption('maxResponseBytes', options.maxResponseBytes, 10 * 1024 * 1024, {
+      whole: true,
+      unit: 'bytes',
+    }),
   });
 
   const getImage = (taskId: string, requestOptions?: RequestOptions) =>
     request<ImageTask>('GET', `/api/v1/images/${encodeURIComponent(taskId)}`, undefined, requestOptions);
-  const { waitFor } = waitService(getImage);
+  const { waitFor } = waitService(getImage, redactKey);
 
   const client: GatewayClient = {
     keys: {

@@ -2,7 +2,8 @@
  * Every failure of a gateway call. `status` and `code` come from the gateway's answer (docs/gateway.md §7);
  * failures that never got one use status 0 and the codes of the subclasses below. Waiting for a
  * job rejects with two more of them: {@link JobFailedError} and {@link WaitTimeoutError}.
- * Messages never contain the API key or a secret_key.
+ * Nothing in them contains the API key or a secret_key: whatever the gateway sent (its error text,
+ * a request id, a failed job's report) has every form of both replaced by `[redacted]`.
  */
 export class GatewayError extends Error {
   override name = 'GatewayError';
@@ -33,7 +34,12 @@ export class GatewayError extends Error {
   }
 }
 
-/** The request never got an answer: DNS, refused or reset connection. `code` is `network_error`. */
+/**
+ * The request never got an answer: DNS, refused or reset connection. `code` is `network_error`.
+ * `cause` is a copy of what fetch threw, with every form of the API key and secret_key redacted:
+ * its name, message, stack, plain fields such as `code` (`ECONNREFUSED`) and its own causes, but
+ * no other object it referred to (a request's headers carry the key).
+ */
 export class GatewayNetworkError extends GatewayError {
   override name = 'GatewayNetworkError';
   constructor(message: string, cause: unknown) {
@@ -74,14 +80,15 @@ export class GatewayRedirectError extends GatewayError {
 
 /**
  * The job ended in `failed` (`client.images.waitFor`, `generateAndWait`). `code` and `message` are
- * the job's error as the gateway reported it (`generation_failed`, say); `status` is 0, since no
- * HTTP call failed. The credits a submission charged are not refunded by the wait.
+ * the job's error as the gateway reported it (`generation_failed`, say), with the API key
+ * redacted, as in `task`; `status` is 0, since no HTTP call failed. The credits a submission
+ * charged are not refunded by the wait.
  */
 export class JobFailedError extends GatewayError {
   override name = 'JobFailedError';
   /** The failed task. */
   readonly taskId: string;
-  /** The failed task as the gateway reported it (webhook `data` or `images.get` answer). */
+  /** The failed task as the gateway reported it (webhook `data` or `images.get` answer), redacted. */
   readonly task: Readonly<Record<string, unknown>>;
 
   constructor(taskId: string, error: { code: string; message: string }, task: Record<string, unknown>) {

@@ -51,7 +51,10 @@ export async function withStartupRetries<T>(
 ): Promise<T> {
   const given =
     option === false ? { limit: 0 } : typeof option === 'number' ? { limit: option } : (option ?? {});
-  const retry = resolveRetry({ ...DEFAULT_STARTUP_RETRIES, ...given });
+  const retry = resolveRetry({ ...DEFAULT_STARTUP_RETRIES, ...given }, 'startupRetries');
+  if (given.onRetry !== undefined && typeof given.onRetry !== 'function') {
+    throw new JobhookError('invalid_options', '`startupRetries` must have a function as `onRetry`.');
+  }
   return withRetries(attempt, retry, signal, given.onRetry);
 }
 

@@ -1,4 +1,4 @@
-import { redactor, type Redact } from '../common/redact.js';
+import { redactCause, redactor, type Redact } from '../common/redact.js';
 import {
   GatewayError,
   GatewayNetworkError,
@@ -6,6 +6,7 @@ import {
   GatewayResponseTooLargeError,
   GatewayTimeoutError,
 } from './errors.js';
+import { positiveOption } from './options.js';
 import { readBodyCapped } from './read-body.js';
 import { fetchSameOrigin } from './redirects.js';
 import {
@@ -29,6 +30,8 @@ export interface RequestOptions {
 
 export interface TransportConfig {
   apiKey: string;
+  /** Replaces every form of the API key in a text: applied to every message the transport builds. */
+  redactKey: Redact;
   baseUrl: string;
   fetch: typeof fetch;
   timeoutMs: number;
@@ -46,7 +49,7 @@ export type Transport = <T>(
 
 /** One gateway call: envelope in, `data` or a GatewayError out, with time-outs and retries. */
 export function createTransport(config: TransportConfig): Transport {
-  const redactKey = redactor([config.apiKey]);
+  const { redactKey } = config;
   return async function request<T>(
     method: string,
     path: string,
@@ -70,7 +73,9 @@ async function once(
   body: unknown,
   options: RequestOptions,
 ) {
-  const timeoutMs = options.timeoutMs ?? config.timeoutMs;
+  const timeoutMs = positiveOption('timeoutMs', options.timeoutMs, config.timeoutMs, {
+    unit: 'milliseconds',
+  });
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(), timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
@@ -104,16 +109,19 @@ async function once(
       // The caller's own abort is not a gateway failure: it surfaces as the caller's reason.
       if (options.signal?.aborted) throw options.signal.reason;
       if (timer.signal.aborted)
-        throw new GatewayTimeoutError(`${what}: no answer from the gateway within ${timeoutMs} ms.`);
+        throw new GatewayTimeoutError(redact(`${what}: no answer from the gateway within ${timeoutMs} ms.`));
+      // The cause is a redacted copy: what fetch (or a fetch you passed) threw may quote the headers.
       throw new GatewayNetworkError(
         redact(`${what}: could not reach the gateway (${describe(error)}).`),
-        error,
+        redactCause(error, redact),
       );
     }
     if (text === undefined) {
       throw new GatewayResponseTooLargeError(
-        `${what} failed (${response.status} response_too_large): the answer is longer than ` +
-          `maxResponseBytes (${config.maxResponseBytes} bytes); the client stopped reading it.`,
+        redact(
+          `${what} failed (${response.status} response_too_large): the answer is longer than ` +
+            `maxResponseBytes (${config.maxResponseBytes} bytes); the client stopped reading it.`,
+        ),
         response.status,
         redactHeader(response, 'x-request-id', redact),
       );

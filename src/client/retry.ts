@@ -1,3 +1,4 @@
+import { JobhookError } from '../common/errors.js';
 import { GatewayError } from './errors.js';
 
 /** How the client retries a failed call; `retries: 0` turns retries off. */
@@ -22,13 +23,39 @@ export interface ResolvedRetry {
   sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 }
 
-export function resolveRetry(option: number | RetryOptions | undefined): ResolvedRetry {
-  const options = typeof option === 'number' ? { limit: option } : (option ?? {});
+/**
+ * Checks and completes a retry option (`retries`, or registerWebhook's `startupRetries` as
+ * `name`): a mistake throws a JobhookError (`invalid_options`) that names it, rather than retrying
+ * forever (a limit of NaN never runs out) or failing at the first retry.
+ */
+export function resolveRetry(option: number | RetryOptions | undefined, name = 'retries'): ResolvedRetry {
+  const options: RetryOptions = typeof option === 'number' ? { limit: option } : (option ?? {});
+  const invalid = (what: string) => new JobhookError('invalid_options', `\`${name}\` ${what}.`);
+  if (typeof options !== 'object' || options === null) {
+    throw invalid('must be a number of retries (0 for none) or an object such as { limit: 2 }');
+  }
+  const limit = options.limit ?? 2;
+  if (!Number.isSafeInteger(limit) || limit < 0) {
+    throw invalid('must have a whole number of retries, 0 or more, as its limit (0 turns retries off)');
+  }
+  const methods = options.methods ?? ['GET', 'DELETE'];
+  if (!Array.isArray(methods) || !methods.every((method) => typeof method === 'string')) {
+    throw invalid("must have a list of HTTP methods as `methods`, such as ['GET', 'DELETE']");
+  }
+  const delay = (key: 'baseDelayMs' | 'maxDelayMs', fallback: number) => {
+    const value = options[key] ?? fallback;
+    if (!Number.isFinite(value) || value < 0)
+      throw invalid(`must have a number of ms, 0 or more, as \`${key}\``);
+    return value;
+  };
+  if (options.sleep !== undefined && typeof options.sleep !== 'function') {
+    throw invalid('must have a function as `sleep`');
+  }
   return {
-    limit: Math.max(0, Math.floor(options.limit ?? 2)),
-    methods: (options.methods ?? ['GET', 'DELETE']).map((method) => method.toUpperCase()),
-    baseDelayMs: options.baseDelayMs ?? 250,
-    maxDelayMs: options.maxDelayMs ?? 30_000,
+    limit,
+    methods: methods.map((method) => method.toUpperCase()),
+    baseDelayMs: delay('baseDelayMs', 250),
+    maxDelayMs: delay('maxDelayMs', 30_000),
     sleep: options.sleep ?? sleep,
   };
 }

@@ -1,4 +1,5 @@
 import { JobhookError } from '../common/errors.js';
+import { redactValues, type Redact } from '../common/redact.js';
 import type { JobResult } from '../results/job-result.js';
 import type { JobResults } from '../results/job-results.js';
 import { GatewayError, JobFailedError, WaitTimeoutError } from './errors.js';
@@ -57,7 +58,10 @@ interface WaitStart {
  * receiver's results and a listener on its signal only while it waits; it drops all three when it
  * settles, whichever way.
  */
-export function waitService(get: (taskId: string, options: RequestOptions) => Promise<ImageTask>) {
+export function waitService(
+  get: (taskId: string, options: RequestOptions) => Promise<ImageTask>,
+  redact: Redact,
+) {
   const timers = timerQueue();
   const slots = pollSlots(POLL_SLOTS);
 
@@ -95,7 +99,7 @@ export function waitService(get: (taskId: string, options: RequestOptions) => Pr
 
     const sleeper: Sleeper = {
       wake() {
-        if (Date.now() >= deadline) return fail(new WaitTimeoutError(taskId, options.timeoutMs));
+        if (Date.now() >= deadline) return fail(new WaitTimeoutError(redact(taskId), options.timeoutMs));
         if (polling) return schedule();
         if (Date.now() >= nextPollAt) {
           polling = true;
@@ -120,7 +124,7 @@ export function waitService(get: (taskId: string, options: RequestOptions) => Pr
         const task = await get(taskId, { signal: inFlight.signal, retries: 0 });
         if (settled) return;
         if (task.status === 'completed') return succeed(task);
-        if (task.status === 'failed') return fail(failure(taskId, task));
+        if (task.status === 'failed') return fail(failure(taskId, task, redact));
       } catch (error) {
         if (settled) return;
         // A lost connection, a time-out, 429 or 5xx may pass: the next poll will tell. 4xx will not.
@@ -139,7 +143,7 @@ export function waitService(get: (taskId: string, options: RequestOptions) => Pr
     function onResult(result: JobResult) {
       stopWatching = undefined; // a watcher is removed once it is called
       if (result.status === 'completed') succeed(result.data as ImageTask);
-      else fail(failure(taskId, result.data));
+      else fail(failure(taskId, result.data, redact));
     }
 
     function onAbort() {
@@ -207,13 +211,17 @@ export function resolveWaitOptions(options: WaitOptions): ResolvedWait {
   };
 }
 
-/** The JobFailedError a failed task stands for. */
-function failure(taskId: string, task: Readonly<Record<string, unknown>>): JobFailedError {
-  const error = task.error as { code?: unknown; message?: unknown } | undefined;
+/**
+ * The JobFailedError a failed task stands for. Everything in it comes from the gateway (a poll's
+ * answer or a webhook delivery), which may quote the API key: all of it is redacted.
+ */
+function failure(taskId: string, task: Readonly<Record<string, unknown>>, redact: Redact): JobFailedError {
+  const reported = redactValues({ ...task }, redact);
+  const error = reported.error as { code?: unknown; message?: unknown } | undefined;
   const code = typeof error?.code === 'string' ? error.code : 'job_failed';
   const message =
     typeof error?.message === 'string' ? error.message : 'The gateway reports that the job failed.';
-  return new JobFailedError(taskId, { code, message }, { ...task });
+  return new JobFailedError(redact(taskId), { code, message }, reported);
 }
 
 /** ±10 %, so that waiters started together do not poll in step. */

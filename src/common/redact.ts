@@ -127,3 +127,76 @@ function hex(bytes: Uint8Array): string {
   for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
   return text;
 }
+
+/**
+ * A copy of JSON-like data (what a gateway or a sender answered) with `redact` applied to every
+ * string in it, keys included, at any depth of arrays and plain objects. Other objects (a Date, a
+ * class instance a schema made) are kept as they are; a cycle is kept as a cycle.
+ */
+export function redactValues<T>(value: T, redact: Redact): T {
+  const copies = new Map<object, unknown>();
+  const walk = (item: unknown): unknown => {
+    if (typeof item === 'string') return redact(item);
+    if (typeof item !== 'object' || item === null) return item;
+    const copied = copies.get(item);
+    if (copied !== undefined) return copied;
+    if (Array.isArray(item)) {
+      const array: unknown[] = [];
+      copies.set(item, array);
+      for (const entry of item) array.push(walk(entry));
+      return array;
+    }
+    const prototype: unknown = Object.getPrototypeOf(item);
+    if (prototype !== Object.prototype && prototype !== null) return item;
+    const record: Record<string, unknown> = {};
+    copies.set(item, record);
+    for (const [key, entry] of Object.entries(item)) record[redact(key)] = walk(entry);
+    return record;
+  };
+  return walk(value) as T;
+}
+
+/** How deep a chain of causes is copied; deeper ones are left out. */
+const MAX_CAUSE_DEPTH = 4;
+
+/**
+ * A copy of a thrown value that is safe to keep as an error's `cause`, with `redact` applied to
+ * every string in it: an Error becomes an Error with the same name, message and stack and the
+ * same plain fields (`code`, `errno`, ...), its own `cause` and an AggregateError's `errors`
+ * copied the same way; a plain object keeps its plain fields. Any other object it refers to (a
+ * request, a socket, headers) is left out, since it could hold a secret that no text shows.
+ */
+export function redactCause(value: unknown, redact: Redact, depth = 0): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (typeof value !== 'object' || value === null) return typeof value === 'function' ? undefined : value;
+  try {
+    const copy: Record<string, unknown> =
+      value instanceof Error ? errorCopy(value, redact) : (Object.create(null) as Record<string, unknown>);
+    for (const [key, field] of Object.entries(value)) {
+      if (typeof field !== 'object' && typeof field !== 'function')
+        copy[redact(key)] = redactCause(field, redact);
+    }
+    if (depth < MAX_CAUSE_DEPTH && value instanceof Error) {
+      if ('cause' in value) copy.cause = redactCause(value.cause, redact, depth + 1);
+      if (value instanceof AggregateError && Array.isArray(value.errors)) {
+        copy.errors = value.errors.map((error) => redactCause(error, redact, depth + 1));
+      }
+    }
+    return copy;
+  } catch {
+    // A getter that throws, a proxy: nothing of it is kept.
+    return new Error('An error that could not be copied.');
+  }
+}
+
+function errorCopy(error: Error, redact: Redact): Error & Record<string, unknown> {
+  const copy = new Error(redact(String(error.message))) as Error & Record<string, unknown>;
+  // Not enumerable, as on the original: util.inspect shows the name through the stack.
+  Object.defineProperty(copy, 'name', {
+    value: redact(String(error.name)),
+    configurable: true,
+    writable: true,
+  });
+  copy.stack = typeof error.stack === 'string' ? redact(error.stack) : copy.stack;
+  return copy;
+}

@@ -17,7 +17,8 @@ export type ImportHmacKeys = (keys: readonly Uint8Array[]) => HmacKeys;
 
 /**
  * Whether any of `candidates` is the HMAC-SHA256 of `parts` under any of `keys`, compared in
- * constant time. Synchronous on Node; a promise on the Web path (crypto.subtle is asynchronous).
+ * constant time. One HMAC per key, whatever the number of candidates: the sender chooses how many
+ * it writes. Synchronous on Node; a promise on the Web path (crypto.subtle is asynchronous).
  */
 export type VerifyHmac = (
   keys: HmacKeys,

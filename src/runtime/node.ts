@@ -12,6 +12,11 @@ import type {
   SignedParts,
   VerifyHmac,
 } from './contract.js';
+import { requireSupportedNode } from './node-version.js';
+
+// Every part of jobhook that receives or signs loads this file on Node: an older Node fails here,
+// at startup, rather than on each delivery.
+requireSupportedNode();
 
 export const importHmacKeys: ImportHmacKeys = (keys) =>
   keys.map((key) => createSecretKey(key)) as unknown as HmacKeys;

@@ -17,10 +17,19 @@ const MAX_ID_LENGTH = 256;
 const TIMESTAMP = /^\d{1,12}$/;
 
 /**
+ * Entries one `webhook-signature` header may carry, of any version. A rotation signs with two or
+ * three secrets at once; the cap leaves room for ten times that, and bounds the work a header
+ * written by anyone, secret or not, can ask for.
+ */
+const MAX_SIGNATURES = 32;
+
+/**
  * The Standard Webhooks v1 scheme (the one Svix and many senders use), jobhook's default:
  * headers `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature`; the signed
  * content is `${id}.${timestamp}.${body}`, HMAC-SHA256, written `v1,<base64>`. The signature
- * header may hold several space-separated signatures (key rotation); any one valid one passes.
+ * header may hold several space-separated signatures (key rotation), at most 32 entries, refused
+ * as `malformed_header` past that; any one valid one passes, and a delivery costs one HMAC per
+ * secret however many it holds.
  * Signatures are decoded strictly, as the `standardwebhooks` package does: padded standard
  * base64 of 32 bytes, nothing else (no URL-safe alphabet, no missing padding, no junk).
  */
@@ -73,7 +82,19 @@ function checkHeaders({ headers, now, toleranceSeconds }: HeaderCheckRequest): V
   if (Math.abs(now / 1000 - Number(timestamp)) > toleranceSeconds) {
     return refuse('stale_timestamp', `The webhook-timestamp ${timestamp} is outside the tolerance.`);
   }
-  if (!hasWellFormedV1(signature)) {
+  return isSingleV1(signature) ? undefined : checkSignatureList(signature);
+}
+
+/** A header of several entries: within the cap, and with at least one well-formed v1 signature. */
+function checkSignatureList(header: string): VerifyRefusal | undefined {
+  const entries = header.split(/\s+/).filter((entry) => entry !== '');
+  if (entries.length > MAX_SIGNATURES) {
+    return refuse(
+      'malformed_header',
+      `The webhook-signature header carries ${entries.length} signatures; at most ${MAX_SIGNATURES} are read.`,
+    );
+  }
+  if (!entries.some((entry) => isBase64Digest(v1Value(entry) ?? ''))) {
     return refuse('malformed_header', 'The webhook-signature header holds no well-formed v1 signature.');
   }
   return undefined;
@@ -97,10 +118,6 @@ const SINGLE_V1_LENGTH = 'v1,'.length + 44;
 
 function isSingleV1(header: string): boolean {
   return header.length === SINGLE_V1_LENGTH && header.startsWith('v1,') && isBase64Digest(header, 3);
-}
-
-function hasWellFormedV1(header: string): boolean {
-  return isSingleV1(header) || header.split(/\s+/).some((entry) => isBase64Digest(v1Value(entry) ?? ''));
 }
 
 /**

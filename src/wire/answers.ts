@@ -89,7 +89,8 @@ export const answers = {
         'Mount the webhook route before any body parser (such as a global express.json()), ' +
         'or have the parser keep the raw bytes: express.json({ verify: keepRawBody }) with keepRawBody ' +
         'from jobhook/express; NestFactory.create(AppModule, { rawBody: true }) in NestJS; ' +
-        'c.req.arrayBuffer() (not c.req.json()) in a Hono middleware.',
+        'c.req.arrayBuffer() (not c.req.json()) in a Hono middleware; ' +
+        'in Koa, koaHandler before bodyParser() (the text it keeps may differ from the bytes).',
     ),
   shuttingDown: () =>
     failure(503, 'shutting_down', 'The receiver is shutting down; retry later.', { 'retry-after': '5' }),

@@ -99,6 +99,31 @@ describe('the CLI prints nothing a terminal would obey', () => {
     );
   });
 
+  it('generate --wait: a failed job whose error echoes the API key is printed with the key redacted', async () => {
+    const apiKey = 'sk_live_generate_wait_echo_0123';
+    const baseUrl = await serve((req, res) => {
+      req.resume();
+      const data =
+        req.method === 'POST'
+          ? { task_id: 'task_1', credits_used: 1, remaining_credits: 9 }
+          : {
+              task_id: 'task_1',
+              status: 'failed',
+              error: { code: `denied_${apiKey}`, message: `you sent ${req.headers.authorization}` },
+            };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data }));
+    });
+    const result = await runCli(['generate', 'a fox', '--wait'], {
+      JOBHOOK_API_KEY: apiKey,
+      JOBHOOK_BASE_URL: baseUrl,
+    });
+    expect(result.code).toBe(1);
+    expect(oneLineError(result)).toBe(
+      'jobhook: job task_1 failed (denied_[redacted]): you sent Bearer [redacted]',
+    );
+    expect(result.stdout + result.stderr).not.toContain(apiKey);
+  });
+
   it("send: the receiver's status text and body are printed without control characters", async () => {
     const url = await serve((req, res) => {
       req.resume();

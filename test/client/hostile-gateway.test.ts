@@ -3,12 +3,15 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
 import { afterEach, describe, expect, test } from 'vitest';
 import {
   createClient,
   GatewayError,
   GatewayRedirectError,
   GatewayResponseTooLargeError,
+  JobFailedError,
+  WaitTimeoutError,
 } from 'jobhook/client';
 
 const API_KEY = 'sk_live_hostile_gateway_test_key_0123';
@@ -280,4 +283,141 @@ describe('a gateway that echoes the key and the request back', () => {
       }
     });
   }
+});
+
+describe('a gateway that echoes the key into what it reports about a job', () => {
+  /** Everything a log line could show of an error: message, stack, own fields, nested task. */
+  const shown = (error: unknown) => [inspect(error, { depth: 10 }), JSON.stringify(error)].join('\n');
+  const keyForms = [API_KEY, Buffer.from(API_KEY).toString('base64'), encodeURIComponent(API_KEY)];
+
+  /** Submits as `task_<key>`, and reports that task as `report` says (the key echoed in it). */
+  function echoingGateway(report: (authorization: string) => Record<string, unknown>) {
+    return serve((req, res, seen) => {
+      if (req.method === 'POST') {
+        return ok(res, { task_id: `task_${API_KEY}`, credits_used: 1, remaining_credits: 9 });
+      }
+      ok(res, { task_id: `task_${API_KEY}`, ...report(seen.authorization ?? '') });
+    });
+  }
+
+  test('a failed job: JobFailedError holds no form of the key, in its message, code, task id or task', async () => {
+    const gateway = await echoingGateway((authorization) => ({
+      status: 'failed',
+      error: {
+        code: `denied_${API_KEY}`,
+        message: `the request carried ${authorization} (${Buffer.from(API_KEY).toString('base64')})`,
+      },
+      [`seen_${API_KEY}`]: [{ header: authorization }],
+    }));
+    const client = createClient({ apiKey: API_KEY, baseUrl: gateway.origin });
+    const error = await failure(
+      client.images.generateAndWait({ model: 'm', prompt: 'p' }, { pollIntervalMs: 10 }),
+    );
+    expect(error).toBeInstanceOf(JobFailedError);
+    expect(error.message).toBe('the request carried Bearer [redacted] ([redacted])');
+    expect(error).toMatchObject({ code: 'denied_[redacted]', taskId: 'task_[redacted]' });
+    expect((error as JobFailedError).task).toMatchObject({
+      'seen_[redacted]': [{ header: 'Bearer [redacted]' }],
+    });
+    for (const form of keyForms) expect(shown(error)).not.toContain(form);
+  });
+
+  test('a job that does not end: WaitTimeoutError holds no form of the key', async () => {
+    const gateway = await echoingGateway(() => ({ status: 'processing' }));
+    const client = createClient({ apiKey: API_KEY, baseUrl: gateway.origin });
+    const error = await failure(
+      client.images.generateAndWait({ model: 'm', prompt: 'p' }, { timeoutMs: 50, pollIntervalMs: 10 }),
+    );
+    expect(error).toBeInstanceOf(WaitTimeoutError);
+    expect((error as WaitTimeoutError).taskId).toBe('task_[redacted]');
+    for (const form of keyForms) expect(shown(error)).not.toContain(form);
+  });
+
+  test('a poll that times out or is too long: the message names the path without the key', async () => {
+    const gateway = await serve((req, res) => {
+      if (req.url!.includes('slow')) return; // never answers
+      res.writeHead(200, { 'content-type': 'application/json' }).end('x'.repeat(2048));
+    });
+    const client = createClient({
+      apiKey: API_KEY,
+      baseUrl: gateway.origin,
+      retries: 0,
+      maxResponseBytes: 1024,
+    });
+    const slow = await failure(client.images.get(`slow_${API_KEY}`, { timeoutMs: 100 }));
+    expect(slow).toMatchObject({ code: 'timeout' });
+    const large = await failure(client.images.get(`large_${API_KEY}`));
+    expect(large).toMatchObject({ code: 'response_too_large' });
+    for (const error of [slow, large]) {
+      expect(error.message).toContain('/api/v1/images/');
+      for (const form of keyForms) expect(shown(error)).not.toContain(form);
+    }
+  });
+});
+
+describe('the API key never rides in a cause', () => {
+  test.each([
+    ['a line break inside', 'sk_live_one\nInjected: header'],
+    ['a carriage return and line feed', 'sk_live_one\r\nx'],
+    ['a NUL', 'sk_live_one\u0000two'],
+    ['a DEL', 'sk_live_one\u007ftwo'],
+    ['a trailing newline', 'sk_live_from_a_file\n'],
+    ['a leading space', ' sk_live_padded'],
+    ['a space inside', 'sk_live one'],
+    ['a Latin-1 letter', 'sk_live_clé'],
+    ['an emoji', 'sk_live_🔑'],
+    ['a zero-width space', 'sk_live_\u200bzero'],
+    ['a no-break space', 'sk_live_\u00a0nbsp'],
+  ])('createClient refuses a key with %s, naming the fault and not the key', (_what, apiKey) => {
+    let thrown: unknown;
+    try {
+      createClient({ apiKey, baseUrl: 'https://gw.example' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ name: 'JobhookError', code: 'invalid_options' });
+    const message = (thrown as Error).message;
+    expect(message).toMatch(/^createClient's `apiKey` (has|contains) /);
+    expect(message).not.toContain(apiKey.trim());
+    expect(inspect(thrown)).not.toContain(apiKey.trim());
+  });
+
+  test('what a fetch throws is kept as a redacted copy: code and chain kept, no key in inspect', async () => {
+    const quoting: typeof fetch = async (_input, init) => {
+      const authorization = (init?.headers as Record<string, string>).authorization;
+      const socket = new Error(`socket hang up after ${authorization}`);
+      Object.assign(socket, { code: 'ECONNRESET', request: { headers: { authorization } } });
+      throw new TypeError(`Invalid header value: ${authorization}`, {
+        cause: new AggregateError([socket], `all attempts failed for ${API_KEY}`, { cause: socket }),
+      });
+    };
+    const client = createClient({
+      apiKey: API_KEY,
+      baseUrl: 'https://gw.example',
+      fetch: quoting,
+      retries: 0,
+    });
+    const error = await failure(client.account.balances());
+    expect(error).toMatchObject({ name: 'GatewayNetworkError', code: 'network_error' });
+    const shown = inspect(error, { depth: Infinity, showHidden: true });
+    expect(shown).toContain('Invalid header value: Bearer [redacted]');
+    expect(shown).not.toContain(API_KEY);
+    const cause = error.cause as Error & { cause: AggregateError };
+    expect(cause).toMatchObject({ name: 'TypeError', message: 'Invalid header value: Bearer [redacted]' });
+    expect(cause.cause.errors[0]).toMatchObject({
+      code: 'ECONNRESET',
+      message: 'socket hang up after Bearer [redacted]',
+    });
+    expect(cause.cause.cause).toMatchObject({ code: 'ECONNRESET' });
+  });
+
+  test('an unreachable gateway: the cause chain keeps its system error code', async () => {
+    const closed = await serve(() => undefined);
+    const origin = closed.origin;
+    for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+    const client = createClient({ apiKey: API_KEY, baseUrl: origin, retries: 0 });
+    const error = await failure(client.account.balances());
+    expect(error).toMatchObject({ code: 'network_error', cause: { cause: { code: 'ECONNREFUSED' } } });
+    expect(inspect(error, { depth: Infinity, showHidden: true })).not.toContain(API_KEY);
+  });
 });

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { GatewayError } from '../../src/client/errors.js';
 import type { ImageTask } from '../../src/client/types.js';
 import { waitService } from '../../src/client/wait-for.js';
+import { redactor } from '../../src/common/redact.js';
 
 beforeEach(() => void vi.useFakeTimers({ now: 1_000_000 }));
 afterEach(() => void vi.useRealTimers());
@@ -18,7 +19,7 @@ function slowGateway(answers: (poll: number) => ImageTask | Error = () => proces
     if (answer instanceof Error) throw answer;
     return answer;
   };
-  return { polls, waitFor: waitService(get).waitFor };
+  return { polls, waitFor: waitService(get, redactor(['sk_test'])).waitFor };
 }
 
 const processing = { task_id: 't', status: 'processing' } as unknown as ImageTask;

@@ -9,7 +9,7 @@ import { Hono } from 'hono';
 import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import type { Receiver } from 'jobhook';
-import { expressHandler } from 'jobhook/express';
+import { expressHandler, keepRawBody } from 'jobhook/express';
 import { honoHandler } from 'jobhook/hono';
 import { nodeHandler } from 'jobhook/node';
 import { fastifyPlugin } from 'jobhook/fastify';
@@ -88,6 +88,43 @@ export const targets: Target[] = [
     start: (receiver, port) =>
       listen(
         getRequestListener((request) => receiver.fetch(request)),
+        port,
+      ),
+  },
+];
+
+/** A mounting behind a body parser that ran first: `keepsBytes` when the parser kept the raw bytes. */
+export interface ParserFirstTarget extends Target {
+  /** Whether the signed bytes survive the parser exactly, or only as the text it decoded. */
+  keepsBytes: boolean;
+}
+
+/**
+ * Mountings behind a body parser that ran first and kept a raw copy, each with a JSON route
+ * beside the webhook. The conformance suite above does not run on them: the parser, not the
+ * receiver, answers what it refuses (an oversized or malformed body). parser-first.test.ts does.
+ */
+export const parserFirstTargets: ParserFirstTarget[] = [
+  {
+    name: 'express 5 after express.json({ verify: keepRawBody })',
+    keepsBytes: true,
+    start: (receiver, port) =>
+      listen(
+        express5()
+          .use(express5.json({ verify: keepRawBody }))
+          .post(PATH, expressHandler(receiver)),
+        port,
+      ),
+  },
+  {
+    name: 'koa 3 middleware after @koa/bodyparser',
+    keepsBytes: false,
+    start: (receiver, port) =>
+      listen(
+        new Koa()
+          .use(bodyParser())
+          .use(koaHandler(receiver, { path: PATH }))
+          .callback(),
         port,
       ),
   },

@@ -5,6 +5,7 @@
 // that would quote the secret. Workers and Edge run the package as their tooling bundles it (the
 // Web form of `#runtime`); Deno and Bun load it from node_modules (they pick the node:crypto form,
 // faster there) and also run the Workers bundle, so the Web form is tested on their engines too.
+import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { signDelivery } from 'jobhook/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +88,24 @@ describe.each(runtimes)('on %s', (_name, serve) => {
     const seen = (await get('/seen')) as string[];
     expect(seen.filter((entry) => entry === `${label}:${payload.data.task_id}`)).toHaveLength(1);
     expect(seen).not.toContain(`${label}:task_evil`);
+  });
+
+  it('refuses a header of more than 32 signatures, and finds the valid one among 32', async () => {
+    const delivery = signDelivery({ secret: SECRET, payload: completedPayload() });
+    const signed = delivery.headers['webhook-signature']!;
+    const madeUp = Array.from({ length: 32 }, () => `v1,${randomBytes(32).toString('base64')}`);
+    const send = (signatures: string[]) =>
+      fetch(`${served.url}/webhooks`, {
+        method: 'POST',
+        headers: { ...delivery.headers, 'webhook-signature': signatures.join(' ') },
+        body: delivery.body,
+      });
+
+    const flooded = await send([...madeUp, signed]);
+    expect(flooded.status).toBe(401);
+    expect(await flooded.json()).toMatchObject({ error: { message: 'A signature header is malformed.' } });
+    const rotated = await send([...madeUp.slice(1), signed]);
+    expect(rotated.status).toBe(200);
   });
 
   it('signs a delivery on the runtime itself (jobhook/testing) and receives it', async () => {

@@ -1,7 +1,7 @@
 // The one redaction of secrets (src/common/redact.ts), checked against encodings the test computes
 // itself with Node's Buffer, so a form the module forgets shows up here.
 import { describe, expect, test } from 'vitest';
-import { redactor } from '../../src/common/redact.js';
+import { redactCause, redactor, redactValues } from '../../src/common/redact.js';
 
 const SECRETS = [
   'sk_live_0123456789abcdef',
@@ -83,5 +83,66 @@ describe('redactor', () => {
   test('several secrets at once; empty and very short ones are ignored rather than matched everywhere', () => {
     const redact = redactor(['first-secret-value', 'second-secret-value', '', 'ab']);
     expect(redact('first-secret-value / second-secret-value / ab')).toBe('[redacted] / [redacted] / ab');
+  });
+});
+
+describe('redactValues', () => {
+  const redact = redactor(['sk_live_0123456789abcdef']);
+
+  test('redacts every string of JSON-like data, keys too, in a copy', () => {
+    const data = {
+      error: { message: 'Bearer sk_live_0123456789abcdef', code: 7 },
+      list: ['sk_live_0123456789abcdef', null, true],
+      sk_live_0123456789abcdef: 'as a key',
+    };
+    expect(redactValues(data, redact)).toEqual({
+      error: { message: 'Bearer [redacted]', code: 7 },
+      list: ['[redacted]', null, true],
+      '[redacted]': 'as a key',
+    });
+    expect(data.error.message).toBe('Bearer sk_live_0123456789abcdef');
+  });
+
+  test('keeps objects that are not plain data as they are, and a cycle as a cycle', () => {
+    const when = new Date(0);
+    const cyclic: Record<string, unknown> = { note: 'sk_live_0123456789abcdef', when };
+    cyclic.self = cyclic;
+    const copy = redactValues(cyclic, redact);
+    expect(copy.note).toBe('[redacted]');
+    expect(copy.when).toBe(when);
+    expect(copy.self).toBe(copy);
+  });
+});
+
+describe('redactCause', () => {
+  const redact = redactor(['sk_live_0123456789abcdef']);
+
+  test('copies an error chain with its plain fields, leaving out the objects it refers to', () => {
+    const inner = Object.assign(new Error('reset by sk_live_0123456789abcdef'), {
+      code: 'ECONNRESET',
+      headers: { authorization: 'Bearer sk_live_0123456789abcdef' },
+    });
+    const copy = redactCause(new TypeError('fetch failed', { cause: inner }), redact) as Error;
+    expect(copy).toBeInstanceOf(Error);
+    expect(copy).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    expect(copy.cause).toMatchObject({ message: 'reset by [redacted]', code: 'ECONNRESET' });
+    expect(copy.cause).not.toHaveProperty('headers');
+  });
+
+  test('a thrown string or plain object is redacted; one that throws on reading becomes a plain error', () => {
+    expect(redactCause('sk_live_0123456789abcdef', redact)).toBe('[redacted]');
+    expect(redactCause({ code: 'E', note: 'sk_live_0123456789abcdef' }, redact)).toEqual({
+      code: 'E',
+      note: '[redacted]',
+    });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('sk_live_0123456789abcdef');
+        },
+      },
+    );
+    expect(redactCause(hostile, redact)).toMatchObject({ message: 'An error that could not be copied.' });
   });
 });

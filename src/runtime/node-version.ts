@@ -1,0 +1,28 @@
+// The oldest Node jobhook runs on, checked when it loads. Web APIs only: the client calls it too,
+// and runs on Workers and in browsers, where it does nothing.
+
+/** package.json `engines`: Node 20.19 or later. */
+const OLDEST = { major: 20, minor: 19 } as const;
+
+/** What is read of `process`: its `versions` and `release.name`. */
+interface ProcessInfo {
+  versions?: Readonly<Record<string, string | undefined>>;
+  release?: { name?: string };
+}
+
+/**
+ * Throws on Node older than 20.19, when jobhook loads. Older versions load the package and then
+ * fail on every call (Node 18 lacks the global `crypto`, so every delivery was answered 500):
+ * better one clear error at startup. Deno and Bun, which report a Node version of their own, and
+ * runtimes that are not Node, are left alone.
+ */
+export function requireSupportedNode(info: ProcessInfo | undefined = globalThis.process): void {
+  const versions = info?.versions;
+  if (info?.release?.name !== 'node' || versions?.bun !== undefined || versions?.deno !== undefined) return;
+  const version = versions?.node;
+  const match = /^(\d+)\.(\d+)\./.exec(version ?? '');
+  if (!match) return;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  if (major > OLDEST.major || (major === OLDEST.major && minor >= OLDEST.minor)) return;
+  throw new Error(`jobhook needs Node ${OLDEST.major}.${OLDEST.minor} or later (this is ${version}).`);
+}

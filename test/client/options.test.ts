@@ -1,0 +1,92 @@
+// Every mistake in what is passed to the client is a JobhookError (`invalid_options`) that names
+// the option, thrown by createClient (or the rejection of the call that was given it), never a
+// TypeError from deep inside nor a retry loop that never ends.
+import { describe, expect, test } from 'vitest';
+import { createClient, registerWebhook, type ClientOptions } from 'jobhook/client';
+
+const base = { apiKey: 'sk_test_options', baseUrl: 'https://gw.example' };
+/** A fetch that must not be reached: each case fails before any request. */
+const unreachable: typeof fetch = () => Promise.reject(new Error('no request should be made'));
+
+function thrownBy(make: () => unknown): unknown {
+  try {
+    make();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+const invalid = (name: string) => ({
+  name: 'JobhookError',
+  code: 'invalid_options',
+  message: expect.stringContaining(`\`${name}\``) as string,
+});
+
+describe('createClient', () => {
+  test.each([
+    ['maxResponseBytes', [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '1024']],
+    ['timeoutMs', [0, -5, Number.NaN, Number.POSITIVE_INFINITY, '30000']],
+    ['retries', [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 'twice']],
+  ] as const)('refuses a bad `%s`', (name, values) => {
+    for (const value of values) {
+      const options = { ...base, [name]: value } as unknown as ClientOptions;
+      expect(
+        thrownBy(() => createClient(options)),
+        `${name}: ${String(value)}`,
+      ).toMatchObject(invalid(name));
+    }
+  });
+
+  test.each([
+    ['limit (NaN)', { limit: Number.NaN }],
+    ['limit (below 0)', { limit: -2 }],
+    ['methods (not a list)', { methods: 'GET' }],
+    ['methods (not names)', { methods: [1] }],
+    ['baseDelayMs', { baseDelayMs: -1 }],
+    ['maxDelayMs', { maxDelayMs: Number.NaN }],
+    ['sleep', { sleep: 1000 }],
+  ])('refuses retries with a bad %s', (field, retries) => {
+    const error = thrownBy(() => createClient({ ...base, retries } as unknown as ClientOptions));
+    expect(error).toMatchObject(invalid('retries'));
+    expect((error as Error).message).toContain(field.split(' ')[0]);
+  });
+
+  test('refuses a fetch that is not a function, and options that are not an object', () => {
+    const withFetch = { ...base, fetch: 'node-fetch' } as unknown as ClientOptions;
+    expect(thrownBy(() => createClient(withFetch))).toMatchObject(invalid('fetch'));
+    expect(thrownBy(() => createClient(undefined as unknown as ClientOptions))).toMatchObject({
+      code: 'invalid_options',
+      message: expect.stringContaining('apiKey') as string,
+    });
+  });
+
+  test('accepts what the documentation allows', () => {
+    expect(() =>
+      createClient({ ...base, maxResponseBytes: 1, timeoutMs: 0.5, retries: 0, fetch: unreachable }),
+    ).not.toThrow();
+    expect(() =>
+      createClient({ ...base, retries: { limit: 0, methods: [], baseDelayMs: 0, maxDelayMs: 0 } }),
+    ).not.toThrow();
+  });
+});
+
+describe('per call', () => {
+  const client = createClient({ ...base, fetch: unreachable });
+
+  test('a bad timeoutMs or retries rejects the call before any request', async () => {
+    await expect(client.account.balances({ timeoutMs: -1 })).rejects.toMatchObject(invalid('timeoutMs'));
+    await expect(client.account.balances({ retries: Number.NaN })).rejects.toMatchObject(invalid('retries'));
+  });
+
+  test("registerWebhook's startupRetries is checked the same way", async () => {
+    const register = (startupRetries: unknown) =>
+      registerWebhook(client, {
+        url: 'https://app.test/hook',
+        events: ['job.completed'],
+        startupRetries: startupRetries as number,
+      });
+    await expect(register(Number.NaN)).rejects.toMatchObject(invalid('startupRetries'));
+    await expect(register({ onRetry: 'log' })).rejects.toMatchObject(invalid('startupRetries'));
+  });
+});
