@@ -17,7 +17,12 @@ import { answerNodeRequest, type NodeReceiver } from './node-stream.js';
 
 /** Options of {@link nodeHandler}. */
 export interface NodeHandlerOptions {
-  /** Answer only this path (query strings ignored); other paths go to `next()`, or get a 404. */
+  /**
+   * Answer only this path (query strings ignored); other paths go to `next()`, or get a 404.
+   * Under a mount point (`app.use('/api', nodeHandler(receiver, { path }))`) both the full path
+   * (`/api/webhooks`) and the path relative to the mount (`/webhooks`) match: Express, Connect and
+   * Polka strip the mount from `req.url` and keep the full one in `req.originalUrl`.
+   */
   path?: string;
 }
 
@@ -35,7 +40,7 @@ export type NodeHandler = (
 export function nodeHandler(receiver: NodeReceiver, options: NodeHandlerOptions = {}): NodeHandler {
   const { path } = options;
   return (req, res, next) => {
-    if (path !== undefined && !isPath(req.url ?? '/', path)) {
+    if (path !== undefined && !matchesPath(req, path)) {
       if (next) return next();
       const notFound = answers.notFound();
       res.writeHead(notFound.status, notFound.headers).end(notFound.body);
@@ -43,6 +48,13 @@ export function nodeHandler(receiver: NodeReceiver, options: NodeHandlerOptions 
     }
     void answerNodeRequest(receiver, req, res);
   };
+}
+
+/** Whether the request is for `path`, as written relative to a mount point or in full. */
+function matchesPath(req: IncomingMessage & { originalUrl?: unknown }, path: string): boolean {
+  if (isPath(req.url ?? '/', path)) return true;
+  const { originalUrl } = req;
+  return typeof originalUrl === 'string' && originalUrl !== req.url && isPath(originalUrl, path);
 }
 
 /** Whether `url` is `path`, with or without a query string (compared without splitting the URL). */

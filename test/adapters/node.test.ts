@@ -47,6 +47,20 @@ describe('nodeHandler with `path`', () => {
     expect(rec.calls.filter((call) => call.type === 'job.completed')).toHaveLength(1);
   });
 
+  it("matches `path` in full or relative to an Express mount point, and nothing else under it", async () => {
+    const rec = recordingReceiver();
+    const app = express()
+      .use('/api', nodeHandler(rec.receiver, { path: '/api/webhooks' }))
+      .use('/v2', nodeHandler(rec.receiver, { path: '/webhooks' }));
+    server = await listen(app);
+    expect((await post(`${server.origin}/api/webhooks`)).status).toBe(200);
+    expect((await post(`${server.origin}/api/webhooks?x=1`)).status).toBe(200);
+    expect((await post(`${server.origin}/v2/webhooks`)).status).toBe(200);
+    // The mount's other paths still fall through to Express (its 404 page, not jobhook's JSON).
+    expect((await fetch(`${server.origin}/api/other`, { method: 'POST' })).status).toBe(404);
+    expect(rec.calls.filter((call) => call.type === 'job.completed')).toHaveLength(3);
+  });
+
   it('answers 500 naming the fix when a body parser earlier in the chain consumed the body', async () => {
     const rec = recordingReceiver();
     server = await listen(
