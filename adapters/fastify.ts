@@ -12,10 +12,14 @@
  * @module jobhook/fastify
  */
 import type { FastifyPluginCallback } from 'fastify';
+import { JobhookError } from '../src/common/errors.js';
 import { answers } from '../src/wire/answers.js';
 import { readNodeBody, type NodeReceiver } from './node-stream.js';
 
-/** Options of {@link fastifyPlugin}. */
+/**
+ * Options of {@link fastifyPlugin}: given to `fastifyPlugin(receiver, { path })` or to
+ * `app.register(fastifyPlugin(receiver), { path })`, either way.
+ */
 export interface FastifyPluginOptions {
   /** The webhook route's path. Default `/webhooks`; `register`'s `prefix` is added before it. */
   path?: string;
@@ -30,9 +34,14 @@ export interface FastifyPluginOptions {
 export function fastifyPlugin(
   receiver: NodeReceiver,
   options: FastifyPluginOptions = {},
-): FastifyPluginCallback {
-  const { path = '/webhooks' } = options;
-  return (scope, _options, done) => {
+): FastifyPluginCallback<FastifyPluginOptions> {
+  return (scope, registered, done) => {
+    let path: string;
+    try {
+      path = routePath(options.path, registered.path);
+    } catch (error) {
+      return done(error as Error);
+    }
     scope.removeAllContentTypeParsers();
     // Leave the body unread: the receiver reads it (the one Node reader) only if the headers pass.
     // JSON by name as well as '*': Fastify finds a named type's parser from a cache, where the
@@ -61,4 +70,25 @@ export function fastifyPlugin(
     });
     done();
   };
+}
+
+/**
+ * The route's path from the plugin's own options or `register`'s: a `path` given to `register`
+ * used to be ignored silently, which left the route at `/webhooks`.
+ */
+function routePath(own: unknown, registered: unknown): string {
+  const fromPlugin = checkedPath(own, 'fastifyPlugin(receiver, { path })');
+  const fromRegister = checkedPath(registered, 'app.register(plugin, { path })');
+  if (fromPlugin !== undefined && fromRegister !== undefined && fromPlugin !== fromRegister) {
+    throw new JobhookError(
+      'invalid_options',
+      `fastifyPlugin was given two paths (${fromPlugin} to fastifyPlugin, ${fromRegister} to register): give one.`,
+    );
+  }
+  return fromPlugin ?? fromRegister ?? '/webhooks';
+}
+
+function checkedPath(path: unknown, where: string): string | undefined {
+  if (path === undefined || (typeof path === 'string' && path.startsWith('/'))) return path;
+  throw new JobhookError('invalid_options', `\`path\` in ${where} must be a string that starts with "/".`);
 }

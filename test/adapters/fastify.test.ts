@@ -48,4 +48,17 @@ describe('fastifyPlugin', () => {
     expect((await post('/hooks/gateway', delivery.body, delivery.headers)).status).toBe(200);
     expect((await post('/webhooks', delivery.body, delivery.headers)).status).toBe(404);
   });
+
+  it('takes `path` from register options too, and refuses two different paths', async () => {
+    const rec = recordingReceiver();
+    const post = await start((app) => app.register(fastifyPlugin(rec.receiver), { path: '/hooks/gateway' }));
+    const delivery = signDelivery({ secret: SECRET, payload: completed() });
+    expect((await post('/hooks/gateway', delivery.body, delivery.headers)).status).toBe(200);
+    expect((await post('/webhooks', delivery.body, delivery.headers)).status).toBe(404);
+
+    const app = Fastify();
+    apps.push(app);
+    app.register(fastifyPlugin(rec.receiver, { path: '/a' }), { path: '/b' });
+    await expect(app.ready()).rejects.toMatchObject({ code: 'invalid_options' });
+  });
 });
