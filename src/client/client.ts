@@ -1,5 +1,6 @@
 import { JobhookError } from '../common/errors.js';
 import { redactor } from '../common/redact.js';
+import { refuseUnknownOptions } from '../common/known-options.js';
 import { GatewayError } from './errors.js';
 import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
 import { checkApiKey, positiveOption } from './options.js';
@@ -44,6 +45,8 @@ export interface ClientOptions {
    */
   maxResponseBytes?: number;
 }
+
+const CLIENT_OPTIONS = ['apiKey', 'baseUrl', 'fetch', 'timeoutMs', 'retries', 'maxResponseBytes'];
 
 /** The gateway's API, one method per endpoint, made by {@link createClient}. */
 export interface GatewayClient {
@@ -95,6 +98,10 @@ export function createClient(options: ClientOptions): GatewayClient {
       'createClient needs an options object with `apiKey` and `baseUrl`.',
     );
   }
+  refuseUnknownOptions(options, CLIENT_OPTIONS, 'createClient', {
+    secret: 'createReceiver({ secret })',
+    onRetry: "webhooks.register's startupRetries: { onRetry }",
+  });
   const apiKey = checkApiKey(options.apiKey);
   let base: URL;
   try {

@@ -1,6 +1,7 @@
 import type { GatewayClient } from './client.js';
 import { JobhookError } from '../common/errors.js';
 import { GatewayError } from './errors.js';
+import { refuseUnknownOptions } from '../common/known-options.js';
 import type { RequestOptions } from './request.js';
 import { resolveRetry, withRetries, type RetryOptions } from './retry.js';
 import type { Webhook } from './types.js';
@@ -40,6 +41,8 @@ export interface StartupRetryOptions extends Omit<RetryOptions, 'methods'> {
   onRetry?: (error: GatewayError, retry: number, delayMs: number) => void;
 }
 
+const REGISTER_OPTIONS = ['url', 'secret', 'events', 'apiKeyId', 'rotateSecret', 'startupRetries', 'signal'];
+
 /** Six retries, backing off from 0.5 s to at most 10 s with jitter: about 25 s at the longest. */
 export const DEFAULT_STARTUP_RETRIES = { limit: 6, baseDelayMs: 500, maxDelayMs: 10_000 } as const;
 
@@ -51,7 +54,8 @@ export async function withStartupRetries<T>(
 ): Promise<T> {
   const given =
     option === false ? { limit: 0 } : typeof option === 'number' ? { limit: option } : (option ?? {});
-  const retry = resolveRetry({ ...DEFAULT_STARTUP_RETRIES, ...given }, 'startupRetries');
+  const { onRetry: _onRetry, ...retryOptions } = given;
+  const retry = resolveRetry({ ...DEFAULT_STARTUP_RETRIES, ...retryOptions }, 'startupRetries');
   if (given.onRetry !== undefined && typeof given.onRetry !== 'function') {
     throw new JobhookError('invalid_options', '`startupRetries` must have a function as `onRetry`.');
   }
@@ -84,6 +88,10 @@ export async function registerWebhook(
   client: GatewayClient,
   options: RegisterWebhookOptions,
 ): Promise<RegisterWebhookResult> {
+  refuseUnknownOptions(options, REGISTER_OPTIONS, 'register', {
+    onRetry: 'startupRetries: { onRetry }',
+    retries: 'startupRetries',
+  });
   return await withStartupRetries(
     () => registerOnce(client, options),
     options.startupRetries,

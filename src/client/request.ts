@@ -1,3 +1,4 @@
+import { refuseUnknownOptions } from '../common/known-options.js';
 import { redactCause, redactor, type Redact } from '../common/redact.js';
 import {
   GatewayError,
@@ -47,6 +48,8 @@ export type Transport = <T>(
   options?: RequestOptions,
 ) => Promise<T>;
 
+const REQUEST_OPTIONS = ['signal', 'timeoutMs', 'retries'];
+
 /** One gateway call: envelope in, `data` or a GatewayError out, with time-outs and retries. */
 export function createTransport(config: TransportConfig): Transport {
   const { redactKey } = config;
@@ -56,6 +59,7 @@ export function createTransport(config: TransportConfig): Transport {
     body?: unknown,
     options: RequestOptions = {},
   ) {
+    refuseUnknownOptions(options, REQUEST_OPTIONS, "A client call's options (the last argument)");
     const retry = options.retries === undefined ? config.retry : resolveRetry(options.retries);
     // A webhook's secret_key rides in the body; a gateway that echoes the request must not leak it.
     const secret = isRecord(body) && typeof body.secret_key === 'string' ? body.secret_key : undefined;

@@ -1,5 +1,6 @@
 import { JobhookError } from '../common/errors.js';
 import { GatewayError } from './errors.js';
+import { refuseUnknownOptions } from '../common/known-options.js';
 
 /** How the client retries a failed call; `retries: 0` turns retries off. */
 export interface RetryOptions {
@@ -14,6 +15,8 @@ export interface RetryOptions {
   /** How to wait; tests pass one that records the delay. Default: a timer that stops on abort. */
   sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 }
+
+const RETRY_OPTIONS = ['limit', 'methods', 'baseDelayMs', 'maxDelayMs', 'sleep'];
 
 export interface ResolvedRetry {
   limit: number;
@@ -34,6 +37,7 @@ export function resolveRetry(option: number | RetryOptions | undefined, name = '
   if (typeof options !== 'object' || options === null) {
     throw invalid('must be a number of retries (0 for none) or an object such as { limit: 2 }');
   }
+  refuseUnknownOptions(options, RETRY_OPTIONS, `\`${name}\``);
   const limit = options.limit ?? 2;
   if (!Number.isSafeInteger(limit) || limit < 0) {
     throw invalid('must have a whole number of retries, 0 or more, as its limit (0 turns retries off)');

@@ -1,4 +1,5 @@
 import { JobhookError } from '../common/errors.js';
+import { refuseUnknownOptions } from '../common/known-options.js';
 import { redactValues, type Redact } from '../common/redact.js';
 import type { JobResult } from '../results/job-result.js';
 import type { JobResults } from '../results/job-results.js';
@@ -191,8 +192,11 @@ interface ResolvedWait {
   maxPollIntervalMs: number;
 }
 
+const WAIT_OPTIONS = ['receiver', 'timeoutMs', 'signal', 'pollIntervalMs', 'maxPollIntervalMs'];
+
 /** Checks and completes the options; throws a JobhookError (`invalid_options`) that names a bad one. */
 export function resolveWaitOptions(options: WaitOptions): ResolvedWait {
+  refuseUnknownOptions(options, WAIT_OPTIONS, 'waitFor', { retries: 'createClient({ retries })' });
   const receiver = options.receiver;
   if (receiver !== undefined && typeof receiver?.results?.watch !== 'function') {
     throw new JobhookError('invalid_options', '`receiver` must be a receiver made by createReceiver.');

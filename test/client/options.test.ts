@@ -90,3 +90,65 @@ describe('per call', () => {
     await expect(register({ onRetry: 'log' })).rejects.toMatchObject(invalid('startupRetries'));
   });
 });
+
+// In JavaScript nothing stops an option in the wrong place: each public function of the client
+// refuses a key it does not know, naming where it belongs or what it most resembles.
+describe('unknown option keys', () => {
+  const client = createClient({ ...base, fetch: unreachable });
+  const unknown = (message: RegExp) => ({
+    name: 'JobhookError',
+    code: 'invalid_options',
+    message: expect.stringMatching(message) as string,
+  });
+
+  test('createClient names the option it most resembles', () => {
+    const given = { ...base, timeout: 5_000 } as unknown as ClientOptions;
+    expect(thrownBy(() => createClient(given))).toMatchObject(
+      unknown(/no option `timeout`: did you mean `timeoutMs`\?/),
+    );
+    const secret = { ...base, secret: 'whsec_x' } as unknown as ClientOptions;
+    expect(thrownBy(() => createClient(secret))).toMatchObject(
+      unknown(/it belongs in `createReceiver\(\{ secret \}\)`/),
+    );
+  });
+
+  test('register({ onRetry }) points at startupRetries: { onRetry }, from the client and from registerWebhook', async () => {
+    const options = { url: 'https://my.app/webhooks', events: ['job.completed'], onRetry: () => {} };
+    const home = unknown(/register has no option `onRetry`: it belongs in `startupRetries: \{ onRetry \}`/);
+    await expect(client.webhooks.register(options as never)).rejects.toMatchObject(home);
+    await expect(registerWebhook(client, options as never)).rejects.toMatchObject(home);
+  });
+
+  test('retries, startupRetries, waits and per-call options refuse unknown keys too', async () => {
+    const retries = { ...base, retries: { limit: 1, maxDelay: 5 } } as unknown as ClientOptions;
+    expect(thrownBy(() => createClient(retries))).toMatchObject(
+      unknown(/`retries` has no option `maxDelay`: did you mean `maxDelayMs`\?/),
+    );
+    const startup = {
+      url: 'https://my.app/webhooks',
+      events: ['job.completed'],
+      startupRetries: { limt: 2 },
+    };
+    await expect(client.webhooks.register(startup as never)).rejects.toMatchObject(
+      unknown(/`startupRetries` has no option `limt`/),
+    );
+    await expect(client.images.waitFor('task_1', { pollInterval: 5 } as never)).rejects.toMatchObject(
+      unknown(/waitFor has no option `pollInterval`: did you mean `pollIntervalMs`\?/),
+    );
+    await expect(client.account.balances({ timeout: 1 } as never)).rejects.toMatchObject(
+      unknown(/no option `timeout`/),
+    );
+  });
+
+  test('every documented option is still accepted', () => {
+    expect(() =>
+      createClient({
+        ...base,
+        fetch: unreachable,
+        timeoutMs: 1,
+        retries: { limit: 1, baseDelayMs: 1, maxDelayMs: 2, methods: ['GET'] },
+        maxResponseBytes: 10,
+      }),
+    ).not.toThrow();
+  });
+});
