@@ -14,7 +14,12 @@ export type {
   CloseOptions,
 } from './receiver/create-receiver.js';
 export type { ReceiverOptions, VerifiedDelivery, DedupeKeyFunction } from './receiver/options.js';
-export type { ReceiverRegisterOptions, WebhookRegistrar } from './receiver/register.js';
+export type {
+  ReceiverRegisterOptions,
+  RegistrarOptions,
+  RegistrarResult,
+  WebhookRegistrar,
+} from './receiver/register.js';
 export type { ReceiverResponse, AnswerCode } from './wire/answers.js';
 export type { DeliveryContext, EventHandler } from './receiver/run-handlers.js';
 export type { HeadersInput } from './wire/headers.js';

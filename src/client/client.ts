@@ -74,7 +74,7 @@ export interface GatewayClient {
      * one is given, else (and always as a safety net) by polling `get` with backoff. Rejects with
      * a `JobFailedError` when the job failed, a `WaitTimeoutError` past `timeoutMs` (the job goes
      * on), the signal's reason on abort, or the `GatewayError` of a poll that cannot pass (401,
-     * 404). See "Waiting for a job" in the README.
+     * 404). See "Waiting for a job" in docs/client.md.
      */
     waitFor(taskId: string, options?: WaitOptions): Promise<CompletedImageTask>;
     /**

@@ -94,11 +94,12 @@ export interface DefaultEvents {
 /**
  * The `type` of an event with no schema: at run time any string other than the receiver's event
  * types. TypeScript cannot say "a string but not these", so it is typed as a string pattern no
- * event type has (ending in a NUL character): comparing with `'job.completed'` then narrows
- * `onAny`'s event to the typed event, and the type still goes wherever a `string` does. Compare it
- * with a type that has no schema as a plain string: `(event.type as string) === 'job.started'`.
+ * event type has (event types have no spaces): comparing with `'job.completed'` then narrows
+ * `onAny`'s event to the typed event, and the type still goes wherever a `string` does. The
+ * pattern's text is what a type error shows, so it says the fix: compare it with a type that has
+ * no schema as a plain string, `(event.type as string) === 'job.started'`.
  */
-export type UnknownEventType = `${string}\u0000`;
+export type UnknownEventType = `${string} (a type with no schema: compare it as a string)`;
 
 /** A verified delivery whose type has no schema; it reaches `onAny` handlers only, as it came. */
 export interface UnknownEvent {

@@ -21,7 +21,12 @@ import { isThenable } from '../common/thenable.js';
 import { checkHeaders, verifyDelivery } from './verify-delivery.js';
 import { createDispatcher, type DeliveryInfo } from './dispatch.js';
 import { observeDelivery, observeHandoffs, onceLogger, type DeliveryTrace } from './observe.js';
-import { registerReceiver, type ReceiverRegisterOptions, type WebhookRegistrar } from './register.js';
+import {
+  registerReceiver,
+  type ReceiverRegisterOptions,
+  type RegistrarResult,
+  type WebhookRegistrar,
+} from './register.js';
 import { jobResults, type JobResults } from '../results/job-results.js';
 import type { HandoffJob } from '../handoff/handoff.js';
 import { handOff } from '../handoff/hand-off.js';
@@ -107,9 +112,7 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
    * this receiver's first secret and the event types it handles. Call it after the server is
    * listening: deliveries may follow at once.
    */
-  register<C extends WebhookRegistrar>(
-    options: ReceiverRegisterOptions<C>,
-  ): ReturnType<C['webhooks']['register']>;
+  register<C extends WebhookRegistrar>(options: ReceiverRegisterOptions<C>): RegistrarResult<C>;
   /**
    * The job results this receiver saw lately (and, with a `results` channel, those other
    * instances saw), recorded once a delivery is verified and valid. Pass the receiver to

@@ -12,11 +12,20 @@ export interface WebhookRegistrar {
   };
 }
 
-/** The options `client.webhooks.register` takes, less what the receiver fills in itself. */
-type RegisterOptionsOf<C extends WebhookRegistrar> = Omit<
+/**
+ * The options of the client's `webhooks.register` (with `jobhook/client`'s client:
+ * `RegisterWebhookOptions`), less `secret` and `events`, which the receiver fills in itself.
+ */
+export type RegistrarOptions<C extends WebhookRegistrar> = Omit<
   Parameters<C['webhooks']['register']>[0],
   'secret' | 'events'
 >;
+
+/**
+ * What `receiver.register()` resolves with: whatever the client's `webhooks.register` resolves
+ * with. With `jobhook/client`'s client, that is `RegisterWebhookResult`: `{ webhook, created }`.
+ */
+export type RegistrarResult<C extends WebhookRegistrar> = ReturnType<C['webhooks']['register']>;
 
 /**
  * Options of `receiver.register()`: `client` (from `jobhook/client`'s `createClient`), `url`, and
@@ -24,7 +33,7 @@ type RegisterOptionsOf<C extends WebhookRegistrar> = Omit<
  * `events`, which defaults to the types the receiver has handlers for (all the gateway sends when
  * an `onAny` handler exists) and may be given to override that.
  */
-export type ReceiverRegisterOptions<C extends WebhookRegistrar> = RegisterOptionsOf<C> & {
+export type ReceiverRegisterOptions<C extends WebhookRegistrar> = RegistrarOptions<C> & {
   /** The client to register with: `createClient({ apiKey, baseUrl })` from `jobhook/client`. */
   client: C;
   /** Default: the gateway event types this receiver has handlers for. */
@@ -45,7 +54,7 @@ export interface ReceiverFacts {
 export function registerReceiver<C extends WebhookRegistrar>(
   facts: ReceiverFacts,
   options: ReceiverRegisterOptions<C>,
-): ReturnType<C['webhooks']['register']> {
+): RegistrarResult<C> {
   const { client, events: given, ...rest } = options;
   // Only types the gateway can send: a custom schema for another type would be refused with a 400.
   const supported = (types: readonly string[]) =>
@@ -53,5 +62,5 @@ export function registerReceiver<C extends WebhookRegistrar>(
   const handled = supported(facts.handled);
   const events = given ?? (handled.length > 0 ? handled : supported(facts.known));
   const request = { ...rest, events, ...(facts.secret !== undefined && { secret: facts.secret }) };
-  return client.webhooks.register(request as never) as ReturnType<C['webhooks']['register']>;
+  return client.webhooks.register(request as never) as RegistrarResult<C>;
 }

@@ -4,8 +4,9 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
 import { createClient } from 'jobhook/client';
-import { startGateway, type Gateway } from 'jobhook/testing';
+import { signDelivery, startGateway, type Gateway } from 'jobhook/testing';
 import { start } from '../../examples/self-registration/server.js';
+import { completedPayload as completed } from '../support/deliveries.js';
 
 const SECRET = 'whsec_' + Buffer.from('example-secret-of-thirty-two-by!').toString('base64');
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -51,7 +52,9 @@ test('registers on startup, receives its job, and reuses the webhook after a res
     log: output.log,
   };
   const first = await start(options);
+  await first.registration;
   expect(output.lines).toEqual([
+    expect.stringMatching(/^Receiving webhooks at http:\/\/127\.0\.0\.1:\d+\/webhooks$/),
     expect.stringMatching(/^Registered webhook \d+ for http:\/\/127\.0\.0\.1:\d+\/webhooks$/),
   ]);
   const job = await first.client.images.generate({ model: 'm', prompt: 'p' });
@@ -61,15 +64,35 @@ test('registers on startup, receives its job, and reuses the webhook after a res
   const port = Number(new URL(first.url).port);
   const second = await start({ ...options, port });
   cleanups.push(() => second.close());
+  await second.registration;
   expect(output.lines.at(-1)).toMatch(/^Reusing webhook \d+ for /);
   expect(await second.client.webhooks.list()).toHaveLength(1);
 });
 
-test('a registration failure is thrown and the server does not stay up', async () => {
+test('a registration failure (a wrong API key) is logged once, and the server stays up and answers', async () => {
   const gateway = await simulator();
-  await expect(
-    start({ gatewayUrl: gateway.baseUrl, apiKey: 'sk_wrong', secret: SECRET, port: 0, log: () => undefined }),
-  ).rejects.toMatchObject({ status: 401 });
+  const errors: string[] = [];
+  const app = await start({
+    gatewayUrl: gateway.baseUrl,
+    apiKey: 'sk_wrong_key_of_the_example_test',
+    secret: SECRET,
+    port: 0,
+    log: () => undefined,
+    logError: (line) => errors.push(line),
+  });
+  cleanups.push(() => app.close());
+  expect(await app.registration).toBeUndefined();
+  expect(errors).toEqual([
+    expect.stringMatching(/^The webhook is not registered, so no delivery will arrive: /),
+  ]);
+  expect(errors[0]).not.toContain('sk_wrong_key_of_the_example_test');
+  const delivery = signDelivery({ secret: SECRET, payload: completed() });
+  const response = await fetch(app.url, {
+    method: 'POST',
+    headers: delivery.headers,
+    body: delivery.body as BodyInit,
+  });
+  expect(response.status).toBe(200);
 });
 
 test('runs directly with tsx, configured by GATEWAY_URL, GATEWAY_API_KEY, WEBHOOK_SECRET and PORT', async () => {
@@ -107,4 +130,64 @@ test('runs directly with tsx, configured by GATEWAY_URL, GATEWAY_API_KEY, WEBHOO
   const client = createClient({ apiKey: gateway.apiKey, baseUrl: gateway.baseUrl });
   const job = await client.images.generate({ model: 'm', prompt: 'from the test' });
   await output.waitFor(new RegExp(`job ${job.task_id} completed`));
+});
+
+test('run directly with a wrong GATEWAY_API_KEY, it reports the failure on stderr and keeps serving', async () => {
+  const gateway = await simulator();
+  const child: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'examples/self-registration/server.ts'],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        GATEWAY_URL: gateway.baseUrl,
+        GATEWAY_API_KEY: 'sk_wrong_key_of_the_example_test',
+        WEBHOOK_SECRET: SECRET,
+        PORT: '0',
+      },
+    },
+  );
+  let exited = false;
+  const exit = once(child, 'exit').then(([code]: unknown[]) => {
+    exited = true;
+    throw new Error(`the example exited (${String(code)}) while it should keep serving`);
+  });
+  exit.catch(() => undefined); // awaited below, in races
+  cleanups.push(async () => {
+    if (child.exitCode === null) {
+      const exit = once(child, 'exit');
+      child.kill();
+      await exit;
+    }
+  });
+  const lines = (stream: NodeJS.ReadableStream) => {
+    const sink = logSink();
+    let buffered = '';
+    stream.on('data', (data: Buffer) => {
+      buffered += data.toString('utf8');
+      const parts = buffered.split('\n');
+      buffered = parts.pop()!;
+      for (const line of parts) sink.log(line);
+    });
+    return sink;
+  };
+  const stdout = lines(child.stdout);
+  const stderr = lines(child.stderr);
+  const url = (await Promise.race([stdout.waitFor(/^Receiving webhooks at /), exit])).replace(
+    'Receiving webhooks at ',
+    '',
+  );
+  const failure = await Promise.race([stderr.waitFor(/^The webhook is not registered/), exit]);
+  expect(failure).not.toContain('sk_wrong_key_of_the_example_test');
+
+  // Before the fix, the rejection was left unhandled and the process ended here.
+  const delivery = signDelivery({ secret: SECRET, payload: completed() });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: delivery.headers,
+    body: delivery.body as BodyInit,
+  });
+  expect(response.status).toBe(200);
+  expect(exited).toBe(false);
 });
