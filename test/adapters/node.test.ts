@@ -47,7 +47,7 @@ describe('nodeHandler with `path`', () => {
     expect(rec.calls.filter((call) => call.type === 'job.completed')).toHaveLength(1);
   });
 
-  it("matches `path` in full or relative to an Express mount point, and nothing else under it", async () => {
+  it('matches `path` in full or relative to an Express mount point, and nothing else under it', async () => {
     const rec = recordingReceiver();
     const app = express()
       .use('/api', nodeHandler(rec.receiver, { path: '/api/webhooks' }))
