@@ -6,9 +6,8 @@ import { afterEach, expect, test } from 'vitest';
 import { createClient } from 'jobhook/client';
 import { signDelivery, startGateway, type Gateway } from 'jobhook/testing';
 import { start } from '../../examples/self-registration/server.js';
-import { completedPayload as completed } from '../support/deliveries.js';
+import { completedPayload as completed, SECRET } from '../fixtures.js';
 
-const SECRET = 'whsec_' + Buffer.from('example-secret-of-thirty-two-by!').toString('base64');
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
