@@ -12,8 +12,7 @@ import { startGateway, type Gateway } from 'jobhook/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDist } from '../packaging/dist.js';
 import { oneLineError, runCli, start } from './run-cli.js';
-
-const SECRET = `whsec_${Buffer.from('cli-test-secret-0123456789').toString('base64')}`;
+import { SECRET } from '../fixtures.js';
 
 beforeAll(ensureDist, 180_000);
 

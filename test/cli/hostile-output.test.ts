@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDist } from '../packaging/dist.js';
 import { oneLineError, runCli } from './run-cli.js';
+import { SECRET } from '../fixtures.js';
 
 beforeAll(ensureDist, 180_000);
 
@@ -19,8 +20,6 @@ const HOSTILE =
 /** What a terminal must never receive: C0 except tab and line feed, DEL, C1. */
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
-
-const SECRET = 'whsec_aG9zdGlsZS1vdXRwdXQtc2VjcmV0';
 
 const servers: Server[] = [];
 afterEach(() => {

@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createReceiver } from 'jobhook';
 import { createClient, registerWebhook, type GatewayClient } from 'jobhook/client';
 import { startGateway, type Gateway } from 'jobhook/testing';
+import { SECRET } from '../fixtures.js';
 
 const URL_A = 'https://app.example.com/webhooks';
-const SECRET = 'whsec_' + Buffer.from('registration-secret-32-bytes-long').toString('base64');
 
 let gateway: Gateway;
 let client: GatewayClient;

@@ -15,8 +15,8 @@ import {
 import { nodeHandler } from 'jobhook/node';
 import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
 import { afterEach, describe, expect, test } from 'vitest';
+import { SECRET } from '../fixtures.js';
 
-const SECRET = `whsec_${Buffer.from('wait-test-secret-0123456789abcdef').toString('base64')}`;
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();

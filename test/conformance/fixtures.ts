@@ -1,12 +1,12 @@
 // Deliveries in the design's payload shape, and a receiver that records what its handlers saw.
 import { createReceiver, type Receiver } from 'jobhook';
-import { SECRET } from '../support/deliveries.js';
+import { SECRET } from '../fixtures.js';
 
 /** Small, so that oversized bodies are cheap to send. */
 export const LIMIT = 4096;
 
 // One set of payload builders for every suite.
-export { SECRET, completedPayload as completed, failedPayload as failed } from '../support/deliveries.js';
+export { SECRET, completedPayload as completed, failedPayload as failed } from '../fixtures.js';
 /** The receiver's JSON answers, and the test routes' own. */
 export interface JsonAnswer {
   ok?: boolean;

@@ -3,19 +3,12 @@ import { createReceiver, type Receiver } from 'jobhook';
 import { createClient, type GatewayClient } from 'jobhook/client';
 import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
 import { mounts, type App, type Mount } from './servers.js';
+import { deferred, SECRET } from '../fixtures.js';
 
-const SECRET = 'whsec_' + Buffer.from('end-to-end-secret-of-32-bytes!!!').toString('base64');
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** A promise with its resolve function, so that a test awaits a handler instead of sleeping. */
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 /**
  * The documented startup sequence: create the receiver, start listening, then register.

@@ -6,10 +6,11 @@ import { afterEach, expect, test } from 'vitest';
 import { createClient } from 'jobhook/client';
 import { signDelivery, startGateway, type Gateway } from 'jobhook/testing';
 import { start } from '../../examples/self-registration/server.js';
-import { completedPayload as completed } from '../support/deliveries.js';
+import { completedPayload as completed, SECRET } from '../fixtures.js';
 
-const SECRET = 'whsec_' + Buffer.from('example-secret-of-thirty-two-by!').toString('base64');
 const root = fileURLToPath(new URL('../..', import.meta.url));
+/** A child process compiles the example with tsx first: bounded to end a hang, not to time it. */
+const CHILD_TIMEOUT_MS = 120_000;
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -95,99 +96,107 @@ test('a registration failure (a wrong API key) is logged once, and the server st
   expect(response.status).toBe(200);
 });
 
-test('runs directly with tsx, configured by GATEWAY_URL, GATEWAY_API_KEY, WEBHOOK_SECRET and PORT', async () => {
-  const gateway = await simulator();
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'examples/self-registration/server.ts'],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        GATEWAY_URL: gateway.baseUrl,
-        GATEWAY_API_KEY: gateway.apiKey,
-        WEBHOOK_SECRET: SECRET,
-        PORT: '0',
+test(
+  'runs directly with tsx, configured by GATEWAY_URL, GATEWAY_API_KEY, WEBHOOK_SECRET and PORT',
+  async () => {
+    const gateway = await simulator();
+    const child: ChildProcessWithoutNullStreams = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'examples/self-registration/server.ts'],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          GATEWAY_URL: gateway.baseUrl,
+          GATEWAY_API_KEY: gateway.apiKey,
+          WEBHOOK_SECRET: SECRET,
+          PORT: '0',
+        },
       },
-    },
-  );
-  cleanups.push(async () => {
-    if (child.exitCode === null) {
-      const exited = once(child, 'exit');
-      child.kill();
-      await exited;
-    }
-  });
-  const output = logSink();
-  let buffered = '';
-  child.stdout.on('data', (data: Buffer) => {
-    buffered += data.toString('utf8');
-    const lines = buffered.split('\n');
-    buffered = lines.pop()!;
-    for (const line of lines) output.log(line);
-  });
-  await output.waitFor(/^Registered webhook \d+ for /);
-  const client = createClient({ apiKey: gateway.apiKey, baseUrl: gateway.baseUrl });
-  const job = await client.images.generate({ model: 'm', prompt: 'from the test' });
-  await output.waitFor(new RegExp(`job ${job.task_id} completed`));
-});
-
-test('run directly with a wrong GATEWAY_API_KEY, it reports the failure on stderr and keeps serving', async () => {
-  const gateway = await simulator();
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'examples/self-registration/server.ts'],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        GATEWAY_URL: gateway.baseUrl,
-        GATEWAY_API_KEY: 'sk_wrong_key_of_the_example_test',
-        WEBHOOK_SECRET: SECRET,
-        PORT: '0',
-      },
-    },
-  );
-  let exited = false;
-  const exit = once(child, 'exit').then(([code]: unknown[]) => {
-    exited = true;
-    throw new Error(`the example exited (${String(code)}) while it should keep serving`);
-  });
-  exit.catch(() => undefined); // awaited below, in races
-  cleanups.push(async () => {
-    if (child.exitCode === null) {
-      const exit = once(child, 'exit');
-      child.kill();
-      await exit;
-    }
-  });
-  const lines = (stream: NodeJS.ReadableStream) => {
-    const sink = logSink();
-    let buffered = '';
-    stream.on('data', (data: Buffer) => {
-      buffered += data.toString('utf8');
-      const parts = buffered.split('\n');
-      buffered = parts.pop()!;
-      for (const line of parts) sink.log(line);
+    );
+    cleanups.push(async () => {
+      if (child.exitCode === null) {
+        const exited = once(child, 'exit');
+        child.kill();
+        await exited;
+      }
     });
-    return sink;
-  };
-  const stdout = lines(child.stdout);
-  const stderr = lines(child.stderr);
-  const url = (await Promise.race([stdout.waitFor(/^Receiving webhooks at /), exit])).replace(
-    'Receiving webhooks at ',
-    '',
-  );
-  const failure = await Promise.race([stderr.waitFor(/^The webhook is not registered/), exit]);
-  expect(failure).not.toContain('sk_wrong_key_of_the_example_test');
+    const output = logSink();
+    let buffered = '';
+    child.stdout.on('data', (data: Buffer) => {
+      buffered += data.toString('utf8');
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) output.log(line);
+    });
+    await output.waitFor(/^Registered webhook \d+ for /);
+    const client = createClient({ apiKey: gateway.apiKey, baseUrl: gateway.baseUrl });
+    const job = await client.images.generate({ model: 'm', prompt: 'from the test' });
+    await output.waitFor(new RegExp(`job ${job.task_id} completed`));
+  },
+  CHILD_TIMEOUT_MS,
+);
 
-  // Before the fix, the rejection was left unhandled and the process ended here.
-  const delivery = signDelivery({ secret: SECRET, payload: completed() });
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: delivery.headers,
-    body: delivery.body as BodyInit,
-  });
-  expect(response.status).toBe(200);
-  expect(exited).toBe(false);
-});
+test(
+  'run directly with a wrong GATEWAY_API_KEY, it reports the failure on stderr and keeps serving',
+  async () => {
+    const gateway = await simulator();
+    const child: ChildProcessWithoutNullStreams = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'examples/self-registration/server.ts'],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          GATEWAY_URL: gateway.baseUrl,
+          GATEWAY_API_KEY: 'sk_wrong_key_of_the_example_test',
+          WEBHOOK_SECRET: SECRET,
+          PORT: '0',
+        },
+      },
+    );
+    let exited = false;
+    const exit = once(child, 'exit').then(([code]: unknown[]) => {
+      exited = true;
+      throw new Error(`the example exited (${String(code)}) while it should keep serving`);
+    });
+    exit.catch(() => undefined); // awaited below, in races
+    cleanups.push(async () => {
+      if (child.exitCode === null) {
+        const exit = once(child, 'exit');
+        child.kill();
+        await exit;
+      }
+    });
+    const lines = (stream: NodeJS.ReadableStream) => {
+      const sink = logSink();
+      let buffered = '';
+      stream.on('data', (data: Buffer) => {
+        buffered += data.toString('utf8');
+        const parts = buffered.split('\n');
+        buffered = parts.pop()!;
+        for (const line of parts) sink.log(line);
+      });
+      return sink;
+    };
+    const stdout = lines(child.stdout);
+    const stderr = lines(child.stderr);
+    const url = (await Promise.race([stdout.waitFor(/^Receiving webhooks at /), exit])).replace(
+      'Receiving webhooks at ',
+      '',
+    );
+    const failure = await Promise.race([stderr.waitFor(/^The webhook is not registered/), exit]);
+    expect(failure).not.toContain('sk_wrong_key_of_the_example_test');
+
+    // Before the fix, the rejection was left unhandled and the process ended here.
+    const delivery = signDelivery({ secret: SECRET, payload: completed() });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: delivery.headers,
+      body: delivery.body as BodyInit,
+    });
+    expect(response.status).toBe(200);
+    expect(exited).toBe(false);
+  },
+  CHILD_TIMEOUT_MS,
+);

@@ -12,8 +12,8 @@ import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing
 import { afterEach, describe, expect, test } from 'vitest';
 import { start, type AwaitResultOptions } from '../../examples/await-result/server.js';
 import { redisResultChannel } from 'jobhook/redis';
+import { SECRET } from '../fixtures.js';
 
-const SECRET = `whsec_${Buffer.from('await-result-example-secret-0123').toString('base64')}`;
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();

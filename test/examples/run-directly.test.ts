@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { completed, SECRET } from '../conformance/fixtures.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+/** A child process compiles the example with tsx first: bounded to end a hang, not to time it. */
+const CHILD_TIMEOUT_MS = 120_000;
 
 /** Resolves with the first match of `pattern` in the child's output so far or to come. */
 function waitForOutput(child: ChildProcessWithoutNullStreams, pattern: RegExp): Promise<RegExpMatchArray> {
@@ -38,21 +40,25 @@ describe.each(['express', 'hono', 'node'])('examples/%s run directly', (name) =>
     }
   });
 
-  it('listens on PORT with WEBHOOK_SECRET and logs a delivered event', async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', `examples/${name}/server.ts`], {
-      cwd: root,
-      env: { ...process.env, PORT: '0', WEBHOOK_SECRET: SECRET },
-    });
-    const [, url] = await waitForOutput(child, /Receiving webhooks at (\S+)/);
-    const payload = completed();
-    const logged = waitForOutput(child, new RegExp(`job ${payload.data.task_id} completed`));
-    const delivery = signDelivery({ secret: SECRET, payload });
-    const response = await fetch(url!, {
-      method: 'POST',
-      headers: delivery.headers,
-      body: delivery.body as BodyInit,
-    });
-    expect(response.status).toBe(200);
-    await logged;
-  });
+  it(
+    'listens on PORT with WEBHOOK_SECRET and logs a delivered event',
+    async () => {
+      child = spawn(process.execPath, ['--import', 'tsx', `examples/${name}/server.ts`], {
+        cwd: root,
+        env: { ...process.env, PORT: '0', WEBHOOK_SECRET: SECRET },
+      });
+      const [, url] = await waitForOutput(child, /Receiving webhooks at (\S+)/);
+      const payload = completed();
+      const logged = waitForOutput(child, new RegExp(`job ${payload.data.task_id} completed`));
+      const delivery = signDelivery({ secret: SECRET, payload });
+      const response = await fetch(url!, {
+        method: 'POST',
+        headers: delivery.headers,
+        body: delivery.body as BodyInit,
+      });
+      expect(response.status).toBe(200);
+      await logged;
+    },
+    CHILD_TIMEOUT_MS,
+  );
 });

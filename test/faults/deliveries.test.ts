@@ -10,9 +10,9 @@ import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing
 import { afterEach, describe, expect, test } from 'vitest';
 import type { Running } from '../conformance/http.js';
 import { PATH, targets } from '../conformance/targets.js';
-import { deferred, scaled, timeoutFor } from '../support/traffic.js';
+import { deferred, SECRET } from '../fixtures.js';
+import { scaled, timeoutFor } from '../support/traffic.js';
 
-const SECRET = 'whsec_' + Buffer.from('delivery-faults-secret-of-32-byt').toString('base64');
 const JOBS = scaled(12);
 
 const cleanups: (() => Promise<unknown>)[] = [];

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { createReceiver, memoryDedupeStore, type DedupeStore } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
 import { expect, test, vi } from 'vitest';
-import { completedPayload, SECRET } from '../support/deliveries.js';
+import { completedPayload, SECRET } from '../fixtures.js';
 import { scaled, timeoutFor, withoutProcessErrors } from '../support/traffic.js';
 
 const RUNS = process.env.JOBHOOK_STATE_RUNS ? Number(process.env.JOBHOOK_STATE_RUNS) : scaled(2_000);

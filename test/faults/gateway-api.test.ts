@@ -14,8 +14,8 @@ import {
 } from 'jobhook/client';
 import { startGateway, type Gateway } from 'jobhook/testing';
 import { afterEach, describe, expect, test } from 'vitest';
+import { SECRET } from '../fixtures.js';
 
-const SECRET = 'whsec_' + Buffer.from('gateway-api-faults-secret-32-byt').toString('base64');
 const URL_A = 'https://receiver.example/webhooks';
 
 const cleanups: (() => Promise<unknown>)[] = [];

@@ -5,8 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { createReceiver } from 'jobhook';
 import { nodeHandler } from 'jobhook/node';
 import type { Json } from './support.js';
+import { SECRET } from '../fixtures.js';
 
-export const SECRET = 'whsec_' + Buffer.from('console-test-secret-of-32-bytes!').toString('base64');
+export { SECRET };
 
 /** A listening HTTP server; `close()` ends it at once. */
 export async function serve(listener: RequestListener) {

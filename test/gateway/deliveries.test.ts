@@ -5,8 +5,8 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { createReceiver } from 'jobhook';
 import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
 import { call, startSink, type Json } from './support.js';
+import { SECRET } from '../fixtures.js';
 
-const SECRET = 'whsec_' + Buffer.from('a-32-byte-secret-for-the-tests!!').toString('base64');
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();

@@ -14,9 +14,11 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { completed } from '../conformance/fixtures.js';
 import { listen, type Running } from '../conformance/http.js';
 import { PATH, targets, type Target } from '../conformance/targets.js';
-import { capturingLogger, deferred } from '../support/traffic.js';
+import { deferred } from '../fixtures.js';
+import { capturingLogger } from '../support/traffic.js';
 import { postOnce, upload } from './upload.js';
 
+// Its own secret, not test/fixtures.ts's: the scan looks for the raw bytes too, in every encoding.
 const RAW_SECRET = 'leak-scan-secret-bytes-0123456789';
 const SECRET = `whsec_${Buffer.from(RAW_SECRET).toString('base64')}`;
 /** The gateway's own form: a plain string used as its UTF-8 bytes. */

@@ -16,6 +16,12 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** The environment without npm's per-run variables, so a nested npm acts on its own folder. */
 const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
 
+/**
+ * The bound on a test that runs a process (node, tsc, the CLI): there to end a hang, not to time
+ * the work, which takes several times longer on a busy machine (tsc 5.7 once passed vitest's 20 s).
+ */
+const PROCESS_TIMEOUT_MS = 180_000;
+
 const subpaths = {
   jobhook: ['createReceiver', 'standardWebhooks', 'hmacSha256', 'JobhookError', 'memoryDedupeStore'],
   'jobhook/express': ['expressHandler'],
@@ -250,61 +256,74 @@ describe('the packed tarball', () => {
       expect(result.seen).toEqual(['task_1']);
       expect(result.refused).toEqual({ sameClass: true, status: 401 });
     },
+    PROCESS_TIMEOUT_MS,
   );
 
-  it('type-checks a TypeScript consumer in both module kinds (node16 resolution)', async () => {
-    const tsc = join(root, 'node_modules/typescript/bin/tsc');
-    const result = await run(process.execPath, [tsc, '-p', '.'], { cwd: project(), env }).catch(
-      (error: { stdout: string }) => ({ stdout: error.stdout, failed: true }),
-    );
-    expect(result.stdout).toBe('');
-  });
+  it(
+    'type-checks a TypeScript consumer in both module kinds (node16 resolution)',
+    async () => {
+      const tsc = join(root, 'node_modules/typescript/bin/tsc');
+      const result = await run(process.execPath, [tsc, '-p', '.'], { cwd: project(), env }).catch(
+        (error: { stdout: string }) => ({ stdout: error.stdout, failed: true }),
+      );
+      expect(result.stdout).toBe('');
+    },
+    PROCESS_TIMEOUT_MS,
+  );
 
-  it('type-checks every entry point with TypeScript 5.7, the oldest supported, and skipLibCheck off', async () => {
-    // A project beside the consumer: a copy of the installed jobhook, plus the frameworks its
-    // adapters take types from (linked: their own dependencies resolve where they really are), so
-    // that every published .d.ts, and what it imports, is checked rather than skipped.
-    const project57 = join(dir, 'consumer-ts57');
-    const modules = join(project57, 'node_modules');
-    await mkdir(join(modules, '@types'), { recursive: true });
-    await cp(join(project(), 'node_modules/jobhook'), join(modules, 'jobhook'), { recursive: true });
-    for (const name of frameworkTypes) {
-      await mkdir(join(modules, name, '..'), { recursive: true });
-      await symlink(join(root, 'node_modules', name), join(modules, name));
-    }
-    await writeFile(join(project57, 'typed.mts'), typed + everyAdapter);
-    await writeFile(join(project57, 'typed.cts'), typed + everyAdapter);
-    await writeFile(
-      join(project57, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'node16',
-          moduleResolution: 'node16',
-          target: 'es2022',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          types: ['node'],
-          // @types/koa wants @types/content-disposition, but finds the types content-disposition 1
-          // ships itself, which lack `Options`: a mismatch between those two packages, not jobhook's.
-          paths: { 'content-disposition': [join(root, 'node_modules/@types/content-disposition')] },
-        },
-        files: ['typed.mts', 'typed.cts'],
-      }),
-    );
-    const tsc57 = join(root, 'node_modules/typescript57/bin/tsc');
-    expect((await run(process.execPath, [tsc57, '--version'])).stdout.trim()).toBe('Version 5.7.3');
-    const result = await run(process.execPath, [tsc57, '-p', '.'], { cwd: project57, env }).catch(
-      (error: { stdout: string }) => ({ stdout: error.stdout, failed: true }),
-    );
-    expect(result.stdout).toBe('');
-  });
+  it(
+    'type-checks every entry point with TypeScript 5.7, the oldest supported, and skipLibCheck off',
+    async () => {
+      // A project beside the consumer: a copy of the installed jobhook, plus the frameworks its
+      // adapters take types from (linked: their own dependencies resolve where they really are), so
+      // that every published .d.ts, and what it imports, is checked rather than skipped.
+      const project57 = join(dir, 'consumer-ts57');
+      const modules = join(project57, 'node_modules');
+      await mkdir(join(modules, '@types'), { recursive: true });
+      await cp(join(project(), 'node_modules/jobhook'), join(modules, 'jobhook'), { recursive: true });
+      for (const name of frameworkTypes) {
+        await mkdir(join(modules, name, '..'), { recursive: true });
+        await symlink(join(root, 'node_modules', name), join(modules, name));
+      }
+      await writeFile(join(project57, 'typed.mts'), typed + everyAdapter);
+      await writeFile(join(project57, 'typed.cts'), typed + everyAdapter);
+      await writeFile(
+        join(project57, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            module: 'node16',
+            moduleResolution: 'node16',
+            target: 'es2022',
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            types: ['node'],
+            // @types/koa wants @types/content-disposition, but finds the types content-disposition 1
+            // ships itself, which lack `Options`: a mismatch between those two packages, not jobhook's.
+            paths: { 'content-disposition': [join(root, 'node_modules/@types/content-disposition')] },
+          },
+          files: ['typed.mts', 'typed.cts'],
+        }),
+      );
+      const tsc57 = join(root, 'node_modules/typescript57/bin/tsc');
+      expect((await run(process.execPath, [tsc57, '--version'])).stdout.trim()).toBe('Version 5.7.3');
+      const result = await run(process.execPath, [tsc57, '-p', '.'], { cwd: project57, env }).catch(
+        (error: { stdout: string }) => ({ stdout: error.stdout, failed: true }),
+      );
+      expect(result.stdout).toBe('');
+    },
+    PROCESS_TIMEOUT_MS,
+  );
 
-  it('installs the jobhook binary', async () => {
-    const bin = join(project(), 'node_modules/.bin/jobhook');
-    const { stdout } = await run(bin, ['--version'], { cwd: project(), env });
-    expect(stdout.trim()).toBe('0.1.0');
-    const help = await run(bin, ['send', '--help'], { cwd: project(), env });
-    expect(help.stdout).toMatch(/^Usage: jobhook send/);
-  });
+  it(
+    'installs the jobhook binary',
+    async () => {
+      const bin = join(project(), 'node_modules/.bin/jobhook');
+      const { stdout } = await run(bin, ['--version'], { cwd: project(), env });
+      expect(stdout.trim()).toBe('0.1.0');
+      const help = await run(bin, ['send', '--help'], { cwd: project(), env });
+      expect(help.stdout).toMatch(/^Usage: jobhook send/);
+    },
+    PROCESS_TIMEOUT_MS,
+  );
 });

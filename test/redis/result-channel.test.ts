@@ -12,8 +12,8 @@ import { nodeHandler } from 'jobhook/node';
 import { startGateway } from 'jobhook/testing';
 import { afterEach, describe, expect, test } from 'vitest';
 import { redisDedupeStore, redisResultChannel } from 'jobhook/redis';
+import { SECRET } from '../fixtures.js';
 
-const SECRET = `whsec_${Buffer.from('redis-channel-secret-0123456789ab').toString('base64')}`;
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
 async function redisIsUp(): Promise<boolean> {

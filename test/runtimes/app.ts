@@ -4,7 +4,7 @@
  * and Bun. It imports jobhook by its public names, the way a user's app does.
  */
 
-/** A Standard Webhooks secret: `whsec_` and base64 of 32 bytes. */
+/** A Standard Webhooks secret: `whsec_` and base64 of 32 bytes (btoa, not test/fixtures.ts: this app runs on workerd, Deno and Bun). */
 export const SECRET = `whsec_${btoa('jobhook runtimes test secret 32b')}`;
 
 /**

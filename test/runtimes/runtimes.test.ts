@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { signDelivery } from 'jobhook/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completedPayload, failedPayload } from '../support/deliveries.js';
+import { completedPayload, failedPayload } from '../fixtures.js';
 import { SECRET, appSource, bunServerSource, denoServerSource, edgeEntrySource } from './app.js';
 import { EDGE, WORKERS, bundle } from './bundle.js';
 import { packedProject } from './packed.js';

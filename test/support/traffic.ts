@@ -96,13 +96,6 @@ export function capturingLogger(): Logger & { lines: string[] } {
   };
 }
 
-/** A promise with its resolve function outside, for handlers a test releases by hand. */
-export function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
 /** Unhandled rejections and uncaught exceptions seen while `record` runs. */
 export async function withoutProcessErrors<T>(
   run: () => Promise<T>,

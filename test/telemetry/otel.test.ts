@@ -26,7 +26,7 @@ import { otelObserver } from 'jobhook/otel';
 import { signDelivery } from 'jobhook/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { listen, type Running } from '../conformance/http.js';
-import { completedPayload, deferred, failedPayload, SECRET } from '../support/deliveries.js';
+import { completedPayload, deferred, failedPayload, SECRET } from '../fixtures.js';
 
 const spans = new InMemorySpanExporter();
 const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });

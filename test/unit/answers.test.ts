@@ -2,7 +2,7 @@
 import { describe, expect, test, vi } from 'vitest';
 import { createReceiver, type Receiver, type ReceiverOptions, type ReceiverResponse } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
-import { completedPayload, deferred, failedPayload, SECRET } from '../support/deliveries.js';
+import { completedPayload, deferred, failedPayload, SECRET } from '../fixtures.js';
 
 interface Sent {
   method?: string;

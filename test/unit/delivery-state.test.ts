@@ -10,7 +10,7 @@ import {
   type ReceiverResponse,
 } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
-import { completedPayload, deferred, SECRET } from '../support/deliveries.js';
+import { completedPayload, deferred, SECRET } from '../fixtures.js';
 
 const quiet = () => ({ error: vi.fn(), warn: vi.fn() });
 const make = (options: Partial<ReceiverOptions> = {}) =>

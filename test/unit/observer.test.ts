@@ -5,7 +5,7 @@ import { createReceiver, type ObservedDelivery, type ObservedHandoff, type Recei
 import { reportHandoff } from '../../src/receiver/observe.js';
 import { signDelivery } from 'jobhook/testing';
 import { describe, expect, it } from 'vitest';
-import { completedPayload, deferred, failedPayload, SECRET } from '../support/deliveries.js';
+import { completedPayload, deferred, failedPayload, SECRET } from '../fixtures.js';
 
 function recorder() {
   const seen: ObservedDelivery[] = [];

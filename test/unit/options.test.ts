@@ -1,6 +1,6 @@
 import { expect, test, vi } from 'vitest';
 import { createReceiver, JobhookError } from 'jobhook';
-import { completedPayload } from '../support/deliveries.js';
+import { completedPayload } from '../fixtures.js';
 
 test.each([
   ['no options', undefined],

@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { passesQuickCheck } from '../../src/events/quick-checks.js';
 import { jobCompletedSchema, jobFailedSchema } from '../../src/events/schemas.js';
 import type { StandardSchemaV1 } from '../../src/events/standard-schema.js';
-import { completedPayload, failedPayload, SECRET } from '../support/deliveries.js';
+import { completedPayload, failedPayload, SECRET } from '../fixtures.js';
 import { createReceiver } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
 

@@ -9,7 +9,7 @@ import {
   type VerifyOutcome,
 } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
-import { completedPayload, SECRET } from '../support/deliveries.js';
+import { completedPayload, SECRET } from '../fixtures.js';
 
 const NOW = 1_800_000_000;
 

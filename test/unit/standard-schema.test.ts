@@ -7,7 +7,7 @@ import { signDelivery } from 'jobhook/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod3';
-import { SECRET } from '../support/deliveries.js';
+import { SECRET } from '../fixtures.js';
 
 const started = (data: Record<string, unknown>) => ({
   id: 'evt_1',
