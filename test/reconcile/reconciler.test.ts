@@ -157,7 +157,7 @@ describe('a pass', () => {
     t.clock.now += 1000;
     let inFlight = 0;
     let most = 0;
-    const get = t.client.images.get;
+    const get = t.client.images.get.bind(t.client.images);
     t.client.images.get = async (...args) => {
       most = Math.max(most, ++inFlight);
       try {
@@ -228,7 +228,10 @@ describe('age', () => {
     const dispatched: unknown[] = [];
     const reconciler = createReconciler({
       options: resolveReconcile({ client, jobs, afterMs: 1000, intervalMs: 0 }),
-      dispatch: async (event) => void dispatched.push(event) ?? 'handled',
+      dispatch: async (event) => {
+        dispatched.push(event);
+        return 'handled';
+      },
       logger: safeLogger(logger),
       observer: { jobExpired: (job) => void expired.push(job) },
       now: () => now,
