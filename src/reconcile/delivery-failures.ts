@@ -51,7 +51,7 @@ export function deliveryFailureWatch(config: {
       return;
     }
     warnedFailure = false;
-    const own = webhooks.find((webhook) => webhook.url === url);
+    const own = webhooks.find((webhook) => normalized(webhook.url) === normalized(url));
     const totalFailed = own?.total_failed;
     if (!own || typeof totalFailed !== 'number') return;
     const before = last;
@@ -75,6 +75,16 @@ export function deliveryFailureWatch(config: {
   }
 
   return { check };
+}
+
+/** `https://A.example/x` and `https://a.example/x` are one webhook, as the gateway compares them. */
+function normalized(url: unknown): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
 }
 
 /** A URL as a log line may show it: no credentials, no query (a token may ride in either). */
