@@ -5,6 +5,7 @@
  */
 import type * as Core from 'jobhook';
 import type * as Bullmq from 'jobhook/bullmq';
+import type * as Client from 'jobhook/client';
 import type * as Express from 'jobhook/express';
 import type * as Fastify from 'jobhook/fastify';
 import type * as Hono from 'jobhook/hono';
@@ -12,11 +13,13 @@ import type * as Koa from 'jobhook/koa';
 import type * as Node from 'jobhook/node';
 import type * as Postgres from 'jobhook/postgres';
 import type * as Redis from 'jobhook/redis';
+import type * as Testing from 'jobhook/testing';
 
 const dist = (file: string) => new URL(`./dist/${file}`, import.meta.url).href;
 
 const core = (await import(dist('index.js'))) as typeof Core;
 const bullmq = (await import(dist('bullmq.js'))) as typeof Bullmq;
+const client = (await import(dist('client.js'))) as typeof Client;
 const express = (await import(dist('express.js'))) as typeof Express;
 const fastify = (await import(dist('fastify.js'))) as typeof Fastify;
 const hono = (await import(dist('hono.js'))) as typeof Hono;
@@ -24,8 +27,11 @@ const koa = (await import(dist('koa.js'))) as typeof Koa;
 const node = (await import(dist('node.js'))) as typeof Node;
 const postgres = (await import(dist('postgres.js'))) as typeof Postgres;
 const redis = (await import(dist('redis.js'))) as typeof Redis;
+const testing = (await import(dist('testing.js'))) as typeof Testing;
 
-export const { createReceiver, memoryDedupeStore } = core;
+export const { createReceiver, memoryDedupeStore, memoryJobTracker } = core;
+export const { createClient } = client;
+export const { signDelivery, startGateway } = testing;
 export const { bullmqHandoff, runWorker } = bullmq;
 export const { expressHandler } = express;
 export const { fastifyPlugin } = fastify;
@@ -33,5 +39,5 @@ export const { honoHandler } = hono;
 export const { koaHandler } = koa;
 export const { nodeHandler } = node;
 export const { postgresDedupeStore } = postgres;
-export const { redisDedupeStore } = redis;
-export type { DedupeStore } from 'jobhook';
+export const { redisDedupeStore, redisJobTracker } = redis;
+export type { DedupeStore, JobTracker } from 'jobhook';

@@ -43,6 +43,13 @@ export {
   type MemoryDedupeStore,
   type MemoryDedupeOptions,
 } from './dedupe/memory-store.js';
+export type { JobTracker, TrackedJob, ClaimDueRequest } from './jobs/job-tracker.js';
+export type { TrackerTimes } from './jobs/options.js';
+export {
+  memoryJobTracker,
+  type MemoryJobTracker,
+  type MemoryJobTrackerOptions,
+} from './jobs/memory-tracker.js';
 export { standardWebhooks } from './signatures/standard-webhooks.js';
 export { hmacSha256, type HmacSha256Options } from './signatures/hmac-sha256.js';
 export type {

@@ -7,6 +7,7 @@ Try a jobhook receiver and manage the gateway's webhooks from a terminal.
 Commands:
   gateway                 Run the gateway simulator in the foreground
   generate "<prompt>"     Submit an image job; with --wait, print its image URL when it ends
+  jobs                    List tracked jobs still waiting for their outcome, oldest first
   send <url> [payload]    Send a signed test delivery to a receiver and print its answer
   webhooks list           List the webhooks of an account
   webhooks register <url> Create or reuse the webhook that delivers to <url>
@@ -127,5 +128,21 @@ Options:
   --api-key <key>       The API key (or set JOBHOOK_API_KEY)
   --base-url <url>      The gateway's base URL (or set JOBHOOK_BASE_URL)
   --json                Print the gateway's answer as JSON
+  -h, --help            Show this help
+`;
+
+export const jobsHelp = `Usage: jobhook jobs (--redis-url <url> | --database-url <url>) [options]
+
+Lists the tasks a job tracker still waits for, oldest first: submitted by a client with a
+tracker, their outcome not handled yet by a webhook or a reconcile poll. Each row shows the task
+id, its age, the status polls made so far and when it was submitted.
+
+Options:
+  --redis-url <url>     The Redis of redisJobTracker (or set JOBHOOK_REDIS_URL)
+  --prefix <prefix>     Its key prefix (default jobhook:jobs:)
+  --database-url <url>  The PostgreSQL of postgresJobTracker (or set JOBHOOK_DATABASE_URL)
+  --table <name>        Its table (default jobhook_jobs)
+  --limit <n>           At most this many (default 100)
+  --json                Print the list as JSON
   -h, --help            Show this help
 `;

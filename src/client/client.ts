@@ -8,6 +8,9 @@ import { createTransport, type RequestOptions } from './request.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
 import { resolveWaitOptions, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
 import { requireSupportedNode } from '../runtime/node-version.js';
+import type { JobTracker } from '../jobs/job-tracker.js';
+import type { Logger } from '../common/logger.js';
+import { submissionTracker } from './track.js';
 import type {
   ApiKey,
   Balances,
@@ -44,6 +47,14 @@ export interface ClientOptions {
    * GatewayResponseTooLargeError (`response_too_large`) without being buffered. Default 10 MiB.
    */
   maxResponseBytes?: number;
+  /**
+   * A job tracker (`memoryJobTracker()`, `redisJobTracker`, `postgresJobTracker`): each task this
+   * client submits is recorded in it, so that a receiver with `reconcile` polls its status if the
+   * webhook never comes. A tracker that fails never fails the submission: it is logged at warn.
+   */
+  jobs?: JobTracker;
+  /** Where the client warns (a tracker that failed). Default `console`. */
+  logger?: Logger;
 }
 
 const CLIENT_OPTIONS = ['apiKey', 'baseUrl', 'fetch', 'timeoutMs', 'retries', 'maxResponseBytes'];
@@ -135,6 +146,16 @@ export function createClient(options: ClientOptions): GatewayClient {
   const getImage = (taskId: string, requestOptions?: RequestOptions) =>
     request<ImageTask>('GET', `/api/v1/images/${encodeURIComponent(taskId)}`, undefined, requestOptions);
   const { waitFor } = waitService(getImage, redactKey);
+  if (
+    options.jobs !== undefined &&
+    (typeof options.jobs !== 'object' || typeof options.jobs?.track !== 'function')
+  ) {
+    throw new JobhookError(
+      'invalid_options',
+      'createClient `jobs` must be a job tracker: memoryJobTracker(), redisJobTracker(...) or postgresJobTracker(...).',
+    );
+  }
+  const track = submissionTracker(options.jobs, options.logger, redactKey);
 
   const client: GatewayClient = {
     keys: {
@@ -151,7 +172,8 @@ export function createClient(options: ClientOptions): GatewayClient {
       register: (registerOptions) => registerWebhook(client, registerOptions),
     },
     images: {
-      generate: (input, requestOptions) => request('POST', '/api/v1/images/generate', input, requestOptions),
+      generate: (input, requestOptions) =>
+        request<GenerateImageResult>('POST', '/api/v1/images/generate', input, requestOptions).then(track),
       get: getImage,
       waitFor: (taskId, waitOptions) => waitFor(taskId, waitOptions),
       async generateAndWait(input, waitOptions = {}) {
@@ -159,7 +181,7 @@ export function createClient(options: ClientOptions): GatewayClient {
         resolveWaitOptions(waitOptions); // a bad option fails before any credit is spent
         const submitted = await request<GenerateImageResult>('POST', '/api/v1/images/generate', input, {
           ...(waitOptions.signal && { signal: waitOptions.signal }),
-        });
+        }).then(track);
         return waitFor(submitted.task_id, waitOptions, { startedAt, pollAtOnce: false });
       },
     },

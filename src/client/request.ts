@@ -18,6 +18,7 @@ import {
   type RetryOptions,
 } from './retry.js';
 import { isRecord } from '../common/is-record.js';
+import { eitherSignal } from './any-signal.js';
 
 /** Per-call options, accepted as the last argument of every client method. */
 export interface RequestOptions {
@@ -82,7 +83,8 @@ async function once(
   });
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(), timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
+  const either = options.signal ? eitherSignal(options.signal, timer.signal) : undefined;
+  const signal = either ? either.signal : timer.signal;
   const headers: Record<string, string> = {
     authorization: `Bearer ${config.apiKey}`,
     accept: 'application/json',
@@ -133,6 +135,7 @@ async function once(
     return unwrap(response, text, what, redact);
   } finally {
     clearTimeout(timeout);
+    either?.dispose();
   }
 }
 

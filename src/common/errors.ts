@@ -9,7 +9,9 @@
  * - `handoff_failed`: a hand-off (`jobhook/bullmq`) could not store the event, or not in time; the
  *   delivery is answered 503 so the sender retries (given to `onError`);
  * - `invalid_job`: `receiver.handleQueued` was given something that is no queued job, or a queued
- *   payload that no longer matches the receiver's schemas (retrying cannot mend it).
+ *   payload that no longer matches the receiver's schemas (retrying cannot mend it);
+ * - `job_tracker_failed`: a shared job tracker (Redis, Postgres) failed or did not answer in time;
+ *   a submission still succeeds (logged), a reconcile pass tries again next time.
  *
  * What a sender did wrong is never an error: it is an answer (see the `AnswerCode`s).
  */
@@ -19,7 +21,8 @@ export type JobhookErrorCode =
   | 'handler_timeout'
   | 'dedupe_store_failed'
   | 'handoff_failed'
-  | 'invalid_job';
+  | 'invalid_job'
+  | 'job_tracker_failed';
 
 /**
  * The error type of jobhook's receiving side. Configuration mistakes throw it from

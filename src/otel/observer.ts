@@ -13,6 +13,12 @@ import {
   type TracerProvider,
 } from '@opentelemetry/api';
 import type { ObservedDelivery, ObservedHandoff, ReceiverObserver } from '../receiver/observe.js';
+import type {
+  DeliveryFailures,
+  ExpiredJob,
+  ReconcileObserver,
+  ReconcileResult,
+} from '../reconcile/observer.js';
 
 /** Options of {@link otelObserver}. Both default to the globally registered providers. */
 export interface OtelObserverOptions {
@@ -39,6 +45,10 @@ interface Instruments {
   deliveries: Counter;
   handlerDuration: Histogram;
   handoffLatency: Histogram;
+  deliveriesFailed: Counter;
+  jobsExpired: Counter;
+  polls: Counter;
+  dispatched: Counter;
 }
 
 /**
@@ -51,12 +61,16 @@ interface Instruments {
  *   run. Its attributes follow the messaging semantic conventions; it never carries a secret, a
  *   signature, a header or the body.
  * - Metrics: `jobhook.deliveries` (a counter, by outcome, status, answer code and refusal code),
- *   `jobhook.handler.duration` and `jobhook.handoff.latency` (histograms, in seconds).
+ *   `jobhook.handler.duration` and `jobhook.handoff.latency` (histograms, in seconds). With
+ *   `reconcile`: `jobhook.gateway.deliveries.failed` (deliveries the gateway counted as failed to
+ *   this receiver's webhook), `jobhook.jobs.expired` (tracked tasks still running at `maxAgeMs`),
+ *   `jobhook.reconcile.polls` and `jobhook.reconcile.dispatched` (status polls made, outcomes
+ *   found by them and handled), all counters.
  *
  * It registers nothing: register an OpenTelemetry SDK yourself. Without one, each delivery costs a
  * no-op span and a few no-op calls.
  */
-export function otelObserver(options: OtelObserverOptions = {}): ReceiverObserver<Span> {
+export function otelObserver(options: OtelObserverOptions = {}): ReceiverObserver<Span> & ReconcileObserver {
   const tracer: Tracer = (options.tracerProvider ?? trace).getTracer(SCOPE);
   // The metrics API has no proxy: a meter taken before the SDK registers stays a no-op. So the
   // instruments follow the provider that is registered now (one global read per delivery).
@@ -96,6 +110,17 @@ export function otelObserver(options: OtelObserverOptions = {}): ReceiverObserve
         'messaging.destination.name': handoff.type,
       });
     },
+    deliveriesFailed(failures: DeliveryFailures) {
+      current().deliveriesFailed.add(failures.failed, { 'messaging.system': MESSAGING_SYSTEM });
+    },
+    jobExpired(job: ExpiredJob) {
+      current().jobsExpired.add(1, { 'jobhook.task.status': job.status ?? 'unreadable' });
+    },
+    reconciled(pass: ReconcileResult) {
+      const { polls, dispatched } = current();
+      if (pass.polled > 0) polls.add(pass.polled);
+      if (pass.dispatched > 0) dispatched.add(pass.dispatched);
+    },
   };
 }
 
@@ -115,6 +140,22 @@ function createInstruments(provider: MeterProvider): Instruments {
       description: 'From the hand-off of a delivery to a queue to the moment a worker started it.',
       unit: 's',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    }),
+    deliveriesFailed: meter.createCounter('jobhook.gateway.deliveries.failed', {
+      description: "Deliveries the gateway counted as failed to this receiver's webhook (its total_failed).",
+      unit: '{delivery}',
+    }),
+    jobsExpired: meter.createCounter('jobhook.jobs.expired', {
+      description: "Tracked tasks still not ended at the tracker's maxAgeMs, no longer tracked.",
+      unit: '{task}',
+    }),
+    polls: meter.createCounter('jobhook.reconcile.polls', {
+      description: 'Task status polls the reconciler made.',
+      unit: '{request}',
+    }),
+    dispatched: meter.createCounter('jobhook.reconcile.dispatched', {
+      description: 'Job outcomes found by polling and handled (their webhook never came).',
+      unit: '{event}',
     }),
   };
 }

@@ -19,4 +19,11 @@ export {
   type PostgresQueryable,
 } from './dedupe-store.js';
 export { postgresDedupeMigration } from './table.js';
+export {
+  postgresJobTracker,
+  postgresJobTrackerMigration,
+  type PostgresJobTracker,
+  type PostgresJobTrackerOptions,
+} from './job-tracker.js';
+export type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
 export type { DedupeStore, ClaimResult } from '../dedupe/dedupe-store.js';

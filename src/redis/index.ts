@@ -24,4 +24,6 @@ export {
   type RedisPubSubClient,
   type RedisSubscriber,
 } from './result-channel.js';
+export { redisJobTracker, type RedisJobTracker, type RedisJobTrackerOptions } from './job-tracker.js';
+export type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
 export type { DedupeStore, ClaimResult } from '../dedupe/dedupe-store.js';

@@ -1,0 +1,47 @@
+import { JobhookError } from '../common/errors.js';
+import { bounded } from '../common/bounded.js';
+import { messageOf } from '../common/logger.js';
+import { TRACKER_DEFAULTS } from './job-tracker.js';
+
+/** The options every tracker takes. */
+export interface TrackerTimes {
+  /** How long a claim to poll a task lives, in ms. Default 120,000. */
+  leaseMs?: number;
+  /** How long a task is tracked, in ms. Default 7 days. */
+  maxAgeMs?: number;
+}
+
+/** Checks a tracker's times, naming the tracker and the option in the error. */
+export function resolveTrackerTimes(tracker: string, options: TrackerTimes | undefined) {
+  const positive = (name: keyof TrackerTimes) => {
+    const value = options?.[name] ?? TRACKER_DEFAULTS[name];
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new JobhookError('invalid_options', `${tracker}: \`${name}\` must be a positive integer (ms).`);
+    }
+    return value;
+  };
+  return { leaseMs: positive('leaseMs'), maxAgeMs: positive('maxAgeMs') };
+}
+
+/** A task id as the gateway gives it: a non-empty string, short enough to be a key. */
+export function checkTaskId(taskId: unknown): string {
+  if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > 200) {
+    throw new JobhookError(
+      'invalid_options',
+      'A tracked task id must be a non-empty string of at most 200 characters.',
+    );
+  }
+  return taskId;
+}
+
+/** Rejects with a `job_tracker_failed` JobhookError when `operation` fails or outlasts `timeoutMs`. */
+export function trackerCall<T>(operation: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  return bounded(
+    operation,
+    timeoutMs,
+    (cause) =>
+      new JobhookError('job_tracker_failed', `The job tracker failed to ${what}: ${messageOf(cause)}`, {
+        cause,
+      }),
+  );
+}

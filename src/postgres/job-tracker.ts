@@ -1,0 +1,158 @@
+import { JobhookError } from '../common/errors.js';
+import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
+import { checkTaskId, resolveTrackerTimes, trackerCall, type TrackerTimes } from '../jobs/options.js';
+import type { PostgresQueryable } from './dedupe-store.js';
+import { quotedTable } from './table.js';
+
+/** Options of {@link postgresJobTracker}. */
+export interface PostgresJobTrackerOptions extends TrackerTimes {
+  /** A `pg` Pool; the tracker never ends it. */
+  pool: PostgresQueryable;
+  /** `name` or `schema.name`. Default `jobhook_jobs`. */
+  table?: string;
+  /**
+   * Create the table (and its indexes) on first use. Default `true`; pass `false` when your own
+   * migrations run {@link postgresJobTrackerMigration}.
+   */
+  createTable?: boolean;
+  /** Longest wait for one query, in ms, before it rejects. Default 5,000; 0 for none. */
+  timeoutMs?: number;
+  /** Clock in milliseconds, for `track` without a time. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** The Postgres tracker: its options, resolved. */
+export interface PostgresJobTracker extends JobTracker {
+  /** The table in use, as given. */
+  readonly table: string;
+}
+
+const DEFAULT_TABLE = 'jobhook_jobs';
+
+/**
+ * The SQL that creates the tracker's table and indexes, for schemas you manage with your own
+ * migrations (then pass `createTable: false`). Safe to run more than once.
+ *
+ * A row is one tracked task. `due_at` is null until its first claim (it is then due `afterMs`
+ * after `submitted_at`), then the end of the claimant's lease while `owner` is set, then the
+ * time the claimant gave back. Times are milliseconds since the epoch.
+ */
+export function postgresJobTrackerMigration(table: string = DEFAULT_TABLE): string {
+  const name = quotedTable(table);
+  const base = table.split('.').pop()!.slice(0, 48);
+  return [
+    `CREATE TABLE IF NOT EXISTS ${name} (`,
+    `  task_id text PRIMARY KEY,`,
+    `  submitted_at bigint NOT NULL,`,
+    `  polls integer NOT NULL DEFAULT 0,`,
+    `  owner text,`,
+    `  due_at bigint`,
+    `);`,
+    `CREATE INDEX IF NOT EXISTS "${base}_submitted_idx" ON ${name} (submitted_at);`,
+    `CREATE INDEX IF NOT EXISTS "${base}_due_idx" ON ${name} (due_at);`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * A {@link JobTracker} in a PostgreSQL table, shared by every process that reaches the database.
+ * Each call is one statement; a claim takes due rows with `FOR UPDATE SKIP LOCKED`, so concurrent
+ * claimants never take the same task.
+ */
+export function postgresJobTracker(options: PostgresJobTrackerOptions): PostgresJobTracker {
+  const pool = options?.pool;
+  if (!pool || typeof pool.query !== 'function') {
+    throw new JobhookError(
+      'invalid_options',
+      'postgresJobTracker needs `pool`: a pg Pool, e.g. new Pool({ connectionString: process.env.DATABASE_URL }).',
+    );
+  }
+  const table = options.table ?? DEFAULT_TABLE;
+  const name = quotedTable(table);
+  const { leaseMs, maxAgeMs } = resolveTrackerTimes('postgresJobTracker', options);
+  const timeoutMs = options.timeoutMs ?? 5000;
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0) {
+    throw new JobhookError(
+      'invalid_options',
+      'postgresJobTracker: `timeoutMs` must be 0 or a positive integer (ms).',
+    );
+  }
+  const now = options.now ?? Date.now;
+
+  const sql = {
+    track: `INSERT INTO ${name} (task_id, submitted_at) VALUES ($1, $2) ON CONFLICT (task_id) DO NOTHING`,
+    settle: `DELETE FROM ${name} WHERE task_id = $1`,
+    // Due: never claimed and `afterMs` old, or due again. The oldest due first.
+    claim: `UPDATE ${name} AS t SET owner = $1, polls = t.polls + 1, due_at = $5
+      WHERE t.task_id IN (
+        SELECT task_id FROM ${name}
+        WHERE (due_at IS NULL AND submitted_at <= $2::bigint - $3::bigint) OR due_at <= $2::bigint
+        ORDER BY coalesce(due_at, submitted_at + $3::bigint)
+        LIMIT $4 FOR UPDATE SKIP LOCKED)
+      RETURNING t.task_id, t.submitted_at, t.polls`,
+    release: `UPDATE ${name} SET owner = NULL, due_at = $3 WHERE task_id = $1 AND owner = $2`,
+    pending: `SELECT task_id, submitted_at, polls FROM ${name} ORDER BY submitted_at LIMIT $1`,
+  };
+
+  let ready: Promise<unknown> | undefined;
+  function ensureTable(): Promise<unknown> | undefined {
+    if (options.createTable === false) return undefined;
+    if (!ready) {
+      const lock = `SELECT pg_advisory_xact_lock(hashtext('jobhook:${table}'));\n`;
+      ready = pool.query(lock + postgresJobTrackerMigration(table));
+      ready.catch(() => (ready = undefined));
+    }
+    return ready;
+  }
+
+  async function query(what: string, text: string, values: unknown[]) {
+    const run = async () => {
+      const created = ensureTable();
+      if (created) await created;
+      return (await pool.query(text, values)).rows as {
+        task_id: string;
+        submitted_at: string;
+        polls: number;
+      }[];
+    };
+    return trackerCall(run(), timeoutMs, what);
+  }
+  const jobs = (rows: { task_id: string; submitted_at: string; polls: number }[]): TrackedJob[] =>
+    rows.map((row) => ({
+      taskId: row.task_id,
+      submittedAt: Number(row.submitted_at),
+      polls: Number(row.polls),
+    }));
+
+  return {
+    table,
+    leaseMs,
+    maxAgeMs,
+    async track(taskId, submittedAt = now()) {
+      checkTaskId(taskId);
+      await query('track', sql.track, [taskId, Math.round(submittedAt)]);
+    },
+    async settle(taskId) {
+      await query('settle', sql.settle, [taskId]);
+    },
+    async claimDue({ owner, limit, afterMs, now: at }) {
+      if (limit <= 0) return [];
+      const rows = await query('claim', sql.claim, [
+        owner,
+        Math.round(at),
+        Math.round(afterMs),
+        limit,
+        Math.round(at + leaseMs),
+      ]);
+      // RETURNING keeps no order: the oldest due first, as the contract says.
+      return jobs(rows).sort((a, b) => a.submittedAt - b.submittedAt);
+    },
+    async release(taskId, owner, nextPollAt) {
+      await query('release', sql.release, [taskId, owner, Math.round(nextPollAt)]);
+    },
+    async pending({ limit = 100 } = {}) {
+      if (limit <= 0) return [];
+      return jobs(await query('list', sql.pending, [limit]));
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { JobhookError } from '../common/errors.js';
+import type { JobTracker } from '../jobs/job-tracker.js';
+
+/** What the reconciler calls on the gateway: a client from `jobhook/client` has both. */
+export interface ReconcileClient {
+  images: {
+    get(
+      taskId: string,
+      options?: { signal?: AbortSignal; timeoutMs?: number; retries?: number },
+    ): Promise<{ status: string; [field: string]: unknown }>;
+  };
+  webhooks?: {
+    list(options?: { signal?: AbortSignal; timeoutMs?: number; retries?: number }): Promise<
+      readonly {
+        url: string;
+        total_failed?: number | undefined;
+        last_error?: string | null | undefined;
+        [field: string]: unknown;
+      }[]
+    >;
+  };
+}
+
+/** `createReceiver({ reconcile })`: poll the tasks whose webhook never came. */
+export interface ReconcileOptions {
+  /** A client from `jobhook/client` (`createClient`): the status polls and webhook counters go through it. */
+  client: ReconcileClient;
+  /** The tracker the submitting client records tasks in (`createClient({ jobs })`). */
+  jobs: JobTracker;
+  /** A task is polled once its outcome is this late after submission, in ms. Default 120,000. */
+  afterMs?: number;
+  /**
+   * How often a pass runs, in ms, and the first back-off step of a task still running. Default
+   * 30,000. `0`: no timer (serverless: call `reconcileOnce()` from a cron).
+   */
+  intervalMs?: number;
+  /** Status polls in flight at once, per instance. Default 2. */
+  concurrency?: number;
+  /** Most status polls in one pass, per instance. Default 50. */
+  maxPollsPerPass?: number;
+  /**
+   * This receiver's webhook URL, whose delivery counters are read (`webhooks.list`, at most once
+   * per `intervalMs`) to warn when the gateway fails deliveries. Default: the URL given to
+   * `receiver.register()`; without either, the counters are not read.
+   */
+  webhookUrl?: string;
+}
+
+export interface ResolvedReconcile {
+  client: ReconcileClient;
+  jobs: JobTracker;
+  afterMs: number;
+  intervalMs: number;
+  concurrency: number;
+  maxPollsPerPass: number;
+  webhookUrl: string | undefined;
+}
+
+/** Longest wait between two polls of a task still running: a stuck task costs ~170 polls a week. */
+export const MAX_BACKOFF_MS = 60 * 60 * 1000;
+
+export function resolveReconcile(options: ReconcileOptions): ResolvedReconcile {
+  const invalid = (message: string) => new JobhookError('invalid_options', `reconcile: ${message}`);
+  if (typeof options !== 'object' || options === null) {
+    throw invalid('must be an object such as { client, jobs }.');
+  }
+  const { client, jobs } = options;
+  if (typeof client?.images?.get !== 'function') {
+    throw invalid(
+      '`client` must be a gateway client: createClient({ baseUrl, apiKey }) from jobhook/client.',
+    );
+  }
+  const methods = ['track', 'settle', 'claimDue', 'release', 'pending'] as const;
+  if (typeof jobs !== 'object' || jobs === null || !methods.every((m) => typeof jobs[m] === 'function')) {
+    throw invalid(
+      '`jobs` must be a job tracker: memoryJobTracker(), redisJobTracker(...) or postgresJobTracker(...).',
+    );
+  }
+  const whole = (name: keyof ReconcileOptions, fallback: number, min: number) => {
+    const value = options[name] ?? fallback;
+    if (!Number.isSafeInteger(value) || (value as number) < min) {
+      throw invalid(`\`${name}\` must be a whole number, at least ${min}.`);
+    }
+    return value as number;
+  };
+  if (options.webhookUrl !== undefined && typeof options.webhookUrl !== 'string') {
+    throw invalid('`webhookUrl` must be the URL string the webhook was registered with.');
+  }
+  return {
+    client,
+    jobs,
+    afterMs: whole('afterMs', 120_000, 0),
+    intervalMs: whole('intervalMs', 30_000, 0),
+    concurrency: whole('concurrency', 2, 1),
+    maxPollsPerPass: whole('maxPollsPerPass', 50, 1),
+    webhookUrl: options.webhookUrl,
+  };
+}

@@ -1,0 +1,251 @@
+import { messageOf, quote, type SafeLogger } from '../common/logger.js';
+import type { TrackedJob } from '../jobs/job-tracker.js';
+import { deliveryFailureWatch } from './delivery-failures.js';
+import type { ReconcileObserver, ReconcileResult } from './observer.js';
+import { MAX_BACKOFF_MS, type ResolvedReconcile } from './options.js';
+import { outcomeKey, polledEvent, type PolledEvent } from './polled-event.js';
+import { rateLimitOf, statusOf } from './rate-limit.js';
+
+/**
+ * What became of a polled outcome in the receiver: `handled` (its handlers ran and succeeded),
+ * `duplicate` (already handled: the webhook came first), `busy` (being handled right now, say by
+ * the webhook on another instance), `failed` (a handler failed: polled again later, as the
+ * gateway would retry), `invalid` (the receiver's schemas refuse it).
+ */
+export type DispatchOutcome = 'handled' | 'duplicate' | 'busy' | 'failed' | 'invalid';
+
+/** Runs a polled outcome through the receiver's dedupe and handlers, under `key`. */
+export type DispatchPolled = (event: PolledEvent & { key: string }) => Promise<DispatchOutcome>;
+
+export interface Reconciler {
+  /** One bounded pass: at most `maxPollsPerPass` polls, `concurrency` at a time. */
+  reconcileOnce(): Promise<ReconcileResult>;
+  /** A webhook handled the task's outcome: it is not polled. Never rejects. */
+  settled(taskId: string): Promise<void>;
+  /** The webhook URL whose counters to read, once the receiver learns it (`register`). */
+  watchUrl(url: string): void;
+  /** Stops the timer and any poll in flight; resolves once the running pass ended. */
+  close(): Promise<void>;
+}
+
+/**
+ * The reconciler: every `intervalMs`, claims the tracked tasks whose outcome is overdue, polls
+ * their status and dispatches the outcomes found. The gateway's rate limit is shared with the
+ * app's own requests, so the reconciler spends little of it (a bounded pass, few polls in flight,
+ * back-off per task) and stops at the first 429 until the gateway's Retry-After has passed.
+ */
+export function createReconciler(config: {
+  options: ResolvedReconcile;
+  dispatch: DispatchPolled;
+  logger: SafeLogger;
+  observer?: ReconcileObserver | undefined;
+  now: () => number;
+}): Reconciler {
+  const { options, logger, now } = config;
+  const { client, jobs, intervalMs } = options;
+  const closing = new AbortController();
+  let closed = false;
+  let pausedUntil = 0;
+  let running: Promise<ReconcileResult> | undefined;
+  let webhookUrl = options.webhookUrl;
+  let ownerPrefix: string | undefined;
+  let passes = 0;
+  const backoffBase = intervalMs > 0 ? intervalMs : 30_000;
+  // A poll must end well within the tracker's lease, or another instance could take the task.
+  const pollTimeoutMs = Math.max(1000, Math.min(30_000, Math.floor(jobs.leaseMs / 4)));
+
+  const warned = new Set<string>();
+  /** One line per kind of trouble until a pass goes well: a broken tracker would repeat every pass. */
+  const warnOnce = (kind: string, message: string) => {
+    if (warned.has(kind)) return;
+    warned.add(kind);
+    logger.warn(message);
+  };
+  const observe = <K extends keyof ReconcileObserver>(
+    method: K,
+    value: Parameters<NonNullable<ReconcileObserver[K]>>[0],
+  ) => {
+    const observer = config.observer;
+    if (typeof observer?.[method] !== 'function') return;
+    try {
+      (observer[method] as (value: unknown) => void).call(observer, value);
+    } catch (error) {
+      warnOnce('observer', `jobhook: the receiver's observer failed in ${method}(): ${messageOf(error)}`);
+    }
+  };
+
+  function pause(retryAfterMs: number | undefined) {
+    const until = now() + (retryAfterMs ?? 2 * backoffBase);
+    if (until <= pausedUntil) return;
+    pausedUntil = until;
+    logger.warn(
+      `jobhook: the gateway answered 429 (rate limit) to the reconciler, which pauses until ` +
+        `${new Date(until).toISOString()} so as not to spend the app's own requests.`,
+    );
+  }
+
+  const watch = deliveryFailureWatch({
+    client,
+    url: () => webhookUrl,
+    intervalMs,
+    now,
+    logger,
+    report: (failures) => observe('deliveriesFailed', failures),
+    rateLimited: pause,
+  });
+
+  const backoffAt = (job: TrackedJob) =>
+    now() + Math.min(MAX_BACKOFF_MS, backoffBase * 2 ** Math.min(20, Math.max(0, job.polls - 1)));
+
+  async function trackerStep(what: string, step: () => unknown): Promise<void> {
+    try {
+      await step();
+    } catch (error) {
+      warnOnce('tracker', `jobhook: the job tracker failed to ${what}: ${messageOf(error)}`);
+    }
+  }
+  const release = (job: TrackedJob, owner: string, at: number) =>
+    trackerStep('release a task', () => jobs.release(job.taskId, owner, at));
+  const settle = (taskId: string) => trackerStep('forget a task', () => jobs.settle(taskId));
+
+  function expire(job: TrackedJob, status: string | undefined) {
+    const ageMs = now() - job.submittedAt;
+    logger.warn(
+      `jobhook: task ${quote(job.taskId)} is still ${status ?? 'unreadable'} ${Math.round(ageMs / 3_600_000)} h ` +
+        'after its submission: it is no longer tracked, and no outcome was made up for it.',
+    );
+    observe('jobExpired', { taskId: job.taskId, status, ageMs });
+    return settle(job.taskId);
+  }
+
+  async function pollOne(job: TrackedJob, owner: string, result: ReconcileResult): Promise<void> {
+    if (closed || now() < pausedUntil) return release(job, owner, Math.max(pausedUntil, now()));
+    let task: Record<string, unknown>;
+    try {
+      task = await client.images.get(job.taskId, {
+        signal: closing.signal,
+        retries: 0,
+        timeoutMs: pollTimeoutMs,
+      });
+      result.polled++;
+    } catch (error) {
+      if (closing.signal.aborted) return release(job, owner, now());
+      result.polled++;
+      const limited = rateLimitOf(error);
+      if (limited) {
+        pause(limited.retryAfterMs);
+        result.rateLimited = true;
+        return release(job, owner, pausedUntil);
+      }
+      if (statusOf(error) === 404) {
+        logger.warn(
+          `jobhook: task ${quote(job.taskId)} is unknown to the gateway (404): it is no longer tracked.`,
+        );
+        return settle(job.taskId);
+      }
+      if (now() - job.submittedAt >= jobs.maxAgeMs) return expire(job, undefined);
+      warnOnce('poll', `jobhook: a status poll failed (polled again later): ${messageOf(error)}`);
+      return release(job, owner, backoffAt(job));
+    }
+    const event = polledEvent(job.taskId, task, now());
+    if (!event) {
+      const status = typeof task.status === 'string' ? task.status : undefined;
+      if (now() - job.submittedAt >= jobs.maxAgeMs) return expire(job, status);
+      result.pending++;
+      return release(job, owner, backoffAt(job));
+    }
+    let outcome: DispatchOutcome;
+    try {
+      outcome = await config.dispatch({ ...event, key: outcomeKey(job.taskId) });
+    } catch (error) {
+      logger.warn(
+        `jobhook: dispatching the polled outcome of ${quote(job.taskId)} failed: ${messageOf(error)}`,
+      );
+      outcome = 'failed';
+    }
+    if (outcome === 'handled') result.dispatched++;
+    if (outcome === 'handled' || outcome === 'duplicate') return settle(job.taskId);
+    if (outcome === 'busy') return release(job, owner, now() + backoffBase);
+    if (outcome === 'invalid') {
+      logger.error(
+        `jobhook: the polled outcome of task ${quote(job.taskId)} does not match the receiver's schema ` +
+          'for its event type: it is no longer tracked (see the 400 logged with it).',
+      );
+      return settle(job.taskId);
+    }
+    return release(job, owner, backoffAt(job));
+  }
+
+  async function pass(): Promise<ReconcileResult> {
+    const result: ReconcileResult = { polled: 0, dispatched: 0, pending: 0, rateLimited: false };
+    if (closed) return result;
+    if (now() >= pausedUntil) await watch.check(closing.signal);
+    if (now() < pausedUntil) {
+      result.rateLimited = true;
+      return result;
+    }
+    // Workers refuse random values in global scope, where receivers are made: taken at the first pass.
+    ownerPrefix ??= globalThis.crypto.randomUUID();
+    const owner = `${ownerPrefix}.${(++passes).toString(36)}`;
+    let claimed: readonly TrackedJob[];
+    try {
+      claimed = await jobs.claimDue({
+        owner,
+        limit: options.maxPollsPerPass,
+        afterMs: options.afterMs,
+        now: now(),
+      });
+    } catch (error) {
+      warnOnce('tracker', `jobhook: the job tracker failed to hand out due tasks: ${messageOf(error)}`);
+      return result;
+    }
+    const queue = [...claimed];
+    const worker = async () => {
+      for (let job = queue.shift(); job; job = queue.shift()) await pollOne(job, owner, result);
+    };
+    await Promise.all(Array.from({ length: Math.min(options.concurrency, queue.length) }, worker));
+    if (!result.rateLimited && claimed.length > 0) warned.clear();
+    observe('reconciled', result);
+    return result;
+  }
+
+  function reconcileOnce(): Promise<ReconcileResult> {
+    // Passes never overlap: one asked for while another runs starts when it ends.
+    const next = (running ?? Promise.resolve()).then(pass, pass);
+    running = next;
+    void next.finally(() => {
+      if (running === next) running = undefined;
+    });
+    return next;
+  }
+
+  let timer: ReturnType<typeof setInterval> | undefined;
+  if (intervalMs > 0) {
+    try {
+      timer = setInterval(() => {
+        if (!running) void reconcileOnce();
+      }, intervalMs);
+      // The reconciler alone never keeps a process alive.
+      timer.unref?.();
+    } catch (error) {
+      logger.warn(
+        `jobhook: could not start the reconcile timer (${messageOf(error)}): call receiver.reconcileOnce() ` +
+          'from a cron, and pass reconcile.intervalMs: 0.',
+      );
+    }
+  }
+
+  return {
+    reconcileOnce,
+    settled: (taskId) => settle(taskId),
+    watchUrl(url) {
+      webhookUrl ??= url;
+    },
+    async close() {
+      closed = true;
+      if (timer !== undefined) clearInterval(timer);
+      closing.abort();
+      await running?.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import { JobhookError } from '../common/errors.js';
+import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
+import { checkTaskId, resolveTrackerTimes, trackerCall, type TrackerTimes } from '../jobs/options.js';
+import type { RedisScriptClient } from './dedupe-store.js';
+import type { Script } from './scripts.js';
+import { trackerScripts as scripts } from './job-tracker-scripts.js';
+
+/** Options of {@link redisJobTracker}. */
+export interface RedisJobTrackerOptions extends TrackerTimes {
+  /** An ioredis client (`new Redis(url)`); the tracker never closes it. */
+  redis: RedisScriptClient;
+  /**
+   * Put before the tracker's four keys. Default `jobhook:jobs:`. On a Redis Cluster give one
+   * with a hash tag (`{jobhook-jobs}:`) so that the four keys share a slot.
+   */
+  prefix?: string;
+  /** Longest wait for one Redis call, in ms, before it rejects. Default 5,000; 0 for none. */
+  timeoutMs?: number;
+  /** Clock in milliseconds, for `track` without a time. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** The Redis tracker: its options, resolved. */
+export interface RedisJobTracker extends JobTracker {
+  /** The key prefix in use. */
+  readonly prefix: string;
+}
+
+/**
+ * A {@link JobTracker} shared by every process that reaches one Redis: a client in a batch script
+ * tracks, receivers on any number of instances poll, each task by one instance at a time. Each
+ * call is one Lua script (one round trip).
+ */
+export function redisJobTracker(options: RedisJobTrackerOptions): RedisJobTracker {
+  const redis = options?.redis;
+  if (!redis || typeof redis.evalsha !== 'function' || typeof redis.eval !== 'function') {
+    throw new JobhookError(
+      'invalid_options',
+      'redisJobTracker needs `redis`: an ioredis client, e.g. new Redis(process.env.REDIS_URL).',
+    );
+  }
+  const { leaseMs, maxAgeMs } = resolveTrackerTimes('redisJobTracker', options);
+  const prefix = options.prefix ?? 'jobhook:jobs:';
+  const timeoutMs = options.timeoutMs ?? 5000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
+    throw new JobhookError('invalid_options', 'redisJobTracker: `timeoutMs` must be 0 or more.');
+  }
+  const now = options.now ?? Date.now;
+  const key = {
+    entries: `${prefix}entries`,
+    age: `${prefix}age`,
+    fresh: `${prefix}fresh`,
+    due: `${prefix}due`,
+  };
+
+  async function run(script: Script, keys: string[], args: (string | number)[]): Promise<unknown> {
+    try {
+      return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+      return redis.eval(script.source, keys.length, ...keys, ...args);
+    }
+  }
+  const call = (what: string, script: Script, keys: string[], ...args: (string | number)[]) =>
+    trackerCall(run(script, keys, args), timeoutMs, what);
+
+  return {
+    prefix,
+    leaseMs,
+    maxAgeMs,
+    async track(taskId, submittedAt = now()) {
+      checkTaskId(taskId);
+      await call('track', scripts.track, [key.entries, key.age, key.fresh], taskId, Math.round(submittedAt));
+    },
+    async settle(taskId) {
+      await call('settle', scripts.settle, [key.entries, key.age, key.fresh, key.due], taskId);
+    },
+    async claimDue({ owner, limit, afterMs, now: at }) {
+      if (limit <= 0) return [];
+      const found = await call(
+        'claim',
+        scripts.claimDue,
+        [key.entries, key.fresh, key.due],
+        Math.round(at),
+        Math.round(afterMs),
+        limit,
+        owner,
+        Math.round(at + leaseMs),
+      );
+      return triples(found);
+    },
+    async release(taskId, owner, nextPollAt) {
+      await call('release', scripts.release, [key.entries, key.due], taskId, owner, Math.round(nextPollAt));
+    },
+    async pending({ limit = 100 } = {}) {
+      if (limit <= 0) return [];
+      return triples(await call('list', scripts.pending, [key.age, key.entries], limit));
+    },
+  };
+}
+
+/** A flat list `id, submittedAt, polls, …` as tracked jobs. */
+function triples(found: unknown): TrackedJob[] {
+  const list = Array.isArray(found) ? (found as unknown[]) : [];
+  const jobs: TrackedJob[] = [];
+  for (let i = 0; i + 2 < list.length; i += 3) {
+    jobs.push({ taskId: String(list[i]), submittedAt: Number(list[i + 1]), polls: Number(list[i + 2]) });
+  }
+  return jobs;
+}
