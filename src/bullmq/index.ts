@@ -30,3 +30,4 @@ export {
 export { runWorker, type RunWorkerOptions, type WorkerHandle } from './worker.js';
 export { jobIdOf } from './job-id.js';
 export type { Handoff, HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
+export type { FailedEvent, FailedEvents } from '../handoff/failed.js';
