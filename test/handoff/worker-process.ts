@@ -8,7 +8,7 @@ import { SECRET } from '../support/deliveries.js';
 const engine = process.env.ENGINE;
 if (!engine || !/^[a-z-]+$/.test(engine)) throw new Error('worker-process.ts needs ENGINE');
 const { workerFromEnv } = (await import(`./engines/${engine}.js`)) as {
-  workerFromEnv(receiver: QueuedJobRunner, env: NodeJS.ProcessEnv): Promise<unknown>;
+  workerFromEnv: (receiver: QueuedJobRunner, env: NodeJS.ProcessEnv) => Promise<unknown>;
 };
 const receiver = createReceiver({ secret: SECRET, handlerTimeoutMs: 600_000 }).onJobCompleted((event) => {
   console.log(`started ${event.id}`);
