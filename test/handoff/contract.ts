@@ -166,8 +166,8 @@ export function handoffContract(engine: EngineUnderTest, available: boolean): vo
       await worker(
         opened,
         createReceiver({ secret: SECRET })
-          .onJobCompleted(() => {
-            attempts.push(attempts.length + 1);
+          .onJobCompleted((_event, context) => {
+            attempts.push(context.attempt);
             throw new Error('the database is down');
           })
           .onError(() => undefined),
@@ -182,10 +182,48 @@ export function handoffContract(engine: EngineUnderTest, available: boolean): vo
         attempts: 2,
       });
       expect(failed!.error).toMatch(/the database is down/);
-      expect(attempts).toHaveLength(2);
+      expect(attempts).toEqual([1, 2]);
       // The sender's later retry finds the event: no second message.
       expect((await deliver(receiver, payload, 'msg_failing')).status).toBe(200);
       expect(await opened.pending()).toBe(0);
+    });
+
+    it('retries a failed event by hand with context.attempt counting on; retrying it again runs nothing', async () => {
+      const opened = await open(2);
+      const receiver = createReceiver({ secret: SECRET, handoff: opened.handoff });
+      const payload = completed();
+      expect((await deliver(receiver, payload, 'msg_retry')).status).toBe(200);
+      let broken = true;
+      const attempts: (number | undefined)[] = [];
+      const handled: string[] = [];
+      await worker(
+        opened,
+        createReceiver({ secret: SECRET })
+          .onJobCompleted((event, context) => {
+            attempts.push(context.attempt);
+            if (broken) throw new Error('the database is down');
+            handled.push(event.id);
+          })
+          .onError(() => undefined),
+      );
+      await until(async () => (await opened.handoff.listFailed()).length === 1, 'the event to fail for good');
+      const [failed] = await opened.handoff.listFailed();
+
+      broken = false;
+      expect(await opened.handoff.retryFailed(failed!.id)).toBe(true);
+      await until(
+        async () => handled.length === 1 && (await opened.pending()) === 0,
+        'the retried event to run',
+      );
+      expect(handled).toEqual([payload.id]);
+      expect(attempts).toEqual([1, 2, 3]);
+      expect(await opened.handoff.listFailed()).toEqual([]);
+
+      // Retried again (a second operator, `failed retry --all` run twice): it succeeded meanwhile.
+      expect(await opened.handoff.retryFailed(failed!.id)).toBe(false);
+      expect(await opened.handoff.retryFailed('no-such-event')).toBe(false);
+      expect(await opened.pending()).toBe(0);
+      expect(handled).toHaveLength(1);
     });
   });
 }
