@@ -1,7 +1,7 @@
 // The frameworks, the stores' clients, bullmq and @opentelemetry/api are optional peers: no entry
 // point but jobhook/otel loads one at load time (adapters and stores only take their types), so
 // each loads without any of them installed; jobhook/bullmq loads bullmq only inside runWorker,
-// with a dynamic import.
+// with a dynamic import; jobhook/pg-boss never loads pg-boss (it is given the instance).
 // Follows the runtime imports (type-only imports erased, as the build erases them) from each entry.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -68,12 +68,15 @@ describe.each([
   'src/redis/index.ts',
   'src/postgres/index.ts',
   'src/bullmq/index.ts',
+  'src/pg-boss/index.ts',
 ])('%s', (entry) => {
-  it('imports no optional peer at load time (web frameworks, ioredis, pg, bullmq, @opentelemetry/api)', () => {
+  it('imports no optional peer at load time (web frameworks, ioredis, pg, pg-boss, bullmq, @nats-io/*, @opentelemetry/api)', () => {
     const packages = [...runtimePackages(entry)];
     expect(
       packages.filter((name) =>
-        /^(express|hono|fastify|koa|@koa\/.*|ioredis|pg|bullmq|@opentelemetry\/api)(\/|$)/.test(name),
+        /^(express|hono|fastify|koa|@koa\/.*|ioredis|pg|pg-boss|bullmq|@nats-io\/.*|@opentelemetry\/api)(\/|$)/.test(
+          name,
+        ),
       ),
     ).toEqual([]);
   });

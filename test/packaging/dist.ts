@@ -28,6 +28,7 @@ export const entryNames = [
   'redis',
   'postgres',
   'bullmq',
+  'pg-boss',
   'otel',
 ];
 

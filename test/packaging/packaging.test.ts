@@ -28,6 +28,7 @@ const subpaths = {
   'jobhook/redis': ['redisDedupeStore'],
   'jobhook/postgres': ['postgresDedupeStore', 'postgresDedupeMigration'],
   'jobhook/bullmq': ['bullmqHandoff', 'runWorker'],
+  'jobhook/pg-boss': ['pgBossHandoff', 'runPgBossWorker'],
   'jobhook/otel': ['otelObserver'],
 };
 
@@ -108,7 +109,8 @@ export const start: () => Promise<{ baseUrl: string; apiKey: string }> = startGa
 
 /**
  * The peers whose types the entry points import, linked from this repository: the frameworks,
- * bullmq (jobhook/bullmq, with ioredis its types need) and @opentelemetry/api (jobhook/otel).
+ * bullmq (jobhook/bullmq, with ioredis its types need), pg-boss (jobhook/pg-boss) and
+ * @opentelemetry/api (jobhook/otel).
  */
 const frameworkTypes = [
   '@types/node',
@@ -121,6 +123,7 @@ const frameworkTypes = [
   'bullmq',
   'ioredis',
   '@ioredis',
+  'pg-boss',
   '@opentelemetry/api',
 ];
 
@@ -144,6 +147,13 @@ import { bullmqHandoff, runWorker, type WorkerHandle } from 'jobhook/bullmq';
 
 export const queued = createReceiver({ secret: 's', handoff: bullmqHandoff({ queue: new Queue('jobhook') }) });
 export const working: Promise<WorkerHandle> = runWorker(queued, { connection: { host: '127.0.0.1' } });
+
+import PgBoss from 'pg-boss';
+import { pgBossHandoff, runPgBossWorker, type PgBossWorkerHandle } from 'jobhook/pg-boss';
+
+const boss = new PgBoss('postgres://127.0.0.1/db');
+export const onPostgres = createReceiver({ secret: 's', handoff: pgBossHandoff({ boss }) });
+export const bossWorking: Promise<PgBossWorkerHandle> = runPgBossWorker(onPostgres, { boss });
 `;
 
 describe('the packed tarball', () => {
