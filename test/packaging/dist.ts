@@ -29,6 +29,7 @@ export const entryNames = [
   'postgres',
   'bullmq',
   'pg-boss',
+  'nats',
   'otel',
 ];
 

@@ -29,6 +29,7 @@ const subpaths = {
   'jobhook/postgres': ['postgresDedupeStore', 'postgresDedupeMigration'],
   'jobhook/bullmq': ['bullmqHandoff', 'runWorker'],
   'jobhook/pg-boss': ['pgBossHandoff', 'runPgBossWorker'],
+  'jobhook/nats': ['natsHandoff', 'runNatsWorker'],
   'jobhook/otel': ['otelObserver'],
 };
 
@@ -109,8 +110,8 @@ export const start: () => Promise<{ baseUrl: string; apiKey: string }> = startGa
 
 /**
  * The peers whose types the entry points import, linked from this repository: the frameworks,
- * bullmq (jobhook/bullmq, with ioredis its types need), pg-boss (jobhook/pg-boss) and
- * @opentelemetry/api (jobhook/otel).
+ * bullmq (jobhook/bullmq, with ioredis its types need), pg-boss (jobhook/pg-boss), the NATS
+ * client (jobhook/nats) and @opentelemetry/api (jobhook/otel).
  */
 const frameworkTypes = [
   '@types/node',
@@ -124,6 +125,7 @@ const frameworkTypes = [
   'ioredis',
   '@ioredis',
   'pg-boss',
+  '@nats-io',
   '@opentelemetry/api',
 ];
 
@@ -154,6 +156,13 @@ import { pgBossHandoff, runPgBossWorker, type PgBossWorkerHandle } from 'jobhook
 const boss = new PgBoss('postgres://127.0.0.1/db');
 export const onPostgres = createReceiver({ secret: 's', handoff: pgBossHandoff({ boss }) });
 export const bossWorking: Promise<PgBossWorkerHandle> = runPgBossWorker(onPostgres, { boss });
+
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { natsHandoff, runNatsWorker, type NatsWorkerHandle } from 'jobhook/nats';
+
+declare const js: JetStreamClient;
+export const onNats = createReceiver({ secret: 's', handoff: natsHandoff({ js }) });
+export const natsWorking: Promise<NatsWorkerHandle> = runNatsWorker(onNats, { js });
 `;
 
 describe('the packed tarball', () => {

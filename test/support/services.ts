@@ -14,10 +14,12 @@ import pg from 'pg';
 
 export const REDIS_URL = process.env.JOBHOOK_REDIS_URL || 'redis://127.0.0.1:6379';
 export const DATABASE_URL = process.env.JOBHOOK_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+export const NATS_URL = process.env.JOBHOOK_NATS_URL || 'nats://127.0.0.1:4222';
 
 const HOW_TO_START = {
   Redis: `redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`,
   PostgreSQL: 'pg_ctlcluster --skip-systemctl-redirect 15 main start',
+  'NATS JetStream': 'nats-server -js -a 127.0.0.1 -p 4222 &',
 };
 
 /** A short, unique tag for this run's keys, schemas and tables. */
@@ -61,6 +63,20 @@ export function postgresAvailable(): Promise<boolean> {
       await client.query('SELECT 1');
     } finally {
       await client.end().catch(() => undefined);
+    }
+  });
+}
+
+/** Whether a NATS server with JetStream answers at NATS_URL (throws instead when CI=true). */
+export function natsAvailable(): Promise<boolean> {
+  return probe('NATS JetStream', NATS_URL, async () => {
+    const { connect } = await import('@nats-io/transport-node');
+    const { jetstreamManager } = await import('@nats-io/jetstream');
+    const nc = await connect({ servers: NATS_URL, timeout: 2000, reconnect: false });
+    try {
+      await jetstreamManager(nc);
+    } finally {
+      await nc.close();
     }
   });
 }
