@@ -31,6 +31,8 @@ export interface OpenEngine {
   startWorker(receiver: Receiver): Promise<{ close(): Promise<void> }>;
   /** What test/handoff/worker-process.ts needs to run a worker on this queue. */
   readonly workerEnv: Record<string, string>;
+  /** What `jobhook failed` needs to find this queue. */
+  readonly cliArgs: string[];
   cleanup(): Promise<void>;
 }
 

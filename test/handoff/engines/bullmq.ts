@@ -47,6 +47,7 @@ export const bullmq: EngineUnderTest = {
       startWorker: (receiver) =>
         runWorker(receiver, { connection: { url: REDIS_URL }, workerOptions: workerOptions(prefix) }),
       workerEnv: { ENGINE: 'bullmq', REDIS_URL, QUEUE: 'jobhook', PREFIX: prefix },
+      cliArgs: ['--redis-url', REDIS_URL, '--prefix', prefix],
       async cleanup() {
         for (const close of closing) await close();
       },

@@ -56,6 +56,7 @@ export const nats: EngineUnderTest = {
       },
       startWorker: (receiver) => runNatsWorker(receiver, { js, stream, subject, attempts, ...workerOptions }),
       workerEnv: { ENGINE: 'nats', NATS_URL, STREAM: stream, SUBJECT: subject, ATTEMPTS: String(attempts) },
+      cliArgs: ['--nats-url', NATS_URL, '--stream', stream, '--subject', subject],
       async cleanup() {
         for (const close of closing) await close();
       },

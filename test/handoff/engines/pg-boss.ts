@@ -71,6 +71,7 @@ export const pgBoss: EngineUnderTest = {
       pending: () => count(`'created', 'retry', 'active'`),
       startWorker: (receiver) => runPgBossWorker(receiver, { boss, pollingIntervalSeconds: 0.5 }),
       workerEnv: { ENGINE: 'pg-boss', SCHEMA: schema, QUEUE: 'jobhook' },
+      cliArgs: ['--database-url', DATABASE_URL, '--schema', schema],
       async cleanup() {
         for (const close of closing) await close();
       },
