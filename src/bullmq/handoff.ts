@@ -1,9 +1,8 @@
 import type { Job, JobsOptions } from 'bullmq';
-import { bounded } from '../common/bounded.js';
 import { JobhookError } from '../common/errors.js';
-import { messageOf } from '../common/logger.js';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
 import type { Handoff, HandoffJob } from '../handoff/handoff.js';
+import { storeWithin } from '../handoff/store-within.js';
 import { jobIdOf } from './job-id.js';
 
 /**
@@ -107,12 +106,7 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
         job.key === undefined
           ? jobOptions
           : { ...jobOptions, jobId: jobIdOf(job.key), deduplication: { id: job.key, ttl: retentionMs } };
-      await bounded(
-        queue.add(job.type, job, keyed),
-        timeoutMs,
-        (cause) =>
-          new JobhookError('handoff_failed', `The event could not be queued: ${messageOf(cause)}`, { cause }),
-      );
+      await storeWithin(queue.add(job.type, job, keyed), timeoutMs);
     },
     async listFailed(listOptions) {
       const limit = failedLimit(listOptions);

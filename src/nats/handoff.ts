@@ -1,9 +1,8 @@
 import type { JetStreamClient, MsgRequest } from '@nats-io/jetstream';
-import { bounded } from '../common/bounded.js';
 import { JobhookError } from '../common/errors.js';
-import { messageOf } from '../common/logger.js';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
 import type { Handoff, HandoffJob } from '../handoff/handoff.js';
+import { storeWithin } from '../handoff/store-within.js';
 import { isNotFound, natsPlace, streamEnsurer, type NatsPlace } from './stream.js';
 
 /** Options of {@link natsHandoff}. */
@@ -85,13 +84,7 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
   return {
     stream: place.stream,
     subject: place.subject,
-    enqueue: (job) =>
-      bounded(
-        publish(job),
-        timeoutMs,
-        (cause) =>
-          new JobhookError('handoff_failed', `The event could not be queued: ${messageOf(cause)}`, { cause }),
-      ),
+    enqueue: (job) => storeWithin(publish(job), timeoutMs),
     async listFailed(listOptions) {
       const limit = failedLimit(listOptions);
       const jsm = await ensureStream();

@@ -1,9 +1,8 @@
 import type PgBoss from 'pg-boss';
-import { bounded } from '../common/bounded.js';
 import { JobhookError } from '../common/errors.js';
-import { messageOf } from '../common/logger.js';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
 import type { Handoff, HandoffJob } from '../handoff/handoff.js';
+import { storeWithin } from '../handoff/store-within.js';
 import { jobIdOf } from './job-id.js';
 
 /** Options of {@link pgBossHandoff}. */
@@ -16,7 +15,7 @@ export interface PgBossHandoffOptions {
   schema?: string;
   /**
    * pg-boss send options, over the defaults: `retryLimit: 9` (10 attempts), `retryDelay: 2`,
-   * `retryBackoff: true` (retries over about 17 minutes). `id` and `singletonKey` are the hand-off's.
+   * `retryBackoff: true` (retries over 17 to 34 minutes: pg-boss adds up to as much again at random). `id` and `singletonKey` are the hand-off's.
    */
   sendOptions?: Omit<PgBoss.SendOptions, 'id' | 'singletonKey' | 'db'>;
   /**
@@ -91,13 +90,7 @@ export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
 
   return {
     queue,
-    enqueue: (job) =>
-      bounded(
-        store(job),
-        timeoutMs,
-        (cause) =>
-          new JobhookError('handoff_failed', `The event could not be queued: ${messageOf(cause)}`, { cause }),
-      ),
+    enqueue: (job) => storeWithin(store(job), timeoutMs),
     async listFailed(listOptions) {
       const limit = failedLimit(listOptions);
       await ensureQueue();
