@@ -194,3 +194,62 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   await start();
   return { url: `redis://127.0.0.1:${port}`, port, kill, start, stop };
 }
+
+/** A nats-server with JetStream of this test's own on a free port, for tests that restart it. */
+export interface PrivateNats {
+  readonly url: string;
+  /** SIGKILL: the server dies at once; its streams stay on disk. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and store (after `kill`). */
+  start(): Promise<void>;
+  /** Kills it for good and removes its store. */
+  stop(): Promise<void>;
+}
+
+export async function startPrivateNats(): Promise<PrivateNats> {
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), 'jobhook-nats-'));
+  let child: ChildProcess | undefined;
+
+  async function start() {
+    const server = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = server;
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      // nats-server logs to stderr.
+      const onData = (data: Buffer) => {
+        output += data.toString();
+        if (/Server is ready/.test(output)) {
+          server.stderr.off('data', onData);
+          server.stderr.resume();
+          resolve();
+        }
+      };
+      server.stderr.on('data', onData);
+      server.stdout.resume();
+      server.once('error', reject);
+      server.once('exit', (code) => reject(new Error(`nats-server exited (${code}): ${output}`)));
+    });
+  }
+
+  async function kill() {
+    const server = child;
+    if (!server || server.exitCode !== null || server.signalCode !== null) return;
+    const exited = once(server, 'exit');
+    server.kill('SIGKILL');
+    await exited;
+  }
+
+  await start();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    kill,
+    start,
+    async stop() {
+      await kill();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
