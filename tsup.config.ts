@@ -13,6 +13,8 @@ const library = {
   redis: 'src/redis/index.ts',
   postgres: 'src/postgres/index.ts',
   bullmq: 'src/bullmq/index.ts',
+  'pg-boss': 'src/pg-boss/index.ts',
+  nats: 'src/nats/index.ts',
   otel: 'src/otel/index.ts',
   // `jobhook/testing` on Workers, Edge and browsers (the `workerd`, `worker`, `edge-light` and
   // `browser` conditions in package.json `exports`): signDelivery only, returning a promise.

@@ -18,6 +18,8 @@ export default defineConfig({
       { find: /^jobhook\/redis$/, replacement: source('./src/redis/index.ts') },
       { find: /^jobhook\/postgres$/, replacement: source('./src/postgres/index.ts') },
       { find: /^jobhook\/bullmq$/, replacement: source('./src/bullmq/index.ts') },
+      { find: /^jobhook\/pg-boss$/, replacement: source('./src/pg-boss/index.ts') },
+      { find: /^jobhook\/nats$/, replacement: source('./src/nats/index.ts') },
       { find: /^jobhook\/otel$/, replacement: source('./src/otel/index.ts') },
       // The Node form of the package-internal `#runtime` import (package.json `imports`).
       { find: /^#runtime$/, replacement: source('./src/runtime/node.ts') },

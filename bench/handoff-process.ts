@@ -1,12 +1,17 @@
 /**
- * One process of the BullMQ hand-off bench (bench/handoff.ts), forked with IPC from the compiled
- * bench: `handoff-process.js <role> <redis url> <prefix>`.
+ * One process of the hand-off bench (bench/handoff.ts), forked with IPC from the compiled bench:
+ * `handoff-process.js <role> <url> <prefix>`: the url is Redis's, PostgreSQL's (pg-boss roles) or
+ * NATS's (nats roles); the prefix names this run's queue, schema or stream.
  *
  * - `handoff`: node:http + `nodeHandler` on a receiver that hands each event off to the BullMQ
  *   queue `<prefix>` (`bullmqHandoff`); it runs no handler.
  * - `inline`: node:http + `nodeHandler` on a receiver that runs the handler itself, deduplicating
  *   with `redisDedupeStore` (keys under `<prefix>:dedupe:`).
  * - `worker`: `runWorker` runs the handler for the queued events, 32 at a time.
+ * - `pgboss` and `pgboss-worker`: the same with `pgBossHandoff` and `runPgBossWorker` (pg-boss's
+ *   tables in the schema `<prefix>`).
+ * - `nats` and `nats-worker`: the same with `natsHandoff` and `runNatsWorker` (the stream
+ *   `<prefix>`, the subject `<prefix>.events`).
  *
  * The handler counts its runs. The process reports `{ port }` (receivers) or `{}` (workers) once
  * ready, answers `'cpu'` with its CPU time so far (user + system, µs) and its handler runs, and
@@ -15,12 +20,33 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { jetstream } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import PgBoss from 'pg-boss';
 import { SECRET } from './fixtures.js';
-import { bullmqHandoff, createReceiver, nodeHandler, redisDedupeStore, runWorker } from './jobhook.js';
+import {
+  bullmqHandoff,
+  createReceiver,
+  natsHandoff,
+  nodeHandler,
+  pgBossHandoff,
+  redisDedupeStore,
+  runNatsWorker,
+  runPgBossWorker,
+  runWorker,
+} from './jobhook.js';
 
-export const ROLES = ['handoff', 'inline', 'worker'] as const;
+export const ROLES = [
+  'handoff',
+  'inline',
+  'worker',
+  'pgboss',
+  'pgboss-worker',
+  'nats',
+  'nats-worker',
+] as const;
 export type Role = (typeof ROLES)[number];
 export const PATH = '/webhooks';
 /** The queue's name; the per-run prefix keeps it apart from any other queue of that name. */
@@ -69,6 +95,36 @@ async function start(role: Role, url: string, prefix: string): Promise<Ready> {
         queueName: QUEUE,
         concurrency: WORKER_CONCURRENCY,
         workerOptions: { prefix },
+      });
+      return {};
+    }
+    case 'pgboss':
+    case 'pgboss-worker': {
+      const boss = new PgBoss({
+        connectionString: url,
+        schema: prefix,
+        supervise: role === 'pgboss-worker',
+        max: 16,
+      });
+      boss.on('error', (error) => console.error(`bench: ${role}: ${error.message}`));
+      await boss.start();
+      if (role === 'pgboss')
+        return listen(createReceiver({ secret: SECRET, handoff: pgBossHandoff({ boss, schema: prefix }) }));
+      await runPgBossWorker(createReceiver({ secret: SECRET }).onJobCompleted(count), {
+        boss,
+        concurrency: WORKER_CONCURRENCY,
+        pollingIntervalSeconds: 0.5,
+      });
+      return {};
+    }
+    case 'nats':
+    case 'nats-worker': {
+      const js = jetstream(await connect({ servers: url }));
+      const where = { js, stream: prefix, subject: `${prefix}.events` };
+      if (role === 'nats') return listen(createReceiver({ secret: SECRET, handoff: natsHandoff(where) }));
+      await runNatsWorker(createReceiver({ secret: SECRET }).onJobCompleted(count), {
+        ...where,
+        concurrency: WORKER_CONCURRENCY,
       });
       return {};
     }

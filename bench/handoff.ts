@@ -1,13 +1,16 @@
 /**
- * The BullMQ hand-off, end to end: `runHandoff`, called by run.ts (`npm run bench`).
+ * The hand-offs, end to end: `runHandoff`, called by run.ts (`npm run bench`).
  *
  * Signed deliveries over HTTP (keep-alive, `concurrency` in flight, half to each receiver, every
- * one a fresh event) to two setups of two receiver processes each (bench/handoff-process.ts):
+ * one a fresh event) to setups of two receiver processes each (bench/handoff-process.ts):
  *
  * - baseline: the receivers run the handler themselves, deduplicating with `redisDedupeStore`,
  *   the shared store two instances would otherwise need;
  * - hand-off: the receivers hand each event off to BullMQ (`bullmqHandoff`), and two worker
- *   processes run the handler (`runWorker`).
+ *   processes run the handler (`runWorker`);
+ * - pgboss and nats: the same with pg-boss (PostgreSQL at JOBHOOK_DATABASE_URL, a schema of its
+ *   own) and NATS JetStream (JOBHOOK_NATS_URL, a stream of its own), each skipped without its
+ *   server.
  *
  * Per setup and round: deliveries per second until every receiver answered and until every handler
  * ran, and CPU time per delivery of the receiver processes, of the worker processes (each asked
@@ -22,11 +25,16 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { jobCompletedBody, standardHeaders, withFreshEventId } from './fixtures.js';
 import { PATH, type Ready, type Role, type Usage } from './handoff-process.js';
 import { median } from './measure.js';
-import { deleteKeys, probe, REDIS_URL } from './stores.js';
+import { DATABASE_URL, deleteKeys, probe, REDIS_URL } from './stores.js';
+
+const NATS_URL = process.env.JOBHOOK_NATS_URL || 'nats://127.0.0.1:4222';
 
 export interface HandoffOptions {
   /**
@@ -41,7 +49,7 @@ export interface HandoffOptions {
   concurrency: number;
 }
 
-export const SETUPS = ['inline', 'handoff'] as const;
+export const SETUPS = ['inline', 'handoff', 'pgboss', 'nats'] as const;
 export type Setup = (typeof SETUPS)[number];
 
 export interface HandoffSamples {
@@ -59,6 +67,7 @@ export interface HandoffSamples {
 
 export interface HandoffResults {
   options: HandoffOptions;
+  /** One entry per setup that ran (a setup whose server is not running is skipped). */
   samples: Partial<Record<Setup, HandoffSamples>>;
   /** Why the section did not run, if it did not. */
   skipped: string[];
@@ -80,8 +89,8 @@ class Child {
     });
   }
 
-  static start(role: Role, prefix: string): Promise<Child> {
-    const child = fork(new URL('./handoff-process.js', import.meta.url).pathname, [role, REDIS_URL, prefix], {
+  static start(role: Role, url: string, prefix: string): Promise<Child> {
+    const child = fork(new URL('./handoff-process.js', import.meta.url).pathname, [role, url, prefix], {
       execArgv: process.execArgv,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -165,21 +174,21 @@ async function redisCpu(redis: Redis): Promise<number> {
 }
 
 interface Setups {
-  receivers: Record<Setup, Child[]>;
-  workers: Child[];
+  receivers: Partial<Record<Setup, Child[]>>;
+  workers: Partial<Record<Setup, Child[]>>;
 }
 
 /** Sends `count` fresh deliveries to the setup's receivers and waits until every handler ran. */
 async function round(setups: Setups, setup: Setup, count: number, concurrency: number, redis: Redis) {
-  const receivers = setups.receivers[setup];
-  const workers = setup === 'handoff' ? setups.workers : [];
+  const receivers = setups.receivers[setup]!;
+  const workers = setups.workers[setup] ?? [];
   // The handler runs in the workers after a hand-off, in the receivers otherwise.
-  const handlers = setup === 'handoff' ? workers : receivers;
+  const handlers = setup === 'inline' ? receivers : workers;
   const batch = deliveries(count);
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const receiversBefore = await Promise.all(receivers.map((c) => c.usage()));
   const workersBefore = await Promise.all(workers.map((c) => c.usage()));
-  const handledBefore = sum(setup === 'handoff' ? workersBefore : receiversBefore, 'handled');
+  const handledBefore = sum(setup === 'inline' ? receiversBefore : workersBefore, 'handled');
   const redisBefore = await redisCpu(redis);
   try {
     const started = process.hrtime.bigint();
@@ -201,13 +210,13 @@ async function round(setups: Setups, setup: Setup, count: number, concurrency: n
       handled = now;
       if (handled >= count) break;
       if (Date.now() - progressAt > 30_000) {
-        throw new Error(`BullMQ hand-off, ${setup}: ${count - handled} of ${count} handlers never ran`);
+        throw new Error(`hand-off bench, ${setup}: ${count - handled} of ${count} handlers never ran`);
       }
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const handledS = Number(process.hrtime.bigint() - started) / 1e9;
     if (handled > count) {
-      throw new Error(`BullMQ hand-off, ${setup}: ${handled - count} handler runs more than deliveries`);
+      throw new Error(`hand-off bench, ${setup}: ${handled - count} handler runs more than deliveries`);
     }
     const receiversAfter = await Promise.all(receivers.map((c) => c.usage()));
     const workersAfter = await Promise.all(workers.map((c) => c.usage()));
@@ -234,26 +243,49 @@ export async function runHandoff(options: HandoffOptions): Promise<HandoffResult
     return { options, samples: {}, skipped };
   }
   const prefix = `jobhook-bench-handoff-${randomBytes(6).toString('hex')}`;
+  const schema = prefix.replaceAll('-', '_');
   const children: Child[] = [];
-  const start = async (role: Role, n: number) => {
-    const started = await Promise.allSettled(Array.from({ length: n }, () => Child.start(role, prefix)));
+  const start = async (role: Role, n: number, url = REDIS_URL, name = prefix) => {
+    const started = await Promise.allSettled(Array.from({ length: n }, () => Child.start(role, url, name)));
     for (const s of started) if (s.status === 'fulfilled') children.push(s.value);
     for (const s of started) if (s.status === 'rejected') throw s.reason;
     return started.map((s) => (s as PromiseFulfilledResult<Child>).value);
   };
   const samples: HandoffResults['samples'] = {};
+  const postgres = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2000 });
+  postgres.on('error', () => undefined);
+  const onPostgres = await probe(
+    `pg-boss hand-off: PostgreSQL at ${DATABASE_URL}`,
+    () => postgres.connect(),
+    skipped,
+  );
+  const nats = await connect({ servers: NATS_URL, timeout: 2000, reconnect: false }).catch(
+    (error: unknown) => {
+      skipped.push(`NATS hand-off: JetStream at ${NATS_URL}: not running (${String(error)}), skipped`);
+      return undefined;
+    },
+  );
   try {
     const setups: Setups = {
       receivers: { inline: await start('inline', 2), handoff: await start('handoff', 2) },
-      workers: await start('worker', 2),
+      workers: { handoff: await start('worker', 2) },
     };
-    for (const setup of SETUPS) {
+    if (onPostgres) {
+      setups.receivers.pgboss = await start('pgboss', 2, DATABASE_URL, schema);
+      setups.workers.pgboss = await start('pgboss-worker', 2, DATABASE_URL, schema);
+    }
+    if (nats) {
+      setups.receivers.nats = await start('nats', 2, NATS_URL, prefix);
+      setups.workers.nats = await start('nats-worker', 2, NATS_URL, prefix);
+    }
+    const setupsRun = SETUPS.filter((setup) => setups.receivers[setup]);
+    for (const setup of setupsRun) {
       samples[setup] = { answered: [], handled: [], receiverCpu: [], workerCpu: [], redisCpu: [] };
       await round(setups, setup, options.warmup, options.concurrency, redis);
     }
     for (let r = 0; r < options.rounds; r++) {
-      for (let k = 0; k < SETUPS.length; k++) {
-        const setup = SETUPS[(r + k) % SETUPS.length]!;
+      for (let k = 0; k < setupsRun.length; k++) {
+        const setup = setupsRun[(r + k) % setupsRun.length]!;
         const result = await round(setups, setup, options.deliveries, options.concurrency, redis);
         const s = samples[setup]!;
         for (const field of Object.keys(result) as (keyof typeof result)[]) s[field].push(result[field]);
@@ -263,15 +295,25 @@ export async function runHandoff(options: HandoffOptions): Promise<HandoffResult
     await Promise.all(children.map((c) => c.stop()));
     await deleteKeys(redis, prefix).catch(() => undefined);
     redis.disconnect();
+    if (onPostgres) await postgres.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+    await postgres.end().catch(() => undefined);
+    if (nats) {
+      await (await jetstreamManager(nats)).streams.delete(prefix).catch(() => undefined);
+      await nats.close();
+    }
   }
   return { options, samples, skipped };
 }
 
-/** Median over rounds of the hand-off's figure over the baseline's, each ratio within one round. */
-export function handoffRatio(results: HandoffResults, field: keyof HandoffSamples | 'totalCpu'): number {
+/** Median over rounds of a hand-off's figure over the baseline's, each ratio within one round. */
+export function handoffRatio(
+  results: HandoffResults,
+  field: keyof HandoffSamples | 'totalCpu',
+  setup: Exclude<Setup, 'inline'> = 'handoff',
+): number {
   const of = (s: HandoffSamples, i: number) =>
     field === 'totalCpu' ? s.receiverCpu[i]! + s.workerCpu[i]! : s[field][i]!;
-  const handoff = results.samples.handoff!;
+  const handoff = results.samples[setup]!;
   const inline = results.samples.inline!;
   return median(handoff.answered.map((_, i) => of(handoff, i) / of(inline, i)));
 }

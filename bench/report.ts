@@ -4,7 +4,7 @@ import { cpus, freemem, platform, release, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { BREAKDOWN, CASES, type CoreResult } from './core.js';
 import { sizeLabel } from './fixtures.js';
-import { handoffRatio, type HandoffResults, type HandoffSamples } from './handoff.js';
+import { handoffRatio, type HandoffResults, type HandoffSamples, type Setup } from './handoff.js';
 import { WORKER_CONCURRENCY } from './handoff-process.js';
 import { cpuRatio, rpsRatio, type HttpSamples, type MemoryResult } from './http.js';
 import { formatNs, median, ratio, type Samples } from './measure.js';
@@ -389,28 +389,46 @@ function storesSection(stores: StoreResults): string[] {
   return out;
 }
 
-function handoffSection(handoff: HandoffResults): string[] {
-  const out = ['## BullMQ hand-off', ''];
+export function handoffSection(handoff: HandoffResults): string[] {
+  const out = ['## Hand-offs: BullMQ, pg-boss, JetStream', ''];
   const { rounds, deliveries, concurrency } = handoff.options;
   out.push(
-    `End to end over HTTP on loopback: fresh 1 KB \`job.completed\` deliveries, signed in this process before each round, sent over keep-alive connections with ${concurrency} in flight (half to each receiver process), to one of two deployments of 2 receiver processes (node:http + \`nodeHandler\`); ${rounds} round(s) of ${deliveries} deliveries per deployment in alternating order, after a warm-up. Baseline: each receiver runs the handler itself and deduplicates with \`redisDedupeStore\`, the shared store two instances would otherwise need. Hand-off: each receiver verifies, validates and queues the event with \`bullmqHandoff\` (it answers once the job is stored in Redis), and 2 worker processes (\`runWorker\`, ${WORKER_CONCURRENCY} jobs at a time each) run the handler. The handler only counts its runs; the run fails unless every delivery ran it exactly once. Answered: deliveries per second from the first request until the last answer; handled: until the last handler ran (the baseline answers after its handler, so the two are the same). CPU / delivery: user + system time over the round of the 2 receiver processes and of the 2 worker processes (\`process.cpuUsage\` in each, asked over IPC), and of the Redis server (INFO cpu: the whole server, so another client of it would count too), divided by the deliveries. Median over rounds; the last row is the median of the ratios hand-off / baseline within each round (above 1× is more deliveries per second, or more CPU per delivery). The receivers, the workers, the sending process and Redis all share this machine's cores, so deliveries per second are what one machine reaches with all of them on it; CPU per delivery is what carries over to separate machines.`,
+    `End to end over HTTP on loopback: fresh 1 KB \`job.completed\` deliveries, signed in this process before each round, sent over keep-alive connections with ${concurrency} in flight (half to each receiver process), to one of two deployments of 2 receiver processes (node:http + \`nodeHandler\`); ${rounds} round(s) of ${deliveries} deliveries per deployment in alternating order, after a warm-up. Baseline: each receiver runs the handler itself and deduplicates with \`redisDedupeStore\`, the shared store two instances would otherwise need. Hand-offs: each receiver verifies, validates and queues the event with \`bullmqHandoff\` (it answers once the job is stored in Redis), \`pgBossHandoff\` (once the job row is committed in PostgreSQL) or \`natsHandoff\` (once the JetStream stream acked it), and 2 worker processes (\`runWorker\`, \`runPgBossWorker\`, \`runNatsWorker\`, ${WORKER_CONCURRENCY} jobs at a time each) run the handler. The handler only counts its runs; the run fails unless every delivery ran it exactly once. Answered: deliveries per second from the first request until the last answer; handled: until the last handler ran (the baseline answers after its handler, so the two are the same). CPU / delivery: user + system time over the round of the 2 receiver processes and of the 2 worker processes (\`process.cpuUsage\` in each, asked over IPC), and of the Redis server (INFO cpu: the whole server, so another client of it would count too), divided by the deliveries. Median over rounds; the last rows are the medians of the ratios hand-off / baseline within each round (above 1× is more deliveries per second, or more CPU per delivery). The receivers, the workers, the sending process, Redis, PostgreSQL and nats-server all share this machine's cores, so deliveries per second are what one machine reaches with all of them on it; CPU per delivery is what carries over to separate machines.`,
     '',
   );
-  const labels: Record<'inline' | 'handoff', string> = {
+  const labels: Record<Setup, string> = {
     inline: 'Handler in the receivers, `redisDedupeStore` (baseline)',
     handoff: 'Receivers `bullmqHandoff` → BullMQ → 2 `runWorker` processes',
+    pgboss: 'Receivers `pgBossHandoff` → pg-boss → 2 `runPgBossWorker` processes',
+    nats: 'Receivers `natsHandoff` → JetStream → 2 `runNatsWorker` processes',
   };
-  const { inline, handoff: queued } = handoff.samples;
-  if (inline && queued) {
+  const names: Record<Exclude<Setup, 'inline'>, string> = {
+    handoff: 'BullMQ',
+    pgboss: 'pg-boss',
+    nats: 'JetStream',
+  };
+  const { inline } = handoff.samples;
+  const engines = (['handoff', 'pgboss', 'nats'] as const).filter((setup) => handoff.samples[setup]);
+  if (inline && engines.length > 0) {
     const us = (values: number[]) => `${median(values).toFixed(0)} µs`;
-    const row = (label: keyof typeof labels, s: HandoffSamples) => [
+    const row = (label: Setup, s: HandoffSamples) => [
       labels[label],
       median(s.answered).toFixed(0),
       median(s.handled).toFixed(0),
       us(s.receiverCpu),
       label === 'inline' ? '—' : us(s.workerCpu),
       us(s.receiverCpu.map((value, i) => value + s.workerCpu[i]!)),
-      us(s.redisCpu),
+      // The Redis server's CPU is the engine's own for the baseline and BullMQ only.
+      label === 'inline' || label === 'handoff' ? us(s.redisCpu) : '—',
+    ];
+    const ratios = (setup: Exclude<Setup, 'inline'>) => [
+      `${names[setup]} / baseline`,
+      x(handoffRatio(handoff, 'answered', setup)),
+      x(handoffRatio(handoff, 'handled', setup)),
+      x(handoffRatio(handoff, 'receiverCpu', setup)),
+      '',
+      x(handoffRatio(handoff, 'totalCpu', setup)),
+      setup === 'handoff' ? x(handoffRatio(handoff, 'redisCpu', setup)) : '',
     ];
     out.push(
       table(
@@ -425,16 +443,8 @@ function handoffSection(handoff: HandoffResults): string[] {
         ],
         [
           row('inline', inline),
-          row('handoff', queued),
-          [
-            'Hand-off / baseline',
-            x(handoffRatio(handoff, 'answered')),
-            x(handoffRatio(handoff, 'handled')),
-            x(handoffRatio(handoff, 'receiverCpu')),
-            '',
-            x(handoffRatio(handoff, 'totalCpu')),
-            x(handoffRatio(handoff, 'redisCpu')),
-          ],
+          ...engines.map((setup) => row(setup, handoff.samples[setup]!)),
+          ...engines.map(ratios),
         ],
       ),
       '',

@@ -20,7 +20,7 @@ import {
 } from './jobhook.js';
 
 export const REDIS_URL = process.env.JOBHOOK_REDIS_URL || 'redis://127.0.0.1:6379';
-const DATABASE_URL = process.env.JOBHOOK_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+export const DATABASE_URL = process.env.JOBHOOK_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
 export const STORE_NAMES = ['memory', 'redis', 'postgres'] as const;
 export type StoreName = (typeof STORE_NAMES)[number];

@@ -37,7 +37,8 @@ export type { JobResults, JobResultsOptions } from './results/job-results.js';
 export type { ResultChannel } from './results/result-channel.js';
 export { JobhookError, type JobhookErrorCode } from './common/errors.js';
 export type { DedupeStore, ClaimResult } from './dedupe/dedupe-store.js';
-export type { Handoff, HandoffJob, QueuedJobRunner } from './handoff/handoff.js';
+export type { Handoff, HandoffJob, QueuedJobRunner, QueuedRunOptions } from './handoff/handoff.js';
+export type { FailedEvent, FailedEvents } from './handoff/failed.js';
 export {
   memoryDedupeStore,
   type MemoryDedupeStore,

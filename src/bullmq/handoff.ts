@@ -1,8 +1,8 @@
-import type { JobsOptions } from 'bullmq';
-import { bounded } from '../common/bounded.js';
+import type { Job, JobsOptions } from 'bullmq';
 import { JobhookError } from '../common/errors.js';
-import { messageOf } from '../common/logger.js';
+import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
 import type { Handoff, HandoffJob } from '../handoff/handoff.js';
+import { storeWithin } from '../handoff/store-within.js';
 import { jobIdOf } from './job-id.js';
 
 /**
@@ -14,6 +14,10 @@ export interface BullmqQueue {
   readonly name: string;
   /** `queue.add(name, data, opts)`. */
   add(name: string, data: HandoffJob, opts?: JobsOptions): Promise<unknown>;
+  /** `queue.getFailed(start, end)`, for `listFailed`. */
+  getFailed?(start?: number, end?: number): Promise<Job<HandoffJob>[]>;
+  /** `queue.getJob(id)`, for `retryFailed`. */
+  getJob?(id: string): Promise<Job<HandoffJob> | undefined>;
 }
 
 /** Options of {@link bullmqHandoff}. */
@@ -41,7 +45,7 @@ export interface BullmqHandoffOptions {
 }
 
 /** The hand-off to BullMQ: its options, resolved. */
-export interface BullmqHandoff extends Handoff {
+export interface BullmqHandoff extends Handoff, FailedEvents {
   /** The name of the queue jobs go to. */
   readonly queueName: string;
   /** How long a key stays deduplicated, in ms. */
@@ -102,12 +106,51 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
         job.key === undefined
           ? jobOptions
           : { ...jobOptions, jobId: jobIdOf(job.key), deduplication: { id: job.key, ttl: retentionMs } };
-      await bounded(
-        queue.add(job.type, job, keyed),
-        timeoutMs,
-        (cause) =>
-          new JobhookError('handoff_failed', `The event could not be queued: ${messageOf(cause)}`, { cause }),
-      );
+      await storeWithin(queue.add(job.type, job, keyed), timeoutMs);
     },
+    async listFailed(listOptions) {
+      const limit = failedLimit(listOptions);
+      // BullMQ lists the failed set newest first.
+      const jobs = await queueMethod(queue, 'getFailed')(0, limit - 1);
+      return jobs.filter(Boolean).map(failedEventOf).reverse();
+    },
+    async retryFailed(id) {
+      const job = await queueMethod(queue, 'getJob')(id);
+      if (!job || !(await job.isFailed())) return false;
+      try {
+        // attemptsMade is kept: the handlers' `context.attempt` counts on.
+        await job.retry('failed');
+        return true;
+      } catch (error) {
+        // Another caller retried it between the check and here: it runs once.
+        if (!(await job.isFailed())) return false;
+        throw error;
+      }
+    },
+  };
+}
+
+function queueMethod<M extends 'getFailed' | 'getJob'>(queue: BullmqQueue, name: M) {
+  const method = queue[name];
+  if (typeof method !== 'function') {
+    throw new JobhookError(
+      'invalid_options',
+      `bullmqHandoff: \`queue\` has no ${name}(): pass a BullMQ Queue.`,
+    );
+  }
+  return method.bind(queue) as NonNullable<BullmqQueue[M]>;
+}
+
+function failedEventOf(job: Job<HandoffJob>): FailedEvent {
+  const data: Partial<HandoffJob> = job.data ?? {};
+  return {
+    id: String(job.id),
+    key: data.key,
+    type: data.type ?? job.name,
+    deliveryId: data.deliveryId ?? undefined,
+    payload: data.payload,
+    error: job.failedReason ?? '',
+    attempts: job.attemptsMade,
+    failedAt: job.finishedOn,
   };
 }

@@ -60,7 +60,8 @@ export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOpt
       reportHandoff(receiver, { deliveryId, type, latencyMs: Math.max(0, Date.now() - job.data.receivedAt) });
     }
     try {
-      await receiver.handleQueued(job.data);
+      // attemptsMade survives job.retry(): a failed event retried by hand counts on.
+      await receiver.handleQueued(job.data, { attempt: job.attemptsMade + 1 });
     } catch (error) {
       if (error instanceof JobhookError && error.code === 'invalid_job') {
         throw new UnrecoverableError(error.message);

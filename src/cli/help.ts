@@ -12,6 +12,8 @@ Commands:
   webhooks list           List the webhooks of an account
   webhooks register <url> Create or reuse the webhook that delivers to <url>
   webhooks delete <id>    Delete a webhook
+  failed list             List the events a hand-off kept as failed (BullMQ, pg-boss, JetStream)
+  failed retry <id|--all> Queue failed events again
 
 Options:
   -h, --help              Show help (also: jobhook <command> --help)
@@ -144,5 +146,46 @@ Options:
   --table <name>        Its table (default jobhook_jobs)
   --limit <n>           At most this many (default 100)
   --json                Print the list as JSON
+  -h, --help            Show this help
+`;
+
+const failedWhere = `Where the queue is (one of them):
+  --redis-url <url>     BullMQ on Redis (or set JOBHOOK_REDIS_URL); --prefix <p> if not "bull"
+  --database-url <url>  pg-boss on PostgreSQL (or set JOBHOOK_DATABASE_URL); --schema <s> if not
+                        "pgboss"
+  --nats-url <url>      NATS JetStream (or set JOBHOOK_NATS_URL); --stream <s> if not "JOBHOOK",
+                        --subject <s> if not "jobhook.events"
+  --queue <name>        The queue's name, BullMQ and pg-boss (default "jobhook")`;
+
+export const failedHelp = `Usage: jobhook failed <list|retry> [options]
+
+The events whose handlers kept failing on a hand-off's workers (bullmqHandoff, pgBossHandoff,
+natsHandoff), kept after their last attempt with their error.
+
+Commands:
+  list                  List them: id, type, event id, attempts, when, the last error
+  retry <id|--all>      Queue them again: the handlers run once more, context.attempt counting
+                        on; one that was retried already is not run twice
+
+${failedWhere}
+`;
+
+export const failedListHelp = `Usage: jobhook failed list [options]
+
+Lists the failed events, oldest first.
+
+${failedWhere}
+  --limit <n>           At most this many (default 100)
+  --json                Print them as JSON, with each event's payload
+  -h, --help            Show this help
+`;
+
+export const failedRetryHelp = `Usage: jobhook failed retry <id|--all> [options]
+
+Queues the failed event <id> (from \`jobhook failed list\`), or with --all every failed event
+listed now, again. Exit code 1 when <id> is not a failed event (any more).
+
+${failedWhere}
+  --limit <n>           With --all: at most this many (default 1000)
   -h, --help            Show this help
 `;

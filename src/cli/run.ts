@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { UsageError } from './args.js';
+import { failed } from './failed.js';
 import { gateway } from './gateway.js';
 import { generate } from './generate.js';
 import { jobs } from './jobs.js';
@@ -10,7 +11,7 @@ import { webhooks } from './webhooks.js';
 /** A command: takes its own arguments, resolves to the exit code. */
 export type Command = (args: string[]) => Promise<number>;
 
-const commands: Record<string, Command> = { gateway, generate, jobs, send, webhooks };
+const commands: Record<string, Command> = { failed, gateway, generate, jobs, send, webhooks };
 
 /** Runs `jobhook <args>`; rejects with a UsageError for a bad command line. */
 export async function run(args: string[]): Promise<number> {

@@ -33,3 +33,18 @@ export function jsonText(value: unknown): string {
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
+
+/**
+ * Rows as aligned columns (two spaces apart), each cell printable and on one line: a line break
+ * in data from elsewhere could fake a row.
+ */
+export function tableLines(rows: readonly (readonly string[])[]): string[] {
+  const cells = rows.map((row) => row.map((cell) => printable(cell).replace(/[\t\n]/g, ' ')));
+  const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
+  return cells.map((row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd(),
+  );
+}

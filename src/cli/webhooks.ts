@@ -6,7 +6,7 @@ import {
   type Webhook,
 } from 'jobhook/client';
 import { CommandError, UsageError, env, httpUrl, out, parse } from './args.js';
-import { jsonText, printable } from './terminal.js';
+import { jsonText, tableLines } from './terminal.js';
 import { webhooksDeleteHelp, webhooksHelp, webhooksListHelp, webhooksRegisterHelp } from './help.js';
 import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 
@@ -125,11 +125,6 @@ function noPositionals(positionals: string[]): void {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
 }
 
-/** A table cell from the gateway: printable, on one line (a line break could fake a row). */
-function oneLine(text: string): string {
-  return printable(text).replace(/[\t\n]/g, ' ');
-}
-
 function printTable(list: Webhook[]): void {
   if (list.length === 0) {
     out('No webhooks.');
@@ -146,13 +141,6 @@ function printTable(list: Webhook[]): void {
       String(webhook.url),
       String(webhook.last_error ?? '-'),
     ]),
-  ].map((row) => row.map(oneLine));
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  for (const row of rows)
-    out(
-      row
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join('  ')
-        .trimEnd(),
-    );
+  ];
+  for (const line of tableLines(rows)) out(line);
 }

@@ -47,7 +47,14 @@ export interface QueuedJobRunner {
   /**
    * Runs the handlers for one job a hand-off stored; resolves once they all succeeded, rejects
    * (with the `JobhookError` also given to `onError`) when one failed or timed out, so that the
-   * queue retries the job.
+   * queue retries the job. `options.attempt` is the queue's count of attempts at this job (1 for
+   * the first), which handlers see as `context.attempt`.
    */
-  handleQueued(job: HandoffJob): Promise<void>;
+  handleQueued(job: HandoffJob, options?: QueuedRunOptions): Promise<void>;
+}
+
+/** What a queue worker knows of one run of a job besides the job. */
+export interface QueuedRunOptions {
+  /** This attempt's number, from 1; it counts on when a failed event is retried by hand. */
+  attempt?: number;
 }

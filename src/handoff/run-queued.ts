@@ -29,8 +29,10 @@ export interface QueuedJobDeps {
  * is aborted): a handler that never settles must not hold a job forever, invisible to retries.
  * A job that is not one (`invalid_job`) is refused: retrying cannot mend it.
  */
-export function queuedJobRunner(deps: QueuedJobDeps): (job: HandoffJob) => Promise<void> {
-  return async (job) => {
+export function queuedJobRunner(
+  deps: QueuedJobDeps,
+): (job: HandoffJob, attempt: number | undefined) => Promise<void> {
+  return async (job, attempt) => {
     if (!isHandoffJob(job)) {
       throw new JobhookError(
         'invalid_job',
@@ -54,7 +56,7 @@ export function queuedJobRunner(deps: QueuedJobDeps): (job: HandoffJob) => Promi
       throw error;
     }
     const handlers = deps.handlersFor(checked.type, checked.known);
-    const ran = runHandlers(handlers, checked.event, delivery, deps.handlerTimeoutMs);
+    const ran = runHandlers(handlers, checked.event, delivery, deps.handlerTimeoutMs, attempt);
     const run: HandlerRun = Array.isArray(ran) ? { failures: ran } : await ran;
     if (run.late) deps.track(run.late);
     if (run.failures.length === 0) return;

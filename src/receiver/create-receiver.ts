@@ -28,7 +28,7 @@ import {
   type WebhookRegistrar,
 } from './register.js';
 import { jobResults, type JobResults } from '../results/job-results.js';
-import type { HandoffJob } from '../handoff/handoff.js';
+import type { HandoffJob, QueuedRunOptions } from '../handoff/handoff.js';
 import { handOff } from '../handoff/hand-off.js';
 import { queuedJobRunner } from '../handoff/run-queued.js';
 import type { VerifyOutcome, VerifyRefusal } from '../signatures/verifier.js';
@@ -127,9 +127,10 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
    *
    * In-process only: it checks no signature (the receiver that queued the job did), and nothing
    * from the network leads to it: adapters, `receive` and `fetch` verify every delivery and never
-   * call it. Never pass it anything but jobs your own hand-off stored.
+   * call it. Never pass it anything but jobs your own hand-off stored. `options.attempt` (the
+   * queue's attempt count, from 1) is what handlers see as `context.attempt`.
    */
-  handleQueued(job: HandoffJob): Promise<void>;
+  handleQueued(job: HandoffJob, options?: QueuedRunOptions): Promise<void>;
 }
 
 // `& EventMap` only tells the compiler the job events always exist; it changes no field type.
@@ -333,10 +334,10 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     track: (work) => lifecycle.track(work),
   });
 
-  async function handleQueued(job: HandoffJob): Promise<void> {
+  async function handleQueued(job: HandoffJob, options?: QueuedRunOptions): Promise<void> {
     lifecycle.enter();
     try {
-      await runQueued(job);
+      await runQueued(job, options?.attempt);
     } finally {
       lifecycle.leave();
     }

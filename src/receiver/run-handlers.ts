@@ -14,6 +14,12 @@ export interface DeliveryContext {
    * after its timeout counts as a late success, and the event is then done.
    */
   signal: AbortSignal;
+  /**
+   * Which attempt at this event this run is, from 1, when a queue worker runs it (a hand-off's
+   * `runWorker`, `runPgBossWorker`, `runNatsWorker`); it counts on when a failed event is retried
+   * by hand. `undefined` for a delivery handled in the request: the sender's retries are its own.
+   */
+  attempt: number | undefined;
 }
 
 /**
@@ -42,8 +48,9 @@ export function runHandlers<E>(
   event: E,
   delivery: { deliveryId: string | undefined; type: string },
   timeoutMs: number,
+  attempt?: number,
 ): JobhookError[] | Promise<HandlerRun> {
-  const context = new HandlerContext(delivery.deliveryId, delivery.type);
+  const context = new HandlerContext(delivery.deliveryId, delivery.type, attempt);
   const failures: JobhookError[] = [];
   const fail = (error: unknown) => {
     // A handler that stopped on its signal rejects with the timeout, already reported: keep it as
@@ -85,6 +92,7 @@ class HandlerContext implements DeliveryContext {
   constructor(
     readonly deliveryId: string | undefined,
     readonly type: string,
+    readonly attempt: number | undefined,
   ) {}
 
   get signal(): AbortSignal {

@@ -1,7 +1,8 @@
 // The frameworks, the stores' clients, bullmq and @opentelemetry/api are optional peers: no entry
 // point but jobhook/otel loads one at load time (adapters and stores only take their types), so
 // each loads without any of them installed; jobhook/bullmq loads bullmq only inside runWorker,
-// with a dynamic import.
+// with a dynamic import; jobhook/pg-boss never loads pg-boss and jobhook/nats loads
+// @nats-io/transport-node only in retryFailed (each is given its client).
 // Follows the runtime imports (type-only imports erased, as the build erases them) from each entry.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -68,12 +69,16 @@ describe.each([
   'src/redis/index.ts',
   'src/postgres/index.ts',
   'src/bullmq/index.ts',
+  'src/pg-boss/index.ts',
+  'src/nats/index.ts',
 ])('%s', (entry) => {
-  it('imports no optional peer at load time (web frameworks, ioredis, pg, bullmq, @opentelemetry/api)', () => {
+  it('imports no optional peer at load time (web frameworks, ioredis, pg, pg-boss, bullmq, @nats-io/*, @opentelemetry/api)', () => {
     const packages = [...runtimePackages(entry)];
     expect(
       packages.filter((name) =>
-        /^(express|hono|fastify|koa|@koa\/.*|ioredis|pg|bullmq|@opentelemetry\/api)(\/|$)/.test(name),
+        /^(express|hono|fastify|koa|@koa\/.*|ioredis|pg|pg-boss|bullmq|@nats-io\/.*|@opentelemetry\/api)(\/|$)/.test(
+          name,
+        ),
       ),
     ).toEqual([]);
   });
@@ -82,6 +87,13 @@ describe.each([
 it('jobhook never loads bullmq, not even later; jobhook/bullmq loads it in runWorker only', () => {
   expect([...runtimePackages('src/index.ts', true)].filter((name) => name.startsWith('bullmq'))).toEqual([]);
   expect([...runtimePackages('src/bullmq/index.ts', true)]).toContain('bullmq');
+});
+
+it('jobhook/nats loads @nats-io/transport-node only later, never @nats-io/jetstream; jobhook/pg-boss never loads pg-boss', () => {
+  expect(
+    [...runtimePackages('src/nats/index.ts', true)].filter((name) => name.startsWith('@nats-io/')),
+  ).toEqual(['@nats-io/transport-node']);
+  expect([...runtimePackages('src/pg-boss/index.ts', true)]).not.toContain('pg-boss');
 });
 
 it('sees @opentelemetry/api imported by jobhook/otel, its only importer', () => {

@@ -1,8 +1,9 @@
 // The many-instances scenario: three receiver processes behind a round-robin proxy, the gateway
 // simulator sending many jobs with duplicate deliveries, a second webhook for the same URL for
 // part of the run (one event under two delivery ids), and one process killed with SIGKILL
-// mid-run and restarted; a variant may add processes (the hand-off's workers) and break something
-// of its own mid-run (the hand-off restarts Redis). It returns what happened; the test decides
+// mid-run and restarted; a variant may add processes (the hand-off's workers, one of which it may
+// have killed with SIGKILL and restarted too) and break something of its own mid-run (the
+// hand-offs restart their broker or cut its connections). It returns what happened; the test decides
 // what must hold.
 //
 // The proxy runs in a process of its own, and jobs are submitted at a bounded rate: with the
@@ -57,6 +58,8 @@ export interface ScenarioResult {
   repeated: { eventId: string; pids: string[] }[];
   /** The pid killed with SIGKILL. */
   killedPid: string;
+  /** The worker process killed with SIGKILL, when the variant asked for it (`workers.kill`). */
+  killedWorkerPid: string | undefined;
   /** Deliveries whose last attempt failed although their webhook still existed. */
   unanswered: DeliveryAttempt[];
   /** Deliveries to the second webhook that stopped when it was deleted (the gateway stops retrying). */
@@ -97,11 +100,9 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
     const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
     instances.push(...(await Promise.all(ports.map((port) => startInstance(port, prepared.env)))));
     cleanups.unshift(() => Promise.all(instances.map((instance) => stopChild(instance.child, 'SIGKILL'))));
-    const workers = await Promise.all(
-      Array.from({ length: prepared.workers?.count ?? 0 }, () =>
-        startChild(prepared.workers!.script, { ...prepared.env, SECRETS: JSON.stringify(SECRETS) }),
-      ),
-    );
+    const startWorker = () =>
+      startChild(prepared.workers!.script, { ...prepared.env, SECRETS: JSON.stringify(SECRETS) });
+    const workers = await Promise.all(Array.from({ length: prepared.workers?.count ?? 0 }, startWorker));
     cleanups.unshift(() => Promise.all(workers.map((worker) => stopChild(worker, 'SIGKILL'))));
     const proxy = await startChild('./proxy-process.ts', { BACKENDS: JSON.stringify(ports) });
     cleanups.unshift(() => stopChild(proxy, 'SIGKILL'));
@@ -127,6 +128,8 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
     let secondDeletedAt = Infinity;
     let restarted: Promise<void> | undefined;
     let disrupted: Promise<void> | undefined;
+    let killedWorkerPid: string | undefined;
+    let workerRestarted: Promise<void> | undefined;
     const victim = instances[1 % count]!;
     const killedPid = String(victim.child.process.pid);
     const milestones = new Map<number, () => Promise<void>>([
@@ -151,6 +154,20 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
           restarted = startInstance(victim.port, prepared.env).then((instance) => {
             instances[instances.indexOf(victim)] = instance;
             log(`instance restarted as ${instance.child.process.pid}`);
+          });
+        },
+      ],
+      [
+        Math.floor(jobs * 0.55),
+        async () => {
+          if (!prepared.workers?.kill) return;
+          const worker = workers[0]!;
+          killedWorkerPid = String(worker.process.pid);
+          await stopChild(worker, 'SIGKILL');
+          log(`worker ${killedWorkerPid} killed`);
+          workerRestarted = startWorker().then((started) => {
+            workers[0] = started;
+            log(`worker restarted as ${started.process.pid}`);
           });
         },
       ],
@@ -187,6 +204,7 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
     await Promise.all(Array.from({ length: concurrency }, submitOne));
     log(`all jobs submitted after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     await restarted;
+    await workerRestarted;
     await disrupted;
     await gateway.settled();
     const drained = (await prepared.drain?.(log)) ?? {};
@@ -234,6 +252,7 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
       missing,
       repeated,
       killedPid,
+      killedWorkerPid,
       unanswered,
       cutByDeletion,
       drained,

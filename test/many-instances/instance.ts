@@ -52,6 +52,43 @@ async function wiring(): Promise<{ options: Omit<ReceiverOptions, 'secret'>; eff
         effect: () => Promise.reject(new Error('a receiver with a hand-off runs no handler')),
       };
     }
+    case 'pg-boss': {
+      const { default: PgBoss } = await import('pg-boss');
+      const { pgBossHandoff } = await import('jobhook/pg-boss');
+      const schema = env('SCHEMA');
+      const boss = new PgBoss({
+        connectionString: env('DATABASE_URL'),
+        schema,
+        application_name: env('APP_NAME'),
+        supervise: false,
+        schedule: false,
+        max: 8,
+      });
+      boss.on('error', () => undefined); // connections cut mid-run: the hand-off's answer says it (503)
+      await boss.start();
+      // A job whose worker was killed comes back after 5 s rather than pg-boss's 15 minutes.
+      const sendOptions = { expireInSeconds: 5, retryDelay: 1 };
+      return {
+        options: { handoff: pgBossHandoff({ boss, schema, sendOptions }) },
+        effect: () => Promise.reject(new Error('a receiver with a hand-off runs no handler')),
+      };
+    }
+    case 'nats': {
+      const { connect } = await import('@nats-io/transport-node');
+      const { jetstream } = await import('@nats-io/jetstream');
+      const { natsHandoff } = await import('jobhook/nats');
+      const nc = await connect({
+        servers: env('NATS_URL'),
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+      });
+      return {
+        options: {
+          handoff: natsHandoff({ js: jetstream(nc), stream: env('STREAM'), subject: env('SUBJECT') }),
+        },
+        effect: () => Promise.reject(new Error('a receiver with a hand-off runs no handler')),
+      };
+    }
     default:
       throw new Error(`unknown VARIANT ${process.env.VARIANT}`);
   }

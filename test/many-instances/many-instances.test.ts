@@ -4,15 +4,22 @@
 // killed with SIGKILL mid-run and restarted. Each event's side effect must happen once, none
 // may be missing, and every delivery must end answered 2xx.
 //
-// The hand-off variant: the three receivers queue to BullMQ on a durable Redis of the test's own,
-// 2 worker processes run the handlers, and that Redis is killed (SIGKILL) and restarted mid-run.
+// The hand-off variants: the three receivers queue to BullMQ on a durable Redis of the test's own,
+// 2 worker processes run the handlers, and that Redis is killed (SIGKILL) and restarted mid-run;
+// or to pg-boss (every connection cut mid-run) or JetStream (a nats-server of the test's own,
+// killed and restarted), where one of the 2 workers is also killed with SIGKILL and restarted.
 import { describe, expect, it } from 'vitest';
-import { postgresAvailable, redisAvailable } from '../support/services.js';
+import { natsAvailable, postgresAvailable, redisAvailable } from '../support/services.js';
+import { natsVariant, pgBossVariant } from './handoff-variants.js';
 import { runScenario, type ScenarioResult } from './harness.js';
 import { bullmqVariant, postgresVariant, redisVariant, type Variant } from './variants.js';
 
 const JOBS = Number(process.env.JOBHOOK_INSTANCES_JOBS) || 1000;
-const available = { redis: await redisAvailable(), postgres: await postgresAvailable() };
+const available = {
+  redis: await redisAvailable(),
+  postgres: await postgresAvailable(),
+  nats: await natsAvailable(),
+};
 
 function summary(name: string, r: ScenarioResult) {
   return (
@@ -79,3 +86,42 @@ describe.runIf(available.redis)('many instances handing off to BullMQ', () => {
     expect(result.exactlyOnce).toBe(result.events);
   }, 300_000);
 });
+
+describe.each([
+  { variant: pgBossVariant, on: available.postgres && available.redis },
+  { variant: natsVariant, on: available.redis },
+] satisfies { variant: Variant; on: boolean }[])(
+  'many instances handing off to $variant.name',
+  ({ variant, on }) => {
+    it.runIf(on)(
+      'queues each event once across three receivers, a SIGKILL of each kind and a broker disruption; none missing',
+      async () => {
+        const result = await runScenario(variant, {
+          jobs: JOBS,
+          duplicateRate: 0.1,
+          log: (line) => console.log(line),
+        });
+        console.log(summary(variant.name, result));
+        console.log(
+          `repeated: ${JSON.stringify(result.repeated.slice(0, 10))}, killed worker ${result.killedWorkerPid}`,
+        );
+
+        expect(result.events).toBe(JOBS);
+        expect(result.duplicatedDeliveries).toBeGreaterThan(0);
+        expect(result.rotatedEvents).toBeGreaterThan(0);
+        expect(result.missing).toEqual([]);
+        expect(result.unanswered).toEqual([]);
+        expect(result.drained).toEqual({ failedJobs: 0 });
+        expect(result.killedWorkerPid).toBeDefined();
+        // The one repetition a queue cannot prevent: the killed worker ran the handler and died before
+        // it could ack the job, so another worker ran it again. Anything else is a failure.
+        for (const { pids } of result.repeated) {
+          expect(pids).toHaveLength(2); // a set of runs: in no order
+          expect(pids).toContain(result.killedWorkerPid);
+        }
+        expect(result.exactlyOnce).toBe(result.events - result.repeated.length);
+      },
+      300_000,
+    );
+  },
+);

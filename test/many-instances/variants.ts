@@ -18,8 +18,11 @@ import {
 export interface PreparedVariant {
   /** Environment of every receiver process (besides PORT, SECRETS, LEASE_MS). */
   env: Record<string, string>;
-  /** Processes to run besides the receivers (the hand-off's workers): a script and how many. */
-  workers?: { script: string; count: number };
+  /**
+   * Processes to run besides the receivers (the hand-off's workers): a script and how many; with
+   * `kill`, one is killed with SIGKILL mid-run and started again.
+   */
+  workers?: { script: string; count: number; kill?: boolean };
   /** Breaks and mends something mid-run (the hand-off restarts Redis); submission goes on. */
   disrupt?(log: (line: string) => void): Promise<void>;
   /**
@@ -38,7 +41,7 @@ export interface Variant {
 }
 
 /** Reads `<prefix>effects:<event id>` keys: lists of pids, or sets of `<pid>:<n>` members. */
-async function redisEffects(redis: Redis, prefix: string, kind: 'list' | 'set') {
+export async function redisEffects(redis: Redis, prefix: string, kind: 'list' | 'set') {
   const effects = new Map<string, string[]>();
   const keys: string[] = [];
   let cursor = '0';

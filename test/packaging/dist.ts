@@ -28,6 +28,8 @@ export const entryNames = [
   'redis',
   'postgres',
   'bullmq',
+  'pg-boss',
+  'nats',
   'otel',
 ];
 

@@ -34,6 +34,8 @@ const subpaths = {
   'jobhook/redis': ['redisDedupeStore'],
   'jobhook/postgres': ['postgresDedupeStore', 'postgresDedupeMigration'],
   'jobhook/bullmq': ['bullmqHandoff', 'runWorker'],
+  'jobhook/pg-boss': ['pgBossHandoff', 'runPgBossWorker'],
+  'jobhook/nats': ['natsHandoff', 'runNatsWorker'],
   'jobhook/otel': ['otelObserver'],
 };
 
@@ -114,7 +116,8 @@ export const start: () => Promise<{ baseUrl: string; apiKey: string }> = startGa
 
 /**
  * The peers whose types the entry points import, linked from this repository: the frameworks,
- * bullmq (jobhook/bullmq, with ioredis its types need) and @opentelemetry/api (jobhook/otel).
+ * bullmq (jobhook/bullmq, with ioredis its types need), pg-boss (jobhook/pg-boss), the NATS
+ * client (jobhook/nats) and @opentelemetry/api (jobhook/otel).
  */
 const frameworkTypes = [
   '@types/node',
@@ -127,6 +130,8 @@ const frameworkTypes = [
   'bullmq',
   'ioredis',
   '@ioredis',
+  'pg-boss',
+  '@nats-io',
   '@opentelemetry/api',
 ];
 
@@ -150,6 +155,20 @@ import { bullmqHandoff, runWorker, type WorkerHandle } from 'jobhook/bullmq';
 
 export const queued = createReceiver({ secret: 's', handoff: bullmqHandoff({ queue: new Queue('jobhook') }) });
 export const working: Promise<WorkerHandle> = runWorker(queued, { connection: { host: '127.0.0.1' } });
+
+import PgBoss from 'pg-boss';
+import { pgBossHandoff, runPgBossWorker, type PgBossWorkerHandle } from 'jobhook/pg-boss';
+
+const boss = new PgBoss('postgres://127.0.0.1/db');
+export const onPostgres = createReceiver({ secret: 's', handoff: pgBossHandoff({ boss }) });
+export const bossWorking: Promise<PgBossWorkerHandle> = runPgBossWorker(onPostgres, { boss });
+
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { natsHandoff, runNatsWorker, type NatsWorkerHandle } from 'jobhook/nats';
+
+declare const js: JetStreamClient;
+export const onNats = createReceiver({ secret: 's', handoff: natsHandoff({ js }) });
+export const natsWorking: Promise<NatsWorkerHandle> = runNatsWorker(onNats, { js });
 `;
 
 describe('the packed tarball', () => {
@@ -311,6 +330,7 @@ describe('the packed tarball', () => {
         (error: { stdout: string }) => ({ stdout: error.stdout, failed: true }),
       );
       expect(result.stdout).toBe('');
+      // With skipLibCheck off it checks every peer's types too (bullmq, pg-boss, NATS, the frameworks).
     },
     PROCESS_TIMEOUT_MS,
   );

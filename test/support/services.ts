@@ -14,10 +14,12 @@ import pg from 'pg';
 
 export const REDIS_URL = process.env.JOBHOOK_REDIS_URL || 'redis://127.0.0.1:6379';
 export const DATABASE_URL = process.env.JOBHOOK_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+export const NATS_URL = process.env.JOBHOOK_NATS_URL || 'nats://127.0.0.1:4222';
 
 const HOW_TO_START = {
   Redis: `redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`,
   PostgreSQL: 'pg_ctlcluster --skip-systemctl-redirect 15 main start',
+  'NATS JetStream': 'nats-server -js -a 127.0.0.1 -p 4222 &',
 };
 
 /** A short, unique tag for this run's keys, schemas and tables. */
@@ -61,6 +63,20 @@ export function postgresAvailable(): Promise<boolean> {
       await client.query('SELECT 1');
     } finally {
       await client.end().catch(() => undefined);
+    }
+  });
+}
+
+/** Whether a NATS server with JetStream answers at NATS_URL (throws instead when CI=true). */
+export function natsAvailable(): Promise<boolean> {
+  return probe('NATS JetStream', NATS_URL, async () => {
+    const { connect } = await import('@nats-io/transport-node');
+    const { jetstreamManager } = await import('@nats-io/jetstream');
+    const nc = await connect({ servers: NATS_URL, timeout: 2000, reconnect: false });
+    try {
+      await jetstreamManager(nc);
+    } finally {
+      await nc.close();
     }
   });
 }
@@ -177,4 +193,63 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
 
   await start();
   return { url: `redis://127.0.0.1:${port}`, port, kill, start, stop };
+}
+
+/** A nats-server with JetStream of this test's own on a free port, for tests that restart it. */
+export interface PrivateNats {
+  readonly url: string;
+  /** SIGKILL: the server dies at once; its streams stay on disk. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and store (after `kill`). */
+  start(): Promise<void>;
+  /** Kills it for good and removes its store. */
+  stop(): Promise<void>;
+}
+
+export async function startPrivateNats(): Promise<PrivateNats> {
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), 'jobhook-nats-'));
+  let child: ChildProcess | undefined;
+
+  async function start() {
+    const server = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = server;
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      // nats-server logs to stderr.
+      const onData = (data: Buffer) => {
+        output += data.toString();
+        if (/Server is ready/.test(output)) {
+          server.stderr.off('data', onData);
+          server.stderr.resume();
+          resolve();
+        }
+      };
+      server.stderr.on('data', onData);
+      server.stdout.resume();
+      server.once('error', reject);
+      server.once('exit', (code) => reject(new Error(`nats-server exited (${code}): ${output}`)));
+    });
+  }
+
+  async function kill() {
+    const server = child;
+    if (!server || server.exitCode !== null || server.signalCode !== null) return;
+    const exited = once(server, 'exit');
+    server.kill('SIGKILL');
+    await exited;
+  }
+
+  await start();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    kill,
+    start,
+    async stop() {
+      await kill();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,0 +1,149 @@
+import type { JetStreamClient, MsgRequest } from '@nats-io/jetstream';
+import { JobhookError } from '../common/errors.js';
+import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
+import type { Handoff, HandoffJob } from '../handoff/handoff.js';
+import { storeWithin } from '../handoff/store-within.js';
+import { isNotFound, natsPlace, streamEnsurer, type NatsPlace } from './stream.js';
+
+/** Options of {@link natsHandoff}. */
+export interface NatsHandoffOptions {
+  /** A JetStream client: `jetstream(await connect({ servers }))`. The hand-off never closes it. */
+  js: JetStreamClient;
+  /** The stream; created on first use when missing (see `duplicateWindowMs`). Default `JOBHOOK`. */
+  stream?: string;
+  /** The subject events are published on; failed ones go to `<subject>.failed`. Default `jobhook.events`. */
+  subject?: string;
+  /**
+   * The duplicate window of the stream the hand-off creates, in ms: how long an event's key
+   * (`Nats-Msg-Id`) keeps a second copy out. Default 72 hours, longer than the gateway's retries;
+   * the server keeps every key of the window in memory (about 100 bytes each), so size it to your
+   * sender's retry window times your event rate. A stream that exists is not changed.
+   */
+  duplicateWindowMs?: number;
+  /**
+   * Longest wait for the stream's ack, in ms, before the delivery answers 503 and the sender
+   * retries (a copy stored late is then dropped by its key). Default 5,000.
+   */
+  timeoutMs?: number;
+  /** Where the warning about a short duplicate window goes. Default `console.warn`. */
+  warn?: (line: string) => void;
+}
+
+/** The hand-off to JetStream: its options, resolved. */
+export interface NatsHandoff extends Handoff, FailedEvents {
+  readonly stream: string;
+  readonly subject: string;
+}
+
+/** A failed record's body: the job, with what its last attempt said. */
+export interface FailedRecord {
+  job: HandoffJob;
+  error: string;
+  attempts: number;
+  failedAt: number;
+}
+
+/** The header that carries the attempts a retried event had made. */
+export const ATTEMPTS_HEADER = 'Jobhook-Attempts';
+
+/**
+ * Verify, then enqueue, on NATS JetStream: passed as `createReceiver({ secret, handoff:
+ * natsHandoff({ js }) })`, the receiver publishes each verified, validated event with
+ * `Nats-Msg-Id` set to its dedupe key and answers 2xx once the stream acknowledged it (stored,
+ * on file, on every replica the stream has). `runNatsWorker` runs its handlers.
+ *
+ * One message per event within the stream's duplicate window: JetStream drops a publish whose
+ * `Nats-Msg-Id` it saw within the window (answering it as a duplicate, which the hand-off takes
+ * as stored), from any number of receivers. After the window, a delivery of the same event is a
+ * new message: size the window to outlast the sender's retries (`duplicateWindowMs`).
+ */
+export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
+  const js = options?.js;
+  if (!js || typeof js.publish !== 'function' || typeof js.jetstreamManager !== 'function') {
+    throw new JobhookError(
+      'invalid_options',
+      'natsHandoff needs `js`: a JetStream client, e.g. jetstream(await connect({ servers })).',
+    );
+  }
+  const place = natsPlace('natsHandoff', options);
+  const timeoutMs = options.timeoutMs ?? 5000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new JobhookError('invalid_options', 'natsHandoff: `timeoutMs` must be more than 0.');
+  }
+  const ensureStream = streamEnsurer(js, place, options.warn ?? ((line) => console.warn(line)));
+
+  async function publish(job: HandoffJob) {
+    await ensureStream();
+    await js.publish(place.subject, JSON.stringify(job), {
+      ...(job.key !== undefined && { msgID: job.key }),
+      expect: { streamName: place.stream },
+      timeout: timeoutMs,
+    });
+  }
+
+  return {
+    stream: place.stream,
+    subject: place.subject,
+    enqueue: (job) => storeWithin(publish(job), timeoutMs),
+    async listFailed(listOptions) {
+      const limit = failedLimit(listOptions);
+      const jsm = await ensureStream();
+      const failed: FailedEvent[] = [];
+      let seq = 1;
+      while (failed.length < limit) {
+        const stored = await jsm.streams
+          // STREAM.MSG.GET takes next_by_subj (server 2.9 and later); the client's type omits it.
+          .getMessage(place.stream, { seq, next_by_subj: place.failedSubject } as unknown as MsgRequest)
+          .catch(missingAsNull);
+        if (!stored) break;
+        failed.push(failedEventOf(String(stored.seq), stored.json<FailedRecord>()));
+        seq = stored.seq + 1;
+      }
+      return failed;
+    },
+    async retryFailed(id) {
+      const seq = Number(id);
+      if (!Number.isSafeInteger(seq) || seq <= 0) return false;
+      const jsm = await ensureStream();
+      const stored = await jsm.streams.getMessage(place.stream, { seq }).catch(missingAsNull);
+      if (!stored || stored.subject !== place.failedSubject) return false;
+      const record = stored.json<FailedRecord>();
+      const { headers } = await import('@nats-io/transport-node');
+      const attempts = headers();
+      attempts.set(ATTEMPTS_HEADER, String(record.attempts));
+      // The record's sequence is the message id: two retries of one record publish one message.
+      await js.publish(place.subject, JSON.stringify(record.job), {
+        msgID: `jobhook-retry:${place.failedSubject}:${seq}`,
+        headers: attempts,
+        expect: { streamName: place.stream },
+        timeout: timeoutMs,
+      });
+      await jsm.streams.deleteMessage(place.stream, seq).catch((error: unknown) => {
+        if (!isNotFound(error)) throw error;
+      });
+      return true;
+    },
+  };
+}
+
+/** A message that is not there (deleted, retried already) reads as null. */
+function missingAsNull(error: unknown): null {
+  if (isNotFound(error)) return null;
+  throw error;
+}
+
+function failedEventOf(id: string, record: FailedRecord): FailedEvent {
+  const job: Partial<HandoffJob> = record.job ?? {};
+  return {
+    id,
+    key: job.key,
+    type: job.type ?? '',
+    deliveryId: job.deliveryId ?? undefined,
+    payload: job.payload,
+    error: record.error,
+    attempts: record.attempts,
+    failedAt: record.failedAt,
+  };
+}
+
+export type { NatsPlace };

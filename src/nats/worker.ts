@@ -1,0 +1,195 @@
+import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import { JobhookError } from '../common/errors.js';
+import { messageOf } from '../common/logger.js';
+import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
+import { reportHandoff } from '../receiver/observe.js';
+import { ATTEMPTS_HEADER, type FailedRecord } from './handoff.js';
+import { isNotFound, natsPlace, streamEnsurer } from './stream.js';
+
+/** Options of {@link runNatsWorker}. */
+export interface RunNatsWorkerOptions {
+  /** A JetStream client: `jetstream(await connect({ servers }))`. The worker never closes it. */
+  js: JetStreamClient;
+  /** The stream, as given to `natsHandoff`. Default `JOBHOOK`. */
+  stream?: string;
+  /** The subject, as given to `natsHandoff`. Default `jobhook.events`. */
+  subject?: string;
+  /** The durable consumer every worker shares (created when missing). Default `jobhook-workers`. */
+  consumer?: string;
+  /** Attempts at an event before it is kept as failed. Default 10. */
+  attempts?: number;
+  /**
+   * The pause before each retry of a failed attempt, in ms, by attempt (the last value repeats).
+   * Default 2 s doubling to 8.5 minutes: retries over about 17 minutes.
+   */
+  backoffMs?: readonly number[];
+  /**
+   * How long the server waits for a worker's answer before it gives the event to another worker,
+   * in ms (the consumer's `ack_wait`): a worker that died is noticed after this. A running
+   * handler tells the server it is still working every third of it. Default 30,000.
+   */
+  ackWaitMs?: number;
+  /** Events this worker runs at once. Default 8. */
+  concurrency?: number;
+  /** The worker's own errors (connection lost, a failed record not stored). Default `console.error`. */
+  onWorkerError?: (error: Error) => void;
+}
+
+/** A running JetStream worker: {@link runNatsWorker}'s result. */
+export interface NatsWorkerHandle {
+  /** Stops taking events and resolves once the events it runs have finished. */
+  close(): Promise<void>;
+}
+
+/** The default pauses before retries: 2 s doubling, at most 512 s (2 + 4 + ... + 512 ≈ 17 min). */
+export const DEFAULT_BACKOFF_MS: readonly number[] = Array.from({ length: 9 }, (_, i) => 2000 * 2 ** i);
+
+/**
+ * Runs the receiver's handlers for the events `natsHandoff` published, in this process, from a
+ * durable pull consumer with explicit acks: an event is acked once its handlers succeeded; a
+ * failed attempt is nak'ed with the next back-off pause; a worker that died (no ack, no
+ * progress within `ackWaitMs`) has its event redelivered. After `attempts` attempts the event is
+ * kept as failed: a record with the job and its last error goes to `<subject>.failed` in the
+ * same stream (for `listFailed` and `retryFailed`), then the event is acked. The consumer's
+ * `max_deliver` is `attempts + 1`: the one extra delivery records an event whose last attempt's
+ * worker died.
+ *
+ * Handlers see `context.attempt`: the delivery count, plus the attempts an event made before it
+ * was retried by hand.
+ */
+export async function runNatsWorker(
+  receiver: QueuedJobRunner,
+  options: RunNatsWorkerOptions,
+): Promise<NatsWorkerHandle> {
+  if (!receiver || typeof receiver.handleQueued !== 'function') {
+    throw new JobhookError('invalid_options', 'runNatsWorker needs the receiver whose handlers should run.');
+  }
+  const js = options?.js;
+  if (!js || typeof js.jetstreamManager !== 'function') {
+    throw new JobhookError('invalid_options', 'runNatsWorker needs `js`: a JetStream client.');
+  }
+  const place = natsPlace('runNatsWorker', options);
+  const consumer = options.consumer ?? 'jobhook-workers';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(consumer)) {
+    throw new JobhookError(
+      'invalid_options',
+      'runNatsWorker: `consumer` must be a consumer name (letters, digits, _ -).',
+    );
+  }
+  const attempts = positive('attempts', options.attempts ?? 10);
+  const ackWaitMs = positive('ackWaitMs', options.ackWaitMs ?? 30_000);
+  const concurrency = positive('concurrency', options.concurrency ?? 8);
+  const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+  if (
+    !Array.isArray(backoffMs) ||
+    backoffMs.length === 0 ||
+    !backoffMs.every((ms) => Number.isFinite(ms) && ms >= 0)
+  ) {
+    throw new JobhookError(
+      'invalid_options',
+      'runNatsWorker: `backoffMs` must be a non-empty list of pauses (ms).',
+    );
+  }
+  const onWorkerError =
+    options.onWorkerError ?? ((error: Error) => console.error(`jobhook: worker: ${messageOf(error)}`));
+
+  const jsm = await streamEnsurer(js, place, (line) => console.warn(line))();
+  const config: Partial<ConsumerConfig> = {
+    durable_name: consumer,
+    ack_policy: 'explicit',
+    deliver_policy: 'all',
+    filter_subject: place.subject,
+    ack_wait: ackWaitMs * 1_000_000,
+    max_deliver: attempts + 1,
+    max_ack_pending: -1,
+  };
+  const existing = await jsm.consumers.info(place.stream, consumer).catch((error: unknown) => {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  });
+  if (!existing) await jsm.consumers.add(place.stream, config);
+  else
+    await jsm.consumers.update(place.stream, consumer, {
+      ack_wait: config.ack_wait!,
+      max_deliver: config.max_deliver!,
+    });
+
+  async function recordFailed(msg: JsMsg, job: HandoffJob, error: string, made: number) {
+    const record: FailedRecord = { job, error, attempts: made, failedAt: Date.now() };
+    // One record per message, also when this worker dies between the record and the ack.
+    await js.publish(place.failedSubject, JSON.stringify(record), {
+      msgID: `jobhook-failed:${place.subject}:${msg.seq}`,
+      expect: { streamName: place.stream },
+    });
+    await msg.ackAck();
+  }
+
+  async function handle(msg: JsMsg) {
+    let job: HandoffJob;
+    try {
+      job = msg.json<HandoffJob>();
+    } catch {
+      job = { key: undefined, type: '', deliveryId: undefined, payload: msg.string(), receivedAt: 0 };
+      return recordFailed(msg, job, 'The message is not JSON.', 0);
+    }
+    const before = Number(msg.headers?.get(ATTEMPTS_HEADER) ?? 0) || 0;
+    const delivery = msg.info.deliveryCount;
+    const attempt = before + delivery;
+    if (delivery > attempts) {
+      return recordFailed(
+        msg,
+        job,
+        `The worker running attempt ${attempt - 1} stopped before it finished.`,
+        attempt - 1,
+      );
+    }
+    if (attempt === 1 && typeof job?.receivedAt === 'number') {
+      const { deliveryId, type } = job;
+      reportHandoff(receiver, { deliveryId, type, latencyMs: Math.max(0, Date.now() - job.receivedAt) });
+    }
+    const progress = setInterval(() => msg.working(), Math.max(1, Math.floor(ackWaitMs / 3)));
+    try {
+      await receiver.handleQueued(job, { attempt });
+    } catch (error) {
+      const hopeless = error instanceof JobhookError && error.code === 'invalid_job';
+      if (hopeless || delivery >= attempts) return recordFailed(msg, job, messageOf(error), attempt);
+      msg.nak(backoffMs[Math.min(delivery - 1, backoffMs.length - 1)]);
+      return;
+    } finally {
+      clearInterval(progress);
+    }
+    await msg.ackAck();
+  }
+
+  const messages: ConsumerMessages = await (
+    await js.consumers.get(place.stream, consumer)
+  ).consume({
+    max_messages: concurrency,
+  });
+  const running = new Set<Promise<void>>();
+  const loop = (async () => {
+    for await (const msg of messages) {
+      const run = handle(msg).catch((error: unknown) =>
+        onWorkerError(error instanceof Error ? error : new Error(String(error))),
+      );
+      running.add(run);
+      void run.finally(() => running.delete(run));
+      while (running.size >= concurrency) await Promise.race(running);
+    }
+  })();
+
+  return {
+    async close() {
+      messages.stop();
+      await loop.catch(() => undefined);
+      while (running.size > 0) await Promise.allSettled([...running]);
+    },
+  };
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new JobhookError('invalid_options', `runNatsWorker: \`${name}\` must be a positive integer.`);
+  }
+  return value;
+}

@@ -1,0 +1,157 @@
+import type PgBoss from 'pg-boss';
+import { JobhookError } from '../common/errors.js';
+import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
+import type { Handoff, HandoffJob } from '../handoff/handoff.js';
+import { storeWithin } from '../handoff/store-within.js';
+import { jobIdOf } from './job-id.js';
+
+/** Options of {@link pgBossHandoff}. */
+export interface PgBossHandoffOptions {
+  /** A started pg-boss 10 instance (`await boss.start()`). The hand-off never stops it. */
+  boss: PgBoss;
+  /** The queue jobs go to; created on first use when missing. Default `jobhook`. */
+  queue?: string;
+  /** The schema `boss` was made with (its `schema` option), for `listFailed`. Default `pgboss`. */
+  schema?: string;
+  /**
+   * pg-boss send options, over the defaults: `retryLimit: 9` (10 attempts), `retryDelay: 2`,
+   * `retryBackoff: true` (retries over 17 to 34 minutes: pg-boss adds up to as much again at random). `id` and `singletonKey` are the hand-off's.
+   */
+  sendOptions?: Omit<PgBoss.SendOptions, 'id' | 'singletonKey' | 'db'>;
+  /**
+   * Longest wait for PostgreSQL to store a job, in ms, before the delivery answers 503 and the
+   * sender retries (a job stored late is then found by its id). Default 5,000; 0 for no limit.
+   */
+  timeoutMs?: number;
+}
+
+/** The hand-off to pg-boss: its options, resolved. */
+export interface PgBossHandoff extends Handoff, FailedEvents {
+  /** The name of the queue jobs go to. */
+  readonly queue: string;
+}
+
+/** The send options the hand-off uses unless `sendOptions` says otherwise. */
+export const DEFAULT_SEND_OPTIONS = {
+  retryLimit: 9,
+  retryDelay: 2,
+  retryBackoff: true,
+} as const satisfies PgBoss.SendOptions;
+
+/**
+ * Verify, then enqueue, on PostgreSQL: passed as `createReceiver({ secret, handoff:
+ * pgBossHandoff({ boss }) })`, the receiver answers 2xx once the verified, validated event is a
+ * row in pg-boss's job table (committed), and `runPgBossWorker` runs its handlers with pg-boss's
+ * retries.
+ *
+ * One job per event: its id is a UUID made from the dedupe key (the key is also its singleton
+ * key, to find it by), and pg-boss inserts a job whose id it holds already as nothing. Before
+ * inserting, the hand-off looks the id up in the job table and in pg-boss's archive, so the same
+ * event delivered again is found for as long as pg-boss keeps the job anywhere: in the job table
+ * until `archiveCompletedAfterSeconds` (default 12 hours) after it ran, then in the archive for
+ * `deleteAfterDays` (default 7 days): longer than the sender's retries, unless you shorten them.
+ * Two receivers inserting the same event at once still make one job (the table's primary key).
+ * Past that retention, a delivery of the same event is queued again.
+ */
+export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
+  const boss = options?.boss;
+  if (!boss || typeof boss.send !== 'function' || typeof boss.getJobById !== 'function') {
+    throw new JobhookError(
+      'invalid_options',
+      'pgBossHandoff needs `boss`: a started pg-boss instance, e.g. new PgBoss(connectionString).',
+    );
+  }
+  const queue = options.queue ?? 'jobhook';
+  checkQueueName('pgBossHandoff', queue);
+  const schema = options.schema ?? 'pgboss';
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,49}$/.test(schema)) {
+    throw new JobhookError(
+      'invalid_options',
+      "pgBossHandoff: `schema` must be the name of pg-boss's schema.",
+    );
+  }
+  const timeoutMs = options.timeoutMs ?? 5000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
+    throw new JobhookError('invalid_options', 'pgBossHandoff: `timeoutMs` must be 0 or more.');
+  }
+  const sendOptions: PgBoss.SendOptions = { ...DEFAULT_SEND_OPTIONS, ...options.sendOptions };
+  const ensureQueue = queueCreator(boss, queue);
+
+  async function store(job: HandoffJob): Promise<void> {
+    await ensureQueue();
+    if (job.key === undefined) {
+      await boss.send(queue, job as unknown as object, sendOptions);
+      return;
+    }
+    const id = jobIdOf(job.key);
+    if (await boss.getJobById(queue, id, { includeArchive: true })) return;
+    await boss.send(queue, job as unknown as object, { ...sendOptions, id, singletonKey: job.key });
+  }
+
+  return {
+    queue,
+    enqueue: (job) => storeWithin(store(job), timeoutMs),
+    async listFailed(listOptions) {
+      const limit = failedLimit(listOptions);
+      await ensureQueue();
+      const { rows } = await boss.getDb().executeSql(
+        `SELECT id, data, output, retry_count, completed_on FROM "${schema}".job
+          WHERE name = $1 AND state = 'failed' ORDER BY completed_on, id LIMIT $2`,
+        [queue, limit],
+      );
+      return (rows as FailedRow[]).map(failedEventOf);
+    },
+    async retryFailed(id) {
+      if (!isUuid(id)) return false;
+      // Only a job in the failed state moves (to `retry`), in one UPDATE: twice, it runs once.
+      const result = (await boss.retry(queue, id)) as unknown as { affected?: number } | undefined;
+      return (result?.affected ?? 0) > 0;
+    },
+  };
+}
+
+/** Creates the queue once (pg-boss 10 needs it before `send` and `work`); tries again after a failure. */
+export function queueCreator(boss: PgBoss, queue: string): () => Promise<void> {
+  let created: Promise<void> | undefined;
+  return () =>
+    (created ??= (async () => {
+      if (!(await boss.getQueue(queue))) await boss.createQueue(queue);
+    })().catch((error: unknown) => {
+      created = undefined;
+      throw error;
+    }));
+}
+
+export function checkQueueName(caller: string, queue: unknown): void {
+  if (typeof queue !== 'string' || !/^[\w.\-/]+$/.test(queue)) {
+    throw new JobhookError(
+      'invalid_options',
+      `${caller}: \`queue\` must be a pg-boss queue name (letters, digits, _ . - /).`,
+    );
+  }
+}
+
+interface FailedRow {
+  id: string;
+  data: Partial<HandoffJob> | null;
+  output: { message?: unknown } | null;
+  retry_count: number;
+  completed_on: Date | null;
+}
+
+function failedEventOf(row: FailedRow): FailedEvent {
+  const data = row.data ?? {};
+  return {
+    id: row.id,
+    key: data.key,
+    type: data.type ?? '',
+    deliveryId: data.deliveryId ?? undefined,
+    payload: data.payload,
+    error: typeof row.output?.message === 'string' ? row.output.message : '',
+    // retry_count counts the retries started: the attempts are one more.
+    attempts: row.retry_count + 1,
+    failedAt: row.completed_on ? row.completed_on.getTime() : undefined,
+  };
+}
+
+const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);

@@ -1,0 +1,31 @@
+/**
+ * Verify, then enqueue, on PostgreSQL: a receiver that answers the gateway as soon as the event is
+ * a pg-boss job, and workers that run its handlers with pg-boss's retries.
+ *
+ *   import PgBoss from 'pg-boss';
+ *   import { createReceiver } from 'jobhook';
+ *   import { pgBossHandoff, runPgBossWorker } from 'jobhook/pg-boss';
+ *
+ *   const boss = new PgBoss(process.env.DATABASE_URL);
+ *   await boss.start();
+ *   const receiver = createReceiver({ secret, handoff: pgBossHandoff({ boss }) })
+ *     .onJobCompleted(async (event) => saveImage(event.data.image_url));
+ *
+ *   // in the web process: mount `receiver` with an adapter; in the worker process:
+ *   const worker = await runPgBossWorker(receiver, { boss });
+ *
+ * `pg-boss` (version 10) is an optional peer dependency: install it yourself. This module never
+ * loads it: you pass the instance.
+ *
+ * @module jobhook/pg-boss
+ */
+export {
+  pgBossHandoff,
+  DEFAULT_SEND_OPTIONS,
+  type PgBossHandoff,
+  type PgBossHandoffOptions,
+} from './handoff.js';
+export { runPgBossWorker, type RunPgBossWorkerOptions, type PgBossWorkerHandle } from './worker.js';
+export { jobIdOf } from './job-id.js';
+export type { Handoff, HandoffJob, QueuedJobRunner, QueuedRunOptions } from '../handoff/handoff.js';
+export type { FailedEvent, FailedEvents } from '../handoff/failed.js';

@@ -1,0 +1,50 @@
+// One worker process of the pg-boss and NATS hand-off variants: the same app as the receivers
+// (app.ts), run by `runPgBossWorker` or `runNatsWorker` on the queue they fill. Its side effect is
+// a member `<pid>:<n>` of a Redis set per event (on the shared Redis, which nobody disrupts), one
+// per run of the handler. Prints "ready" once its worker is connected.
+import { Redis } from 'ioredis';
+import { app } from './app.js';
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (value === undefined) throw new Error(`handoff-worker.ts needs ${name}`);
+  return value;
+};
+
+const redis = new Redis(env('REDIS_URL'));
+redis.on('error', () => undefined);
+const prefix = env('PREFIX');
+let runs = 0;
+const receiver = app({}, (eventId) => redis.sadd(`${prefix}effects:${eventId}`, `${process.pid}:${++runs}`));
+
+if (env('VARIANT') === 'pg-boss') {
+  const { default: PgBoss } = await import('pg-boss');
+  const { runPgBossWorker } = await import('jobhook/pg-boss');
+  const boss = new PgBoss({
+    connectionString: env('DATABASE_URL'),
+    schema: env('SCHEMA'),
+    application_name: env('APP_NAME'),
+    supervise: false,
+    schedule: false,
+    max: 8,
+  });
+  // Connections cut mid-run are expected here; the test counts the outcome.
+  boss.on('error', () => undefined);
+  await boss.start();
+  await runPgBossWorker(receiver, { boss, concurrency: 16, pollingIntervalSeconds: 0.5 });
+} else {
+  const { connect } = await import('@nats-io/transport-node');
+  const { jetstream } = await import('@nats-io/jetstream');
+  const { runNatsWorker } = await import('jobhook/nats');
+  const nc = await connect({ servers: env('NATS_URL'), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  await runNatsWorker(receiver, {
+    js: jetstream(nc),
+    stream: env('STREAM'),
+    subject: env('SUBJECT'),
+    concurrency: 16,
+    ackWaitMs: 2000,
+    backoffMs: [100, 200, 400, 800],
+    onWorkerError: () => undefined,
+  });
+}
+console.log('ready');
