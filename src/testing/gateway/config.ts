@@ -3,6 +3,8 @@
  * Every choice here is written down in docs/gateway-simulator.md; keep the two in step.
  */
 
+import { JobhookError } from '../../common/errors.js';
+
 /** How a job ends. `unknown` ends it in the `unknown` status, which sends no delivery. */
 export type JobOutcome =
   | { status: 'completed'; image_url?: string }
@@ -52,7 +54,10 @@ export interface GatewayOptions {
    */
   console?: boolean | { heartbeatMs?: number };
   deliveries?: {
-    /** Waits before each retry of a failed attempt, in ms; its length is the number of retries. */
+    /**
+     * Waits before each retry of a failed attempt, in ms; its length is the number of retries, so
+     * `[]` sends each delivery once and never retries.
+     */
     retryDelaysMs?: readonly number[];
     /** How long one attempt may take before it counts as failed, in ms. Default 5,000. */
     timeoutMs?: number;
@@ -61,6 +66,13 @@ export interface GatewayOptions {
      * body and each with its own retries, as an at-least-once sender may do. Default 0.
      */
     duplicateRate?: number;
+    /**
+     * Share of deliveries (0 to 1) never sent: no attempt at all, as when a gateway gives up or a
+     * proxy loses the request, so a test can exercise reconciliation by polling. Each shows in
+     * `gateway.dropped` and in the console (state `dropped`); the webhook's counters do not move
+     * (nothing was attempted). A `redeliver()` of it sends it. Default 0.
+     */
+    dropRate?: number;
   };
 }
 
@@ -78,6 +90,7 @@ export interface ResolvedGatewayOptions {
   retryDelaysMs: readonly number[];
   deliveryTimeoutMs: number;
   duplicateRate: number;
+  dropRate: number;
 }
 
 /** Fast by default: the simulator serves tests, where a real gateway's hours-long schedule would stall. */
@@ -95,10 +108,31 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     autoJobs: options.jobs?.auto ?? true,
     stepMs: options.jobs?.stepMs ?? 10,
     outcome: options.jobs?.outcome ?? failWhenPromptContains('fail'),
-    retryDelaysMs: options.deliveries?.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
+    retryDelaysMs: delays(options.deliveries?.retryDelaysMs),
     deliveryTimeoutMs: options.deliveries?.timeoutMs ?? 5000,
-    duplicateRate: options.deliveries?.duplicateRate ?? 0,
+    duplicateRate: rate('deliveries.duplicateRate', options.deliveries?.duplicateRate),
+    dropRate: rate('deliveries.dropRate', options.deliveries?.dropRate),
   };
+}
+
+function rate(name: string, value: number | undefined): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1))
+    throw new JobhookError('invalid_options', `${name} must be a number from 0 to 1.`);
+  return value;
+}
+
+/** `[]` is valid: one attempt per delivery, no retry. */
+function delays(value: readonly number[] | undefined): readonly number[] {
+  if (value === undefined) return DEFAULT_RETRY_DELAYS_MS;
+  const list: unknown = value;
+  if (!Array.isArray(list) || !list.every((ms) => typeof ms === 'number' && Number.isFinite(ms) && ms >= 0)) {
+    throw new JobhookError(
+      'invalid_options',
+      'deliveries.retryDelaysMs must be an array of non-negative numbers of milliseconds ([] for no retry).',
+    );
+  }
+  return [...(list as number[])];
 }
 
 /**

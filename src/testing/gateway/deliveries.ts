@@ -8,35 +8,14 @@ import { standardWebhooks } from '../../signatures/standard-webhooks.js';
 import type { Activity } from './activity.js';
 import type { ChangeSignal } from './changes.js';
 import type { ResolvedGatewayOptions } from './config.js';
-import { MAX_ANSWER_BYTES, type DeliveryLog, type DeliveryRecord } from './delivery-log.js';
+import {
+  MAX_ANSWER_BYTES,
+  type DeliveryAttempt,
+  type DeliveryLog,
+  type DroppedDelivery,
+  type DeliveryRecord,
+} from './delivery-log.js';
 import { nowIso, type GatewayState, type TaskRecord, type WebhookRecord } from './state.js';
-
-/** One attempt to deliver one event to one webhook, as the simulator saw it. */
-export interface DeliveryAttempt {
-  webhookId: number;
-  /** The `webhook-id` header: the same on every attempt of one delivery. */
-  deliveryId: string;
-  /** The payload's `id`: the same for every webhook that receives this event. */
-  eventId: string;
-  type: string;
-  taskId: string;
-  /** 1 for the first attempt. */
-  attempt: number;
-  /** Set on the attempts of the second copy of a delivery sent twice (`deliveries.duplicateRate`). */
-  duplicate?: true;
-  ok: boolean;
-  /** The receiver's HTTP status; absent after a connection error or a time-out. */
-  status?: number;
-  error?: string;
-  /** When the attempt started (ISO 8601). */
-  at: string;
-  /** From sending the request to the end of the answer (or the failure), in milliseconds. */
-  durationMs: number;
-  /** The first 2,048 bytes of the receiver's answer body, as UTF-8 text; absent without an answer. */
-  answer?: string;
-  /** Present on the attempts of a delivery sent again with `gateway.redeliver()`. */
-  redelivery?: true;
-}
 
 const signer = standardWebhooks();
 
@@ -53,14 +32,27 @@ export function eventPayload(task: TaskRecord, type: GatewayEventType) {
   });
 }
 
-export function deliveryService(
-  state: GatewayState,
-  options: ResolvedGatewayOptions,
-  activity: Activity,
-  attempts: DeliveryAttempt[],
-  log: DeliveryLog,
-  changes: ChangeSignal,
-) {
+export interface DeliveryServiceParts {
+  state: GatewayState;
+  options: ResolvedGatewayOptions;
+  activity: Activity;
+  /** Every attempt is appended here (`gateway.deliveries`). */
+  attempts: DeliveryAttempt[];
+  /** Every delivery dropped on purpose is appended here (`gateway.dropped`). */
+  dropped: DroppedDelivery[];
+  log: DeliveryLog;
+  changes: ChangeSignal;
+}
+
+export function deliveryService({
+  state,
+  options,
+  activity,
+  attempts,
+  dropped,
+  log,
+  changes,
+}: DeliveryServiceParts) {
   /** Sends `task`'s final event to every active webhook of its account that subscribes to it. */
   function dispatch(task: TaskRecord): void {
     const type =
@@ -73,6 +65,11 @@ export function deliveryService(
       if (!webhook.events.includes(type)) continue;
       if (webhook.api_key_id !== null && webhook.api_key_id !== task.api_key_id) continue;
       const event = { deliveryId: randomId('msg'), eventId: payload.id, type, taskId: task.task_id, body };
+      // Never sent, no attempt (`deliveries.dropRate`): what a receiver sees when a gateway gives up.
+      if (options.dropRate > 0 && Math.random() < options.dropRate) {
+        drop(webhook, event);
+        continue;
+      }
       start(webhook, { ...event, redelivery: false });
       // A second, concurrent copy of the same delivery (same webhook-id), as a gateway retrying
       // on a lost answer sends: `deliveries.duplicateRate`, for tests of deduplication.
@@ -94,6 +91,14 @@ export function deliveryService(
       throw new JobhookError('invalid_options', `The webhook of delivery ${deliveryId} has been deleted.`);
     const { eventId, type, taskId, body } = original;
     return start(webhook, { deliveryId, eventId, type, taskId, body, redelivery: true });
+  }
+
+  function drop(webhook: WebhookRecord, event: Omit<DroppedDelivery, 'webhookId' | 'at'> & { body: string }) {
+    const at = nowIso();
+    log.add({ webhookId: webhook.id, startedAt: at, state: 'dropped', redelivery: false, ...event });
+    const { deliveryId, eventId, type, taskId } = event;
+    dropped.push({ webhookId: webhook.id, deliveryId, eventId, type, taskId, at });
+    changes.notify();
   }
 
   function start(

@@ -5,8 +5,8 @@ import { resolveGatewayOptions, type GatewayOptions, type JobOutcome } from './c
 import { chosenOutcomes } from './console/chosen-outcomes.js';
 import { CONSOLE_PATH, consoleHandler, type ConsoleHandler } from './console/handler.js';
 import { consoleSnapshot } from './console/snapshot.js';
-import { deliveryService, type DeliveryAttempt } from './deliveries.js';
-import { deliveryLog } from './delivery-log.js';
+import { deliveryService } from './deliveries.js';
+import { deliveryLog, type DeliveryAttempt, type DroppedDelivery } from './delivery-log.js';
 import { GatewayFailure } from './envelope.js';
 import { balances, imageService } from './images.js';
 import { createAccount, createKey, postKey } from './keys.js';
@@ -45,6 +45,8 @@ export interface Gateway {
   readonly consoleUrl: string | undefined;
   /** Every attempt to deliver an event, in order. */
   readonly deliveries: readonly DeliveryAttempt[];
+  /** Every delivery never sent on purpose (`deliveries.dropRate`), in order. */
+  readonly dropped: readonly DroppedDelivery[];
   /** Every request the simulator answered, in order. */
   readonly requests: readonly RecordedRequest[];
   /** Adds another account (approved unless told otherwise) and returns its key. */
@@ -77,10 +79,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const changes = changeSignal();
   const log = deliveryLog();
   const deliveries: DeliveryAttempt[] = [];
+  const dropped: DroppedDelivery[] = [];
   const requests: RecordedRequest[] = [];
   const injected: (InjectedFailure & { times: number })[] = [];
   const limit = rateLimiter(config.rateLimit);
-  const { dispatch, redeliver } = deliveryService(state, config, activity, deliveries, log, changes);
+  const { dispatch, redeliver } = deliveryService({
+    state,
+    options: config,
+    activity,
+    attempts: deliveries,
+    dropped,
+    log,
+    changes,
+  });
   const images = imageService(
     state,
     config,
@@ -166,6 +177,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       redeliver(deliveryId);
     },
     deliveries,
+    dropped,
     requests,
     createAccount(accountOptions = {}) {
       const account = createAccount(state, {
@@ -195,6 +207,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
 }
 
 export type { GatewayOptions, JobOutcome, JobRequest } from './config.js';
-export type { DeliveryAttempt } from './deliveries.js';
+export type { DeliveryAttempt, DroppedDelivery } from './delivery-log.js';
 export type { RecordedRequest } from './server.js';
 export type { WebhookRecord } from './state.js';

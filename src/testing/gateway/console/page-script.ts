@@ -102,6 +102,7 @@ export const PAGE_SCRIPT = String.raw`
     $('deliveries').replaceChildren.apply($('deliveries'), deliveries.map(function (d) {
       var state = d.state;
       if (state === 'retrying' && d.nextAttemptAt) state += ', next attempt at ' + time(d.nextAttemptAt);
+      if (state === 'dropped') state += ' (never sent: deliveries.dropRate)';
       var button = el('button', {
         type: 'button', class: 'secondary redeliver',
         title: 'Send this delivery again: same webhook-id and body, new attempts',
@@ -125,7 +126,7 @@ export const PAGE_SCRIPT = String.raw`
           'webhook-id ' + d.deliveryId + ' · event ' + d.eventId + ' · started ' + time(d.startedAt)
         ]),
         d.attempts.length === 0
-          ? el('div', { class: 'empty', text: 'Sending the first attempt…' })
+          ? el('div', { class: 'empty', text: d.state === 'dropped' ? 'No attempt: the simulator dropped this delivery.' : 'Sending the first attempt…' })
           : table(['#', 'time', 'status', 'latency', 'answer (first 2 KB)'], d.attempts.map(attemptRow), '', 'attempts')
       ]);
     }));
