@@ -185,6 +185,7 @@ describe('state and actions', () => {
     const app = await receiverApp();
     const { webhookId } = await register(gateway, app.url);
     expect((await action(gateway, '/deliveries/msg_nope/redeliver', {})).status).toBe(404);
+    expect((await action(gateway, '/deliveries/%ZZ/redeliver', {})).status).toBe(404);
     await action(gateway, '/jobs', { prompt: 'p' });
     await gateway.settled();
     const [delivery] = (await state(gateway)).deliveries;

@@ -104,9 +104,10 @@ export function consoleHandler(dependencies: ConsoleDependencies) {
     if (redelivery) {
       allow(method, 'POST');
       await actionBody(req, host);
-      const deliveryId = decodeURIComponent(redelivery[1]!);
+      let deliveryId = redelivery[1]!;
       let number: number;
       try {
+        deliveryId = decodeURIComponent(deliveryId);
         number = dependencies.redeliver(deliveryId).number;
       } catch (error) {
         throw new ConsoleFailure(404, 'not_found', error instanceof Error ? error.message : String(error));
