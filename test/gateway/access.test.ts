@@ -129,9 +129,10 @@ describe('authentication and access (5)', () => {
 
   test('a request to a host other than the gateway host gets 403, even with a valid key', async () => {
     const port = new URL(gateway.baseUrl).port;
-    const refused = await callWithHost(gateway.baseUrl, `localhost:${port}`, gateway.apiKey);
+    const refused = await callWithHost(gateway.baseUrl, `evil.test:${port}`, gateway.apiKey);
     expect(refused.status).toBe(403);
     expect(refused.json).toMatchObject({ success: false, error: { code: 'forbidden' } });
+    expect(refused.json.error.message).toContain(`use 127.0.0.1:${port} or localhost:${port}`);
     const served = await callWithHost(gateway.baseUrl, new URL(gateway.baseUrl).host, gateway.apiKey);
     expect(served.status).toBe(200);
   });

@@ -232,7 +232,7 @@ describe('who may use the console', () => {
   test('another Host is refused (no DNS rebinding), like the API', async () => {
     const gateway = await start();
     const url = new URL(gateway.baseUrl);
-    const answer = await callWithHost(gateway.baseUrl, `localhost:${url.port}`, gateway.apiKey);
+    const answer = await callWithHost(gateway.baseUrl, `evil.test:${url.port}`, gateway.apiKey);
     expect(answer.status).toBe(403); // the API: unchanged
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {

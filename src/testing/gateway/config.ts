@@ -24,10 +24,17 @@ export interface GatewayOptions {
   /** The port to listen on. Default 0: a free one. */
   port?: number;
   /**
-   * The address to listen on and to be reached at: requests must name it in their Host header
-   * (a guard against DNS rebinding), unless it is a wildcard (`0.0.0.0`, `::`). Default `127.0.0.1`.
+   * The address to listen on and to be reached at. Default `127.0.0.1`. Requests must name it (or,
+   * on a loopback address, any loopback name such as `localhost`) with the same port in their Host
+   * header, a guard against DNS rebinding; on a wildcard (`0.0.0.0`, `::`) any IP literal and this
+   * machine's host name are served too, never another name.
    */
   host?: string;
+  /**
+   * More Host header values to serve, such as a name behind a port forward: `name` (with the port
+   * listened on) or `name:port` (exactly). Default none.
+   */
+  allowedHosts?: readonly string[];
   /** Credits of the account `apiKey` belongs to. Default 1,000. */
   credits?: number;
   /** Credits one image costs. Default 10. */
@@ -79,6 +86,7 @@ export interface GatewayOptions {
 export interface ResolvedGatewayOptions {
   port: number;
   host: string;
+  allowedHosts: readonly string[];
   credits: number;
   creditsPerImage: number;
   models: readonly string[] | undefined;
@@ -100,6 +108,7 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
   return {
     port: options.port ?? 0,
     host: options.host ?? '127.0.0.1',
+    allowedHosts: hosts(options.allowedHosts),
     credits: options.credits ?? 1000,
     creditsPerImage: options.creditsPerImage ?? 10,
     models: options.models,
@@ -144,4 +153,15 @@ export function failWhenPromptContains(text: string): (job: JobRequest) => JobOu
     job.prompt.includes(text)
       ? { status: 'failed', error: { code: 'generation_failed', message: 'The prompt asked to fail.' } }
       : { status: 'completed' };
+}
+
+function hosts(value: readonly string[] | undefined): readonly string[] {
+  if (value === undefined) return [];
+  const list: unknown = value;
+  if (!Array.isArray(list) || !list.every((host) => typeof host === 'string' && /^[^\s/]+$/.test(host)))
+    throw new JobhookError(
+      'invalid_options',
+      'allowedHosts must be an array of host names (name or name:port).',
+    );
+  return [...(list as string[])];
 }

@@ -82,10 +82,13 @@ export function deliveryService({
   /**
    * Sends a delivery again, as a new series of attempts with the same `webhook-id` and body (what
    * Standard Webhooks asks of a resend), so a receiver that dedupes answers it as a duplicate.
+   * With `accountId`, only a delivery of that account.
    */
-  function redeliver(deliveryId: string): DeliveryRecord {
+  function redeliver(deliveryId: string, accountId?: number): DeliveryRecord {
     const original = log.get(deliveryId);
-    if (!original) throw new JobhookError('invalid_options', `No delivery ${deliveryId}.`);
+    // Another account's delivery is as unknown as a missing one (the console acts for one account).
+    if (!original || (accountId !== undefined && original.accountId !== accountId))
+      throw new JobhookError('invalid_options', `No delivery ${deliveryId}.`);
     const webhook = state.webhooks.get(original.webhookId);
     if (!webhook)
       throw new JobhookError('invalid_options', `The webhook of delivery ${deliveryId} has been deleted.`);
@@ -95,7 +98,8 @@ export function deliveryService({
 
   function drop(webhook: WebhookRecord, event: Omit<DroppedDelivery, 'webhookId' | 'at'> & { body: string }) {
     const at = nowIso();
-    log.add({ webhookId: webhook.id, startedAt: at, state: 'dropped', redelivery: false, ...event });
+    const owner = { webhookId: webhook.id, accountId: webhook.account_id };
+    log.add({ ...owner, startedAt: at, state: 'dropped', redelivery: false, ...event });
     const { deliveryId, eventId, type, taskId } = event;
     dropped.push({ webhookId: webhook.id, deliveryId, eventId, type, taskId, at });
     changes.notify();
@@ -107,7 +111,8 @@ export function deliveryService({
       duplicate?: boolean;
     },
   ): DeliveryRecord {
-    const record = log.add({ webhookId: webhook.id, startedAt: nowIso(), state: 'sending', ...event });
+    const owner = { webhookId: webhook.id, accountId: webhook.account_id };
+    const record = log.add({ ...owner, startedAt: nowIso(), state: 'sending', ...event });
     changes.notify();
     // deliver() catches every failure of an attempt itself; this only keeps a simulator bug
     // from becoming an unhandled rejection that would crash the test process.

@@ -58,6 +58,8 @@ export interface DeliveryRecord {
   type: string;
   taskId: string;
   webhookId: number;
+  /** The account of the webhook: the console shows each account its own deliveries only. */
+  accountId: number;
   /** The exact body every attempt sends. */
   body: string;
   startedAt: string;

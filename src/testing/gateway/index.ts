@@ -11,7 +11,7 @@ import { GatewayFailure } from './envelope.js';
 import { balances, imageService } from './images.js';
 import { createAccount, createKey, postKey } from './keys.js';
 import { route } from './routes.js';
-import { listen, type RecordedRequest } from './server.js';
+import { callRoute, listen, type RecordedRequest } from './server.js';
 import { createState, type TaskRecord, type WebhookRecord } from './state.js';
 import { deleteWebhook, listWebhooks, postWebhook } from './webhooks.js';
 
@@ -143,28 +143,26 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const unapprovedKey = createKey(state, unapproved.id, 'simulator (not approved)');
 
   let baseUrl = '';
+  const api = { state, routes, beforeRoute };
   let gatewayConsole: ConsoleHandler | undefined;
   if (options.console) {
     gatewayConsole = consoleHandler({
       changes,
-      snapshot: () => consoleSnapshot(baseUrl, state, log),
-      // The console acts as the main account, through the same checks as the API (credits, limits).
-      submit(prompt, outcome) {
-        const context = { state, account: main, key: mainKey, params: {} };
-        const model = config.models?.[0] ?? 'console';
-        const job = images.generate({ ...context, body: { model, prompt } });
-        outcomes.choose(job.task_id, outcome);
-        changes.notify();
-        return { task_id: job.task_id };
+      snapshot: (key) => consoleSnapshot(baseUrl, state, log, key),
+      mainKey,
+      keyFor: (apiKey) => state.keys.get(apiKey),
+      // The console acts through the API's own checks (approval, limits, failNext, validation).
+      api: (key, method, path, body = {}) => {
+        const account = state.accounts.get(key.account_id)!;
+        return callRoute(api, { method, path, key, account, body: () => Promise.resolve(body) });
       },
+      model: config.models?.[0] ?? 'console',
+      choose: (taskId, outcome) => outcomes.choose(taskId, outcome),
       redeliver,
       heartbeatMs: (options.console === true ? undefined : options.console.heartbeatMs) ?? 15_000,
     });
   }
-  const { server, host } = await listen(
-    { state, routes, beforeRoute, requests, intercept: gatewayConsole?.handle },
-    config,
-  );
+  const { server, host } = await listen({ ...api, requests, intercept: gatewayConsole?.handle }, config);
   baseUrl = `http://${host}`;
 
   return {

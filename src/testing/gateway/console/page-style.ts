@@ -24,6 +24,8 @@ form.submit { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; 
 input, select, button { font: inherit; padding: 0.3rem 0.55rem; border: 1px solid var(--line);
   border-radius: 6px; background: var(--bg); color: var(--fg); }
 input[name="prompt"] { min-width: 18rem; }
+input[name="url"] { min-width: 22rem; }
+input[type="checkbox"] { padding: 0; }
 button { cursor: pointer; background: var(--accent); border-color: var(--accent); color: #fff; }
 button.secondary { background: var(--bg); color: var(--accent); }
 button:disabled { opacity: 0.6; cursor: default; }
