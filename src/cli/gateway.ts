@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { startGateway } from 'jobhook/testing';
 import { failWhenPromptContains } from '../testing/gateway/config.js';
 import { CommandError, UsageError, integer, out, parse } from './args.js';
@@ -12,6 +13,7 @@ export async function gateway(args: string[]): Promise<number> {
     'fail-when': { type: 'string' },
     'drop-rate': { type: 'string' },
     'no-retries': { type: 'boolean' },
+    ca: { type: 'string' },
     quiet: { type: 'boolean', short: 'q' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -27,7 +29,9 @@ export async function gateway(args: string[]): Promise<number> {
   if (port !== undefined && port > 65535) throw new UsageError(`--port must be at most 65535: "${port}"`);
   if (values.host === '') throw new UsageError('--host needs an address');
   const dropRate = share(values['drop-rate'], '--drop-rate');
+  const ca = values.ca === undefined ? undefined : await readCa(values.ca);
   const deliveries = {
+    ...(ca !== undefined && { ca }),
     ...(dropRate !== undefined && { dropRate }),
     ...(values['no-retries'] && { retryDelaysMs: [] }),
   };
@@ -95,4 +99,15 @@ function share(value: string | undefined, what: string): number | undefined {
   if (!(number >= 0 && number <= 1))
     throw new UsageError(`${what} must be a number from 0 to 1: ${JSON.stringify(value)}`);
   return number;
+}
+
+async function readCa(file: string): Promise<string> {
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(
+      `cannot read the --ca file ${JSON.stringify(file)}${error.code ? ` (${error.code})` : ''}`,
+    );
+  });
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    throw new UsageError(`--ca must be a PEM certificate file: ${JSON.stringify(file)}`);
+  return text;
 }

@@ -51,3 +51,14 @@ describe('jobhook gateway: lost deliveries', () => {
     expect(oneLineError(result)).toMatch(/--drop-rate must be a number from 0 to 1/);
   });
 });
+
+describe('jobhook gateway --ca', () => {
+  it.each([
+    [['--ca', '/no/such/ca.pem'], /cannot read the --ca file "\/no\/such\/ca.pem" \(ENOENT\)/],
+    [['--ca', 'package.json'], /--ca must be a PEM certificate file/],
+  ])('%j is a usage error', async (args, message) => {
+    const result = await runCli(['gateway', ...args]);
+    expect(result.code).toBe(2);
+    expect(oneLineError(result)).toMatch(message);
+  });
+});

@@ -3,6 +3,7 @@
  * Every choice here is written down in docs/gateway-simulator.md; keep the two in step.
  */
 
+import { rootCertificates } from 'node:tls';
 import { JobhookError } from '../../common/errors.js';
 
 /** How a job ends. `unknown` ends it in the `unknown` status, which sends no delivery. */
@@ -80,6 +81,12 @@ export interface GatewayOptions {
      * (nothing was attempted). A `redeliver()` of it sends it. Default 0.
      */
     dropRate?: number;
+    /**
+     * More certificate authorities (PEM) to trust for `https:` webhook URLs, besides the public
+     * ones Node trusts: e.g. the CA of a receiver's test certificate. An attempt to a receiver
+     * whose certificate is not trusted fails, with the reason in `last_error`. Default none.
+     */
+    ca?: string | Buffer | readonly (string | Buffer)[];
   };
 }
 
@@ -99,6 +106,8 @@ export interface ResolvedGatewayOptions {
   deliveryTimeoutMs: number;
   duplicateRate: number;
   dropRate: number;
+  /** The trust store of `https:` deliveries: Node's root certificates and `deliveries.ca`; undefined without `ca`. */
+  trustedCa: readonly (string | Buffer)[] | undefined;
 }
 
 /** Fast by default: the simulator serves tests, where a real gateway's hours-long schedule would stall. */
@@ -121,6 +130,7 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     deliveryTimeoutMs: options.deliveries?.timeoutMs ?? 5000,
     duplicateRate: rate('deliveries.duplicateRate', options.deliveries?.duplicateRate),
     dropRate: rate('deliveries.dropRate', options.deliveries?.dropRate),
+    trustedCa: trust(options.deliveries?.ca),
   };
 }
 
@@ -164,4 +174,22 @@ function hosts(value: readonly string[] | undefined): readonly string[] {
       'allowedHosts must be an array of host names (name or name:port).',
     );
   return [...(list as string[])];
+}
+
+/** Node's `ca` option replaces its root certificates: keep them, so public receivers still work. */
+function trust(
+  value: NonNullable<GatewayOptions['deliveries']>['ca'],
+): readonly (string | Buffer)[] | undefined {
+  if (value === undefined) return undefined;
+  const list: unknown[] = Array.isArray(value) ? [...(value as unknown[])] : [value];
+  const pem = (item: unknown) =>
+    (typeof item === 'string' || Buffer.isBuffer(item)) &&
+    item.toString().includes('-----BEGIN CERTIFICATE-----');
+  if (list.length === 0 || !list.every(pem)) {
+    throw new JobhookError(
+      'invalid_options',
+      'deliveries.ca must be PEM certificates (a string, a Buffer or a list of them).',
+    );
+  }
+  return [...rootCertificates, ...(list as (string | Buffer)[])];
 }

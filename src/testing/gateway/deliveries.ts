@@ -189,13 +189,11 @@ export function deliveryService({
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
     try {
-      const { status, answer } = await post(
-        webhook.url,
-        headers,
-        body,
-        options.deliveryTimeoutMs,
-        closing.signal,
-      );
+      const { status, answer } = await post(webhook.url, headers, body, {
+        timeoutMs: options.deliveryTimeoutMs,
+        signal: closing.signal,
+        ca: options.trustedCa,
+      });
       const timing = { at, durationMs: elapsed(), answer };
       if (status >= 200 && status < 300) return { ok: true, status, ...timing };
       return { ok: false, status, error: `HTTP ${status}`, ...timing };
@@ -226,16 +224,21 @@ function post(
   url: string,
   headers: Record<string, string>,
   body: string,
-  timeoutMs: number,
-  signal: AbortSignal,
+  {
+    timeoutMs,
+    signal,
+    ca,
+  }: { timeoutMs: number; signal: AbortSignal; ca: readonly (string | Buffer)[] | undefined },
 ) {
   return new Promise<{ status: number; answer: string }>((resolve, reject) => {
-    const send = url.startsWith('https:') ? httpsRequest : httpRequest;
+    const https = url.startsWith('https:');
+    const send = https ? httpsRequest : httpRequest;
     const req = send(url, {
       method: 'POST',
       agent: false,
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       signal,
+      ...(https && ca !== undefined && { ca: [...ca] }),
     });
     const timer = setTimeout(
       () => req.destroy(new TimeoutError(`timed out after ${timeoutMs} ms`)),
@@ -265,8 +268,20 @@ function post(
   });
 }
 
+/** Node's TLS verification codes, as a developer reads them, with what to do. */
+const TLS_FAILURES: Record<string, string> = {
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the receiver's certificate is not trusted",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the receiver's certificate is not trusted",
+  SELF_SIGNED_CERT_IN_CHAIN: "the receiver's certificate is not trusted",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the receiver's certificate is self-signed and not trusted",
+  CERT_HAS_EXPIRED: "the receiver's certificate has expired",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the receiver's certificate does not name its host",
+};
+
 function describe(error: unknown): string {
   const code = (error as { code?: unknown }).code;
+  const tls = typeof code === 'string' ? TLS_FAILURES[code] : undefined;
+  if (tls) return `TLS: ${tls} (${code as string}); a test CA goes in deliveries.ca`;
   if (typeof code === 'string') return code;
   return error instanceof Error ? error.message : String(error);
 }
