@@ -5,6 +5,7 @@
 
 import { rootCertificates } from 'node:tls';
 import { JobhookError } from '../../common/errors.js';
+import type { ListPaging, ListStyle } from './pages.js';
 
 /** How a job ends. `unknown` ends it in the `unknown` status, which sends no delivery. */
 export type JobOutcome =
@@ -44,6 +45,12 @@ export interface GatewayOptions {
   models?: readonly string[];
   /** Requests allowed per API key per window; beyond it 429. Default 1,000 per 60 s; `false` for none. */
   rateLimit?: { requests: number; windowMs: number } | false;
+  /**
+   * Answer lists (`GET /api/v1/webhooks`) as pages of `pageSize` items, in one of the shapes of
+   * docs/gateway-simulator.md ("Paged lists"): `cursor` (default), `pages`, or `unmarked` (the
+   * first page only, with nothing that says more exist). Default: one array, no paging.
+   */
+  lists?: { pageSize: number; style?: ListStyle };
   /** Jobs an account may have pending or processing at once; beyond it 429. Default 10. */
   maxConcurrentJobs?: number;
   jobs?: {
@@ -98,6 +105,7 @@ export interface ResolvedGatewayOptions {
   creditsPerImage: number;
   models: readonly string[] | undefined;
   rateLimit: { requests: number; windowMs: number } | false;
+  lists: ListPaging | undefined;
   maxConcurrentJobs: number;
   autoJobs: boolean;
   stepMs: number;
@@ -122,6 +130,7 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     creditsPerImage: options.creditsPerImage ?? 10,
     models: options.models,
     rateLimit: options.rateLimit ?? { requests: 1000, windowMs: 60_000 },
+    lists: paging(options.lists),
     maxConcurrentJobs: options.maxConcurrentJobs ?? 10,
     autoJobs: options.jobs?.auto ?? true,
     stepMs: options.jobs?.stepMs ?? 10,
@@ -192,4 +201,20 @@ function trust(
     );
   }
   return [...rootCertificates, ...(list as (string | Buffer)[])];
+}
+
+function paging(value: GatewayOptions['lists']): ListPaging | undefined {
+  if (value === undefined) return undefined;
+  const style = value.style ?? 'cursor';
+  if (
+    !Number.isInteger(value.pageSize) ||
+    value.pageSize < 1 ||
+    !['cursor', 'pages', 'unmarked'].includes(style)
+  ) {
+    throw new JobhookError(
+      'invalid_options',
+      'lists must be { pageSize: a positive integer, style?: "cursor" | "pages" | "unmarked" }.',
+    );
+  }
+  return { pageSize: value.pageSize, style };
 }

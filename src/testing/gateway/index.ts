@@ -104,7 +104,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const routes = [
     route('POST', '/api/v1/keys', postKey),
     route('POST', '/api/v1/webhooks', postWebhook),
-    route('GET', '/api/v1/webhooks', listWebhooks),
+    route('GET', '/api/v1/webhooks', listWebhooks(config.lists)),
     route('DELETE', '/api/v1/webhooks/:id', deleteWebhook),
     route('POST', '/api/v1/images/generate', images.generate),
     route('GET', '/api/v1/images/:task_id', images.get),

@@ -8,6 +8,8 @@ export interface RouteContext {
   key: ApiKeyRecord;
   body: Record<string, unknown>;
   params: Record<string, string>;
+  /** The query string (lists read their paging parameters from it). */
+  query: URLSearchParams;
 }
 
 export type RouteHandler = (context: RouteContext) => unknown;

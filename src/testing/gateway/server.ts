@@ -62,7 +62,7 @@ export async function listen(
 async function handle(hooks: ServerHooks, guard: HostGuard, req: IncomingMessage, res: ServerResponse) {
   const id = requestId();
   const method = (req.method ?? 'GET').toUpperCase();
-  const path = (req.url ?? '/').split('?')[0]!;
+  const [path = '/', search = ''] = (req.url ?? '/').split('?', 2);
   const header = req.headers.host;
   const access = { host: guard.accepts(header) ? header : undefined, refusal: guard.refusal(header) };
   if (hooks.intercept?.(req, res, path, access)) return;
@@ -73,7 +73,8 @@ async function handle(hooks: ServerHooks, guard: HostGuard, req: IncomingMessage
       throw new GatewayFailure(403, 'forbidden', access.refusal);
     }
     const { key, account } = authenticate(hooks.state, req);
-    const data = await callRoute(hooks, { method, path, key, account, body: () => jsonBody(req) });
+    const query = new URLSearchParams(search);
+    const data = await callRoute(hooks, { method, path, query, key, account, body: () => jsonBody(req) });
     sendSuccess(res, id, data);
   } catch (error) {
     if (error instanceof GatewayFailure) return sendFailure(res, id, error);
@@ -92,6 +93,7 @@ export async function callRoute(
   call: {
     method: string;
     path: string;
+    query?: URLSearchParams;
     key: ApiKeyRecord;
     account: Account;
     body: () => Promise<Record<string, unknown>>;
@@ -106,7 +108,8 @@ export async function callRoute(
     throw new GatewayFailure(405, 'method_not_allowed', `${method} is not allowed on ${path}.`);
   }
   const body = method === 'POST' ? await call.body() : {};
-  return found.route.handler({ state: hooks.state, account, key, body, params: found.params });
+  const query = call.query ?? new URLSearchParams();
+  return found.route.handler({ state: hooks.state, account, key, body, params: found.params, query });
 }
 
 /** docs/gateway.md §4: request bodies are JSON objects sent with Content-Type: application/json. */
