@@ -359,7 +359,9 @@ describe('retries', () => {
 function claimingHost(host: string): typeof fetch {
   return (input, init) =>
     new Promise((resolve, reject) => {
-      const headers = { ...Object.fromEntries(new Headers(init?.headers)), host };
+      const headers: Record<string, string> = {};
+      new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+      headers.host = host;
       const url = input instanceof Request ? input.url : input.toString();
       const req = httpRequest(url, { method: init?.method ?? 'GET', headers }, (res) => {
         const chunks: Buffer[] = [];
