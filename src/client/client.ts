@@ -1,7 +1,8 @@
 import { JobhookError } from '../common/errors.js';
 import { redactor } from '../common/redact.js';
-import { refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import { GatewayError } from './errors.js';
+import { markIncomplete, readPages } from './pages.js';
 import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
 import { checkApiKey, positiveOption } from './options.js';
 import { createTransport, type RequestOptions } from './request.js';
@@ -57,7 +58,16 @@ export interface ClientOptions {
   logger?: Logger;
 }
 
-const CLIENT_OPTIONS = ['apiKey', 'baseUrl', 'fetch', 'timeoutMs', 'retries', 'maxResponseBytes'];
+const CLIENT_OPTIONS = optionNames<ClientOptions>()([
+  'apiKey',
+  'baseUrl',
+  'fetch',
+  'timeoutMs',
+  'retries',
+  'maxResponseBytes',
+  'jobs',
+  'logger',
+]);
 
 /** The gateway's API, one method per endpoint, made by {@link createClient}. */
 export interface GatewayClient {
@@ -68,7 +78,11 @@ export interface GatewayClient {
   webhooks: {
     /** POST /api/v1/webhooks */
     create(input: CreateWebhookInput, options?: RequestOptions): Promise<Webhook>;
-    /** GET /api/v1/webhooks: an array, whether the gateway answers with one or with `{ items }`. */
+    /**
+     * GET /api/v1/webhooks: an array of every webhook, whether the gateway answers with one or
+     * with pages of `{ items }`: the pages it recognises are followed (src/client/pages.ts lists
+     * them). A list it cannot tell is complete makes `register()` warn before it creates.
+     */
     list(options?: RequestOptions): Promise<Webhook[]>;
     /** DELETE /api/v1/webhooks/{id} */
     delete(id: number, options?: RequestOptions): Promise<{ id: number }>;
@@ -130,10 +144,11 @@ export function createClient(options: ClientOptions): GatewayClient {
   // Whatever the gateway sends may quote the key (an echoed Authorization header): every error
   // built from it, in the transport and in waits, goes through this one redaction.
   const redactKey = redactor([apiKey]);
+  const baseUrl = base.href.replace(/\/+$/, '');
   const request = createTransport({
     apiKey,
     redactKey,
-    baseUrl: base.href.replace(/\/+$/, ''),
+    baseUrl,
     fetch: fetchImpl,
     timeoutMs: positiveOption('timeoutMs', options.timeoutMs, 30_000, { unit: 'milliseconds' }),
     retry: resolveRetry(options.retries),
@@ -164,8 +179,10 @@ export function createClient(options: ClientOptions): GatewayClient {
     webhooks: {
       create: (input, requestOptions) => request('POST', '/api/v1/webhooks', input, requestOptions),
       async list(requestOptions) {
-        const data = await request<unknown>('GET', '/api/v1/webhooks', undefined, requestOptions);
-        return listItems<Webhook>(data, 'GET /api/v1/webhooks');
+        const path = '/api/v1/webhooks';
+        const get = (query: string) => request<unknown>('GET', path + query, undefined, requestOptions);
+        const { items, complete } = await readPages<Webhook>(get, path, baseUrl);
+        return complete ? items : markIncomplete(items);
       },
       delete: (id, requestOptions) =>
         request('DELETE', `/api/v1/webhooks/${encodeURIComponent(String(id))}`, undefined, requestOptions),
@@ -190,19 +207,4 @@ export function createClient(options: ClientOptions): GatewayClient {
     },
   };
   return client;
-}
-
-/** docs/gateway.md §2.1: a list endpoint answers an array, or a paginated object that contains `items`. */
-function listItems<T>(data: unknown, what: string): T[] {
-  if (Array.isArray(data)) return data as T[];
-  if (typeof data === 'object' && data !== null && Array.isArray((data as { items?: unknown }).items)) {
-    return (data as { items: T[] }).items;
-  }
-  throw new GatewayError(
-    `${what} failed (200 invalid_response): the answer holds neither an array nor items.`,
-    {
-      status: 200,
-      code: 'invalid_response',
-    },
-  );
 }

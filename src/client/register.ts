@@ -1,9 +1,10 @@
 import type { GatewayClient } from './client.js';
 import { JobhookError } from '../common/errors.js';
 import { GatewayError } from './errors.js';
-import { refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import type { RequestOptions } from './request.js';
 import { resolveRetry, withRetries, type RetryOptions } from './retry.js';
+import { mayBeIncomplete } from './pages.js';
 import type { Webhook } from './types.js';
 
 /** Options of {@link registerWebhook}. */
@@ -29,6 +30,12 @@ export interface RegisterWebhookOptions {
    */
   startupRetries?: number | false | StartupRetryOptions;
   signal?: AbortSignal;
+  /**
+   * Told when the gateway's list of webhooks could not be read to its end (paging the client does
+   * not recognise) and none for `url` was on what was read: the webhook is then created, and may
+   * duplicate one on a page the client could not reach. Default `console.warn`.
+   */
+  onWarning?: (message: string) => void;
 }
 
 /**
@@ -41,7 +48,16 @@ export interface StartupRetryOptions extends Omit<RetryOptions, 'methods'> {
   onRetry?: (error: GatewayError, retry: number, delayMs: number) => void;
 }
 
-const REGISTER_OPTIONS = ['url', 'secret', 'events', 'apiKeyId', 'rotateSecret', 'startupRetries', 'signal'];
+const REGISTER_OPTIONS = optionNames<RegisterWebhookOptions>()([
+  'url',
+  'secret',
+  'events',
+  'apiKeyId',
+  'rotateSecret',
+  'startupRetries',
+  'signal',
+  'onWarning',
+]);
 
 /** Six retries, backing off from 0.5 s to at most 10 s with jitter: about 25 s at the longest. */
 export const DEFAULT_STARTUP_RETRIES = { limit: 6, baseDelayMs: 500, maxDelayMs: 10_000 } as const;
@@ -114,9 +130,11 @@ async function registerOnce(
     (options.apiKeyId === undefined || webhook.api_key_id === options.apiKeyId);
   const own = (webhooks: Webhook[]) => webhooks.filter((webhook) => sameUrl(webhook.url, url));
 
-  const before = own(await client.webhooks.list(request));
+  const listed = await client.webhooks.list(request);
+  const before = own(listed);
   let keep = options.rotateSecret ? undefined : newest(before.filter(fits));
   let created = false;
+  if (!keep && mayBeIncomplete(listed)) warn(options, incompleteListWarning(url));
   if (!keep) {
     keep = await client.webhooks.create(
       {
@@ -179,4 +197,23 @@ function sameUrl(candidate: string, url: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Names the risk, and the URL without its query (which may hold a token of the user's). */
+function incompleteListWarning(url: string): string {
+  const { origin, pathname } = new URL(url);
+  return (
+    `jobhook: registering ${origin}${pathname}: the gateway's webhook list may have more pages than ` +
+    'the client could read (its paging is not one jobhook recognises), and none for this URL was on ' +
+    'what it read, so a webhook is created; if one already exists on a later page, there are now two ' +
+    'and each delivery arrives twice (deduplicated by the receiver, but counted twice by the gateway). ' +
+    'Check with `npx jobhook webhooks list` and delete the older one.'
+  );
+}
+
+function warn(options: RegisterWebhookOptions, message: string): void {
+  if (options.onWarning !== undefined && typeof options.onWarning !== 'function') {
+    throw new JobhookError('invalid_options', 'registerWebhook `onWarning` must be a function.');
+  }
+  (options.onWarning ?? ((line: string) => console.warn(line)))(message);
 }

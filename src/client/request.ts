@@ -1,4 +1,4 @@
-import { refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import { redactCause, redactor, type Redact } from '../common/redact.js';
 import {
   GatewayError,
@@ -49,7 +49,7 @@ export type Transport = <T>(
   options?: RequestOptions,
 ) => Promise<T>;
 
-const REQUEST_OPTIONS = ['signal', 'timeoutMs', 'retries'];
+const REQUEST_OPTIONS = optionNames<RequestOptions>()(['signal', 'timeoutMs', 'retries']);
 
 /** One gateway call: envelope in, `data` or a GatewayError out, with time-outs and retries. */
 export function createTransport(config: TransportConfig): Transport {

@@ -1,6 +1,6 @@
 import { JobhookError } from '../common/errors.js';
 import { GatewayError } from './errors.js';
-import { refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 
 /** How the client retries a failed call; `retries: 0` turns retries off. */
 export interface RetryOptions {
@@ -16,7 +16,7 @@ export interface RetryOptions {
   sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 }
 
-const RETRY_OPTIONS = ['limit', 'methods', 'baseDelayMs', 'maxDelayMs', 'sleep'];
+const RETRY_OPTIONS = optionNames<RetryOptions>()(['limit', 'methods', 'baseDelayMs', 'maxDelayMs', 'sleep']);
 
 export interface ResolvedRetry {
   limit: number;

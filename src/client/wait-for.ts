@@ -1,5 +1,5 @@
 import { JobhookError } from '../common/errors.js';
-import { refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import { redactValues, type Redact } from '../common/redact.js';
 import type { JobResult } from '../results/job-result.js';
 import type { JobResults } from '../results/job-results.js';
@@ -192,7 +192,13 @@ interface ResolvedWait {
   maxPollIntervalMs: number;
 }
 
-const WAIT_OPTIONS = ['receiver', 'timeoutMs', 'signal', 'pollIntervalMs', 'maxPollIntervalMs'];
+const WAIT_OPTIONS = optionNames<WaitOptions>()([
+  'receiver',
+  'timeoutMs',
+  'signal',
+  'pollIntervalMs',
+  'maxPollIntervalMs',
+]);
 
 /** Checks and completes the options; throws a JobhookError (`invalid_options`) that names a bad one. */
 export function resolveWaitOptions(options: WaitOptions): ResolvedWait {

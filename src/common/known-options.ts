@@ -63,3 +63,15 @@ function printable(key: string): string {
   const clean = key.replace(/[\u0000-\u001f\u007f]/g, '?');
   return clean.length > 40 ? `${clean.slice(0, 40)}…` : clean;
 }
+
+/**
+ * The option names of `T`, checked by the compiler both ways: a name `T` lacks does not compile,
+ * and neither does a list that misses one of `T`'s options (so a new option cannot be refused as
+ * unknown by mistake). Use: `const NAMES = optionNames<ClientOptions>()(['apiKey', ...])`.
+ */
+export function optionNames<T>() {
+  return <const K extends readonly (keyof T & string)[]>(
+    names: K &
+      ([Exclude<keyof T, K[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, K[number]> }),
+  ): readonly string[] => names;
+}

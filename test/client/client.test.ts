@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, test } from 'vitest';
 import {
   createClient,
@@ -138,9 +139,11 @@ describe('failures are GatewayErrors', () => {
     expect(await failure(unknownKey.account.balances())).toMatchObject({ status: 401, code: 'unauthorized' });
     const unapproved = createClient({ apiKey: gateway.unapprovedApiKey, baseUrl: gateway.baseUrl });
     expect(await failure(unapproved.account.balances())).toMatchObject({ status: 403, code: 'forbidden' });
+    // localhost is the same host as 127.0.0.1 for the simulator; a name it does not serve is refused.
     const wrongHost = createClient({
       apiKey: gateway.apiKey,
-      baseUrl: gateway.baseUrl.replace('127.0.0.1', 'localhost'),
+      baseUrl: gateway.baseUrl,
+      fetch: claimingHost('evil.test'),
     });
     expect(await failure(wrongHost.account.balances())).toMatchObject({ status: 403, code: 'forbidden' });
   });
@@ -351,3 +354,28 @@ describe('retries', () => {
     expect(countRequests('GET', '/api/v1/account/balances')).toBe(3);
   });
 });
+
+/** A fetch that sends each request with `Host: <host>` (fetch itself will not let a caller set Host). */
+function claimingHost(host: string): typeof fetch {
+  return (input, init) =>
+    new Promise((resolve, reject) => {
+      const headers: Record<string, string> = {};
+      new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+      headers.host = host;
+      const url = input instanceof Request ? input.url : input.toString();
+      const req = httpRequest(url, { method: init?.method ?? 'GET', headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve(
+            new Response(Buffer.concat(chunks), {
+              status: res.statusCode ?? 0,
+              headers: { 'content-type': 'application/json' },
+            }),
+          ),
+        );
+      });
+      req.on('error', reject);
+      req.end(typeof init?.body === 'string' ? init.body : undefined);
+    });
+}

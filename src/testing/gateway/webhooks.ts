@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { GATEWAY_EVENT_TYPES as EVENT_TYPES, isGatewayEventType } from '../../events/event-types.js';
 import { invalid, notFound } from './envelope.js';
 import { secretBytes } from '../../signatures/secret.js';
+import { pageOf, type ListPaging } from './pages.js';
 import { nowIso, type WebhookRecord } from './state.js';
 import type { RouteContext } from './routes.js';
 
@@ -46,17 +47,22 @@ export function postWebhook({ state, account, key, body }: RouteContext) {
   return publicWebhook(record);
 }
 
-/** GET /api/v1/webhooks: the only answer that carries the delivery counters. */
-export function listWebhooks({ state, account }: RouteContext) {
-  return [...state.webhooks.values()]
-    .filter((webhook) => webhook.account_id === account.id)
-    .map((webhook) => ({
-      ...publicWebhook(webhook),
-      total_sent: webhook.total_sent,
-      total_failed: webhook.total_failed,
-      last_sent_at: webhook.last_sent_at,
-      last_error: webhook.last_error,
-    }));
+/** GET /api/v1/webhooks: the only answer that carries the delivery counters; pages with `lists`. */
+export function listWebhooks(paging: ListPaging | undefined) {
+  return ({ state, account, query }: RouteContext) =>
+    pageOf(
+      [...state.webhooks.values()]
+        .filter((webhook) => webhook.account_id === account.id)
+        .map((webhook) => ({
+          ...publicWebhook(webhook),
+          total_sent: webhook.total_sent,
+          total_failed: webhook.total_failed,
+          last_sent_at: webhook.last_sent_at,
+          last_error: webhook.last_error,
+        })),
+      query,
+      paging,
+    );
 }
 
 /** DELETE /api/v1/webhooks/{id}: another account's webhook is as absent as a missing one. */
