@@ -18,7 +18,8 @@ export type { ReceiverRegisterOptions, WebhookRegistrar } from './receiver/regis
 export type { ReceiverResponse, AnswerCode } from './wire/answers.js';
 export type { DeliveryContext, EventHandler } from './receiver/run-handlers.js';
 export type { HeadersInput } from './wire/headers.js';
-export { BodyReadError, type BodyInput, type BodyReader, type BodyLimits } from './wire/body.js';
+export type { BodyInput } from './wire/body.js';
+export { BodyReadError, type BodyReader, type BodyLimits } from './wire/read-body.js';
 export type { Logger } from './common/logger.js';
 export type {
   ReceiverObserver,

@@ -1,5 +1,6 @@
 import { answers, type ReceiverResponse } from '../wire/answers.js';
-import { BodyReadError, BodyReading, rawBytes, type BodyInput, type BodyReader } from '../wire/body.js';
+import { rawBytes, type BodyInput } from '../wire/body.js';
+import { readBodyWithin, type BodyReader } from '../wire/read-body.js';
 import { JobhookError } from '../common/errors.js';
 import {
   defaultSchemas,
@@ -9,7 +10,6 @@ import {
   type MergedSchemas,
   type UnknownEvent,
 } from '../events/schemas.js';
-import { bodyDeadlines } from '../wire/body-deadlines.js';
 import { createFetchHandler } from '../wire/fetch-handler.js';
 import type { DeliveryContext, EventHandler } from './run-handlers.js';
 import { readHeaders, type HeaderReader, type HeadersInput } from '../wire/headers.js';
@@ -363,49 +363,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     throw new JobhookError('invalid_options', 'dedupeKey returned neither a string nor undefined.');
   }
 
-  const deadlines =
-    config.bodyTimeoutMs > 0 && Number.isFinite(config.bodyTimeoutMs)
-      ? bodyDeadlines(config.bodyTimeoutMs)
-      : undefined;
-
-  /**
-   * Reads a lazy body within the size limit and `bodyTimeoutMs`: the bytes, or the answer. Settled
-   * by hand rather than with Promise.race, with no AbortSignal unless the reader asks for one (see
-   * `BodyReading`) and no timer of its own (see `bodyDeadlines`): each cost more per delivery than
-   * reading a small body.
-   */
-  function readBody(reader: BodyReader): Promise<Uint8Array | ReceiverResponse> {
-    const timeoutMs = config.bodyTimeoutMs;
-    const maxBytes = config.maxBodyBytes;
-    const limits = new BodyReading(maxBytes);
-    return new Promise((resolve) => {
-      let settled = false;
-      const settle = (answer: Uint8Array | ReceiverResponse) => {
-        if (settled) return;
-        settled = true;
-        deadline?.cancel();
-        resolve(answer);
-      };
-      const deadline = deadlines?.start(() => {
-        BodyReading.abort(limits);
-        settle(answers.bodyTimeout(timeoutMs));
-      });
-      const failed = (error: unknown) =>
-        settle(
-          error instanceof BodyReadError && error.reason === 'too_large'
-            ? answers.tooLarge(maxBytes)
-            : answers.bodyUnreadable(),
-        );
-      let read: Promise<BodyInput>;
-      try {
-        read = reader(limits);
-      } catch (error) {
-        return failed(error);
-      }
-      // A reader that rejects after the time-out was answered is ignored, never unhandled.
-      Promise.resolve(read).then((bytes) => settle(rawBytes(bytes) ?? answers.bodyUnreadable()), failed);
-    });
-  }
+  const readBody = readBodyWithin(config.maxBodyBytes, config.bodyTimeoutMs);
 
   async function close(options: CloseOptions = {}): Promise<void> {
     const timeoutMs = options.timeoutMs ?? 30_000;
