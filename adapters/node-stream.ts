@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answers, type ReceiverResponse } from '../src/wire/answers.js';
 import type { BodyInput } from '../src/wire/body.js';
 import { BodyCollector, BodyReadError, onBodyAbort, type BodyLimits } from '../src/wire/read-body.js';
-import type { Receiver } from '../src/receiver/create-receiver.js';
+import type { Receiver } from '../src/receiver/types.js';
 
 /** What the Node-stream adapters need of a receiver (any event map has these). */
 export type NodeReceiver = Pick<Receiver, 'receive' | 'maxBodyBytes'>;
