@@ -1,9 +1,17 @@
-import type { GatewayClient } from './client.js';
 import { JobhookError } from '../common/errors.js';
 import { GatewayError } from './errors.js';
 import type { RequestOptions } from './request.js';
 import { resolveRetry, withRetries, type RetryOptions } from './retry.js';
-import type { Webhook } from './types.js';
+import type { CreateWebhookInput, Webhook } from './types.js';
+
+/** What registration needs of a client (a `GatewayClient` has it): its webhooks' list, create and delete. */
+export interface WebhooksClient {
+  webhooks: {
+    create(input: CreateWebhookInput, options?: RequestOptions): Promise<Webhook>;
+    list(options?: RequestOptions): Promise<Webhook[]>;
+    delete(id: number, options?: RequestOptions): Promise<{ id: number }>;
+  };
+}
 
 /** Options of {@link registerWebhook}. */
 export interface RegisterWebhookOptions {
@@ -81,7 +89,7 @@ export interface RegisterWebhookResult {
  * Start listening before calling this: deliveries may arrive as soon as it resolves.
  */
 export async function registerWebhook(
-  client: GatewayClient,
+  client: WebhooksClient,
   options: RegisterWebhookOptions,
 ): Promise<RegisterWebhookResult> {
   return await withStartupRetries(
@@ -92,7 +100,7 @@ export async function registerWebhook(
 }
 
 async function registerOnce(
-  client: GatewayClient,
+  client: WebhooksClient,
   options: RegisterWebhookOptions,
 ): Promise<RegisterWebhookResult> {
   const url = normaliseUrl(options.url);

@@ -8,6 +8,7 @@ import { andThen, isThenable, type MaybePromise } from '../common/thenable.js';
 import type { EventSchemas } from '../events/schemas.js';
 import type { JobResultsFeed } from '../results/job-results.js';
 import type { HandoffJob } from '../handoff/handoff.js';
+import { refusalText } from '../signatures/refusals.js';
 import type { VerifyOutcome, VerifyRefusal } from '../signatures/verifier.js';
 import { deliveryClaims, STORE_FAILED, type Claim, type ClaimTaken, type DeliveryClaims } from './claims.js';
 import type { DeliveryInfo, ReportFailures } from './failures.js';
@@ -296,7 +297,7 @@ function refuse(p: PipelineState, d: Delivery, refusal: VerifyRefusal): Receiver
   if (d.trace) d.trace.refusal = refusal.code;
   const detail = typeof refusal.detail === 'string' ? `: ${refusal.detail}` : '';
   p.config.logger.warn(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}`);
-  return answers.invalidSignature(refusal.code);
+  return answers.invalidSignature(refusalText(refusal.code));
 }
 
 // ---- parse and validate ---------------------------------------------------------------------
