@@ -31,12 +31,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   let anyHandlers: readonly EventHandler<unknown>[] = [];
   const errorHandlers: ErrorHandler[] = [];
   const lifecycle = inFlightTracker();
-  // A shared store may share job results too (Redis pub/sub), unless `results` says otherwise.
-  const results = jobResults(
-    options.results === undefined ? config.dedupe?.resultChannel?.() : options.results,
-    config.logger,
-    config.now,
-  );
+  // Results cross instances only over a channel passed as `results`: no store opens one by itself.
+  const results = jobResults(options.results, config.logger, config.now);
   const report = failureReporter(errorHandlers, config.secrets, config.logger, lifecycle);
 
   /** The handlers of a type: its own (for a type with a schema), then the `onAny` ones. */
