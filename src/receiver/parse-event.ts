@@ -50,12 +50,12 @@ export function checkPayload(payload: unknown, schemas: EventSchemas): ParsedEve
   if (passesQuickCheck(schema, payload))
     return { ok: true, type, event: payload, known: true, payloadId, payload };
   const validated = schema['~standard'].validate(payload);
-  const settle = (result: StandardResult<unknown>): ParsedEvent => {
+  const toParsed = (result: StandardResult<unknown>): ParsedEvent => {
     if (!result.issues) return { ok: true, type, event: result.value, known: true, payloadId, payload };
     const message = describeIssues(type, result.issues);
     return { ok: false, response: answers.invalidPayload(message), message };
   };
-  return isThenable(validated) ? validated.then(settle) : settle(validated);
+  return isThenable(validated) ? validated.then(toParsed) : toParsed(validated);
 }
 
 function describeIssues(type: string, issues: readonly StandardIssue[]): string {

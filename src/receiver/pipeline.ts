@@ -18,7 +18,7 @@ import type { ResolvedOptions } from './options.js';
 import { parseEvent, type ParsedEvent } from './parse-event.js';
 import { runHandlers, type DeliverySource, type EventHandler } from './run-handlers.js';
 import type { DeliveryInput } from './types.js';
-import { checkHeaders, verifyDelivery } from './verify-delivery.js';
+import { runHeaderChecks, verifyDelivery } from './verify-delivery.js';
 
 /**
  * The path of one delivery, in the order of work of docs/design.md. A delivery is one record
@@ -45,7 +45,7 @@ const STEPS = [
   parseAndValidate,
   claim,
   runOrHandOff,
-  settle,
+  settleClaim,
 ] as const satisfies readonly Step[];
 
 /** Where an already-validated event starts: the claim. */
@@ -244,12 +244,12 @@ function checkRequest(p: PipelineState, d: Delivery): ReceiverResponse | undefin
   const check = p.config.verify?.checkHeaders;
   if (!d.reader || typeof check !== 'function') return undefined;
   d.checkedAt = p.config.now();
-  const refusal = checkHeaders(check, {
+  const refusal = runHeaderChecks(check, {
     headers: d.headers,
     now: d.checkedAt,
     toleranceSeconds: p.config.toleranceSeconds,
   });
-  return refusal && refuse(p, d, refusal);
+  return refusal && refuseSignature(p, d, refusal);
 }
 
 /** A body parser consumed the body first: a mounting mistake, said once and answered every time. */
@@ -286,14 +286,14 @@ function verify(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | 
       : { headers, body, now: d.checkedAt, toleranceSeconds, headersChecked: true },
   );
   return andThen(outcome, (verdict: VerifyOutcome) => {
-    if (!verdict.ok) return refuse(p, d, verdict);
+    if (!verdict.ok) return refuseSignature(p, d, verdict);
     d.signedId = verdict.id;
     return undefined;
   });
 }
 
 /** A 401: the sender gets the code's fixed text; the verifier's detail goes to the log only. */
-function refuse(p: PipelineState, d: Delivery, refusal: VerifyRefusal): ReceiverResponse {
+function refuseSignature(p: PipelineState, d: Delivery, refusal: VerifyRefusal): ReceiverResponse {
   if (d.trace) d.trace.refusal = refusal.code;
   const detail = typeof refusal.detail === 'string' ? `: ${refusal.detail}` : '';
   p.config.logger.warn(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}`);
@@ -440,7 +440,7 @@ function handOff(p: PipelineState, d: Delivery): Promise<ReceiverResponse> {
 // ---- settle ---------------------------------------------------------------------------------
 
 /** Reports what failed, then completes (all succeeded) or releases the claim. */
-function settle(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
+function settleClaim(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
   const ok = d.failures.length === 0;
   d.outcome = ok ? 'handled' : 'failed';
   if (!ok && !d.reported) p.report(d.failures, Delivery.info(d));

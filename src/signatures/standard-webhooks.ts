@@ -40,7 +40,7 @@ export function standardWebhooks(): Verifier {
       const keys = hmacKeys(secrets);
       const verify: VerifyFunction = (request) => {
         const checked = request.headersChecked === true;
-        const refused = checked ? undefined : checkHeaders(request);
+        const refused = checked ? undefined : checkStandardHeaders(request);
         if (refused) return refused;
         const { headers, body } = request;
         const id = headers.get('webhook-id')!;
@@ -51,7 +51,7 @@ export function standardWebhooks(): Verifier {
         if (isThenable(matched)) return matched.then((ok) => outcome(ok, id));
         return outcome(matched, id);
       };
-      verify.checkHeaders = checkHeaders;
+      verify.checkHeaders = checkStandardHeaders;
       return verify;
     },
     sign({ secret, body, id, timestamp }: SignInput) {
@@ -70,7 +70,11 @@ function outcome(matched: boolean, id: string): VerifyOutcome {
 }
 
 /** Everything that can be refused before the body is read. */
-function checkHeaders({ headers, now, toleranceSeconds }: HeaderCheckRequest): VerifyRefusal | undefined {
+function checkStandardHeaders({
+  headers,
+  now,
+  toleranceSeconds,
+}: HeaderCheckRequest): VerifyRefusal | undefined {
   const id = headers.get('webhook-id');
   const timestamp = headers.get('webhook-timestamp');
   const signature = headers.get('webhook-signature');
