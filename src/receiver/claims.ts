@@ -1,3 +1,4 @@
+import { TIMED_OUT, within } from '../common/bounded.js';
 import { JobhookError } from '../common/errors.js';
 import { messageOf, quote, type SafeLogger } from '../common/logger.js';
 import { isThenable } from '../common/thenable.js';
@@ -156,14 +157,13 @@ export function deliveryClaims(
     // A third of the lease: a hung complete still leaves time to retry it before the lease lapses.
     const leaseMs = claim.store.leaseMs;
     const limit = leaseMs > 0 ? Math.min(leaseMs / 3, MAX_STORE_WAIT_MS) : MAX_STORE_WAIT_MS;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`it did not settle within ${Math.round(limit)} ms`)), limit);
-      timer.unref?.();
-    });
-    return Promise.race([Promise.resolve(result as PromiseLike<StepResult<Step>>), timedOut])
-      .then(undefined, failed)
-      .finally(() => clearTimeout(timer));
+    return within(Promise.resolve(result as PromiseLike<StepResult<Step>>), limit, { unref: true }).then(
+      (settled) =>
+        settled === TIMED_OUT
+          ? failed(new Error(`it did not settle within ${Math.round(limit)} ms`))
+          : settled,
+      failed,
+    );
   }
 
   function reportStoreFailure(step: string, error: unknown, delivery: DeliveryInfo) {

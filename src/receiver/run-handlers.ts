@@ -1,6 +1,8 @@
+import { TIMED_OUT, within } from '../common/bounded.js';
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
 import { isThenable } from '../common/thenable.js';
+import { ignore } from '../common/ignore.js';
 
 /** How an event reached the receiver: a webhook delivery, or a poll of the gateway (reconciling). */
 export type DeliverySource = 'webhook' | 'poll';
@@ -123,14 +125,7 @@ async function waitWithin(
   abort: (reason: JobhookError) => void,
 ): Promise<HandlerRun> {
   const all = Promise.all(running).then(() => failures);
-  if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) return { failures: await all };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = await Promise.race([
-    all.then(() => false),
-    new Promise<true>((resolve) => (timer = setTimeout(resolve, timeoutMs, true))),
-  ]);
-  clearTimeout(timer);
-  if (!timedOut) return { failures };
+  if ((await within(all, timeoutMs)) !== TIMED_OUT) return { failures };
   const timeout = new JobhookError(
     'handler_timeout',
     `A ${delivery.type} handler did not finish within ${timeoutMs} ms.`,
@@ -140,5 +135,3 @@ async function waitWithin(
   // A copy: failures that come later belong to `late`.
   return { failures: [...failures, timeout], late: all };
 }
-
-function ignore(): void {}

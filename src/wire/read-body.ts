@@ -1,5 +1,6 @@
 import { answers, type ReceiverResponse } from './answers.js';
 import { rawBytes, type BodyInput } from './body.js';
+import { ignore } from '../common/ignore.js';
 
 /**
  * Reading a body within its limit and its deadline, in one place: the receiver's side
@@ -258,5 +259,3 @@ export function bodyDeadlines(timeoutMs: number) {
     },
   };
 }
-
-function ignore(): void {}
