@@ -35,8 +35,8 @@ export function answerNodeRequest(
 
 /**
  * Copies the receiver's answer onto the response. Header by header rather than one object spread
- * into `writeHead`: Node validated that spread object's headers noticeably more slowly (about
- * 5 µs per request in a node:http server; bench/NOTES.md).
+ * into `writeHead`: Node validated that spread object's headers noticeably more slowly
+ * (bench/NOTES.md).
  */
 function writeAnswer(res: ServerResponse, result: ReceiverResponse): void {
   // The client may have gone (an aborted upload) or another middleware may have answered.
@@ -73,8 +73,7 @@ function receiveNodeRequest(
  * {@link BodyCollector}): a body sent in tiny chunks holds no more than one sent in large ones.
  *
  * Written here rather than with raw-body, which it replaced: on every delivery raw-body added and
- * then removed five listeners and copied even a single-chunk body, several µs per request in a
- * node:http server's profile (bench/NOTES.md). This reader adds four and removes none on success:
+ * then removed five listeners and copied even a single-chunk body (bench/NOTES.md). This reader adds four and removes none on success:
  * the request is done with, and a later `error` must still find a listener.
  */
 export function readNodeBody(req: IncomingMessage, limits: BodyLimits): Promise<Uint8Array> {
