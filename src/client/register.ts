@@ -7,8 +7,11 @@ import type { CreateWebhookInput, Webhook } from './types.js';
 /** What registration needs of a client (a `GatewayClient` has it): its webhooks' list, create and delete. */
 export interface WebhooksClient {
   webhooks: {
+    /** POST /api/v1/webhooks */
     create(input: CreateWebhookInput, options?: RequestOptions): Promise<Webhook>;
+    /** GET /api/v1/webhooks */
     list(options?: RequestOptions): Promise<Webhook[]>;
+    /** DELETE /api/v1/webhooks/{id} */
     delete(id: number, options?: RequestOptions): Promise<{ id: number }>;
   };
 }
