@@ -27,8 +27,12 @@ export type ParsedEvent =
  * only when the schema is asynchronous). A type with no schema is passed on as it came
  * (`known: false`); anything else that does not match is a 400.
  */
-export function parseEvent(body: Uint8Array, schemas: EventSchemas): ParsedEvent | Promise<ParsedEvent> {
-  const decoded = decodeJson(body);
+export function parseEvent(
+  body: Uint8Array,
+  schemas: EventSchemas,
+  text?: string,
+): ParsedEvent | Promise<ParsedEvent> {
+  const decoded = decodeJson(body, text);
   if (!decoded.ok)
     return { ok: false, response: answers.invalidJson(decoded.message), message: decoded.message };
   return checkPayload(decoded.value, schemas);

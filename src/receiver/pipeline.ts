@@ -100,6 +100,8 @@ class Delivery implements DeliveryInfo {
   headers: HeaderReader | undefined = undefined;
   reader: BodyReader | undefined = undefined;
   body: Uint8Array | undefined = undefined;
+  /** The body as the string it was handed over as, if it was one. */
+  text: string | undefined = undefined;
   /** When the header checks passed, if they ran before the body was read. */
   checkedAt: number | undefined = undefined;
   /** The delivery id the signature covers (`webhook-id`), once verified. */
@@ -238,6 +240,7 @@ function checkRequest(p: PipelineState, d: Delivery): ReceiverResponse | undefin
   if (method !== 'POST') return answers.methodNotAllowed();
   if (typeof input.body === 'function') d.reader = input.body;
   else if ((d.body = rawBytes(input.body)) === undefined) return bodyUnavailable(p);
+  else if (typeof input.body === 'string') d.text = input.body;
   d.headers = readHeaders(input.headers ?? {});
   // A body already in hand goes straight to the verifier. Before reading one, the checks that need
   // no body run, and the verifier is told they passed (it would make them again).
@@ -303,7 +306,7 @@ function refuseSignature(p: PipelineState, d: Delivery, refusal: VerifyRefusal):
 // ---- parse and validate ---------------------------------------------------------------------
 
 function parseAndValidate(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
-  return andThen(parseEvent(d.body!, p.schemas), (parsed: ParsedEvent) => {
+  return andThen(parseEvent(d.body!, p.schemas, d.text), (parsed: ParsedEvent) => {
     if (!parsed.ok) {
       p.config.logger.warn(`jobhook: rejected a delivery (400): ${parsed.response.body}`);
       return parsed.response;

@@ -14,9 +14,16 @@ export function rawBytes(body: unknown): Uint8Array | undefined {
 
 export type Decoded = { ok: true; value: unknown } | { ok: false; message: string };
 
-/** JSON text is UTF-8 (RFC 8259): a body that is not is refused rather than silently altered. */
-export function decodeJson(bytes: Uint8Array): Decoded {
-  let text = decodeUtf8(bytes);
+/**
+ * JSON text is UTF-8 (RFC 8259): a body that is not is refused rather than silently altered.
+ * `given`: the body as the string it was handed over as (serverless platforms), parsed as it is
+ * when it is well formed, since its UTF-8 (what was verified) then decodes back to it exactly.
+ */
+export function decodeJson(bytes: Uint8Array, given?: string): Decoded {
+  let text =
+    given !== undefined && (given as { isWellFormed?: () => boolean }).isWellFormed?.() === true
+      ? given
+      : decodeUtf8(bytes);
   if (text === undefined) return { ok: false, message: 'The body is not valid UTF-8.' };
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
