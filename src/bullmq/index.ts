@@ -29,5 +29,5 @@ export {
 } from './handoff.js';
 export { runWorker, type RunWorkerOptions, type WorkerHandle } from './worker.js';
 export { jobIdOf } from './job-id.js';
-export type { Handoff, HandoffJob, QueuedJobRunner, QueuedRunOptions } from '../handoff/handoff.js';
+export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
 export type { FailedEvent, FailedEvents } from '../handoff/failed.js';

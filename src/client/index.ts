@@ -21,6 +21,7 @@ export {
   type RegisterWebhookOptions,
   type RegisterWebhookResult,
   type StartupRetryOptions,
+  type WebhooksClient,
 } from './register.js';
 export type { RequestOptions } from './request.js';
 export type { RetryOptions } from './retry.js';

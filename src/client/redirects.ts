@@ -27,7 +27,7 @@ export async function fetchSameOrigin(
     const response = await fetchImpl(current.href, { ...init, method, body, headers, redirect: 'manual' });
     // Browsers and some runtimes hide a manual redirect's target: it cannot be checked, so not followed.
     if (response.type === 'opaqueredirect') {
-      return refuse(response, 'redirected somewhere this runtime does not reveal');
+      return refusedRedirect(response, 'redirected somewhere this runtime does not reveal');
     }
     const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
     if (location === null) return { response };
@@ -36,13 +36,13 @@ export async function fetchSameOrigin(
     try {
       next = new URL(location, current);
     } catch {
-      return refuse(response, 'redirected to an address that is not a URL');
+      return refusedRedirect(response, 'redirected to an address that is not a URL');
     }
     if (next.origin !== current.origin) {
-      return refuse(response, `redirected to another origin (${next.origin})`);
+      return refusedRedirect(response, `redirected to another origin (${next.origin})`);
     }
     if (hop >= MAX_REDIRECTS) {
-      return refuse(response, `redirected more than ${MAX_REDIRECTS} times`);
+      return refusedRedirect(response, `redirected more than ${MAX_REDIRECTS} times`);
     }
     if (
       (response.status === 303 && method !== 'HEAD') ||
@@ -56,6 +56,6 @@ export async function fetchSameOrigin(
   }
 }
 
-function refuse(response: Response, reason: string): { refused: RefusedRedirect } {
+function refusedRedirect(response: Response, reason: string): { refused: RefusedRedirect } {
   return { refused: { status: response.status, reason } };
 }

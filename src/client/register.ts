@@ -1,11 +1,23 @@
-import type { GatewayClient } from './client.js';
 import { JobhookError } from '../common/errors.js';
 import { GatewayError } from './errors.js';
 import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import type { RequestOptions } from './request.js';
 import { resolveRetry, withRetries, type RetryOptions } from './retry.js';
 import { mayBeIncomplete } from './pages.js';
-import type { Webhook } from './types.js';
+
+import type { CreateWebhookInput, Webhook } from './types.js';
+
+/** What registration needs of a client (a `GatewayClient` has it): its webhooks' list, create and delete. */
+export interface WebhooksClient {
+  webhooks: {
+    /** POST /api/v1/webhooks */
+    create(input: CreateWebhookInput, options?: RequestOptions): Promise<Webhook>;
+    /** GET /api/v1/webhooks */
+    list(options?: RequestOptions): Promise<Webhook[]>;
+    /** DELETE /api/v1/webhooks/{id} */
+    delete(id: number, options?: RequestOptions): Promise<{ id: number }>;
+  };
+}
 
 /** Options of {@link registerWebhook}. */
 export interface RegisterWebhookOptions {
@@ -101,7 +113,7 @@ export interface RegisterWebhookResult {
  * Start listening before calling this: deliveries may arrive as soon as it resolves.
  */
 export async function registerWebhook(
-  client: GatewayClient,
+  client: WebhooksClient,
   options: RegisterWebhookOptions,
 ): Promise<RegisterWebhookResult> {
   refuseUnknownOptions(options, REGISTER_OPTIONS, 'register', {
@@ -116,7 +128,7 @@ export async function registerWebhook(
 }
 
 async function registerOnce(
-  client: GatewayClient,
+  client: WebhooksClient,
   options: RegisterWebhookOptions,
 ): Promise<RegisterWebhookResult> {
   const url = normaliseUrl(options.url);

@@ -1,3 +1,35 @@
+/** What {@link within} gives when the work did not settle in time. */
+export const TIMED_OUT: unique symbol = Symbol('timed out');
+
+/**
+ * The one bounded wait: resolves like `work`, or with {@link TIMED_OUT} once `timeoutMs` passed
+ * first (0, a negative or a non-finite bound: no bound); rejects when `work` rejects in time. The
+ * work itself goes on; the timer is cleared as soon as it settles. `unref`: the wait alone does
+ * not keep the process alive (for waits inside a delivery, which its connection holds open).
+ */
+export function within<T>(
+  work: PromiseLike<T>,
+  timeoutMs: number,
+  options: { unref?: boolean } = {},
+): Promise<T | typeof TIMED_OUT> {
+  if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) return Promise.resolve(work);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, timeoutMs, TIMED_OUT);
+    if (options.unref) (timer as { unref?: () => void }).unref?.();
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on as it came
+        reject(error);
+      },
+    );
+  });
+}
+
 /**
  * Settles like `operation`, but rejects with `fail(cause)` when it rejects or takes longer than
  * `timeoutMs` (0: no limit). A shared service that stops answering must fail the delivery (the
@@ -9,18 +41,9 @@ export function bounded<T>(
   timeoutMs: number,
   fail: (cause: unknown) => Error,
 ): Promise<T> {
-  if (timeoutMs <= 0) return operation.catch((error: unknown) => Promise.reject(fail(error)));
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(fail(new Error(`no answer within ${timeoutMs} ms`))), timeoutMs);
-    operation.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(fail(error));
-      },
-    );
-  });
+  return within(operation, timeoutMs).then(
+    (value) =>
+      value === TIMED_OUT ? Promise.reject(fail(new Error(`no answer within ${timeoutMs} ms`))) : value,
+    (error: unknown) => Promise.reject(fail(error)),
+  );
 }

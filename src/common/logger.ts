@@ -1,5 +1,6 @@
 import { redactor, secretForms } from './redact.js';
 import { isThenable } from './thenable.js';
+import { ignore } from './ignore.js';
 
 /** Console-compatible: `console` itself is a Logger. Only `error` is required. */
 export interface Logger {
@@ -68,5 +69,3 @@ export function safeLogger(logger: Logger): SafeLogger {
     };
   return { error: level('error'), warn: level('warn') };
 }
-
-function ignore(): void {}

@@ -1,5 +1,3 @@
-import type { ResultChannel } from '../results/result-channel.js';
-
 /**
  * What a claim found. `new`: the caller now holds the key (run the handlers). `busy`: a live
  * claim of another holder holds it (answer 409, the sender retries). `done`: handled within the
@@ -36,10 +34,4 @@ export interface DedupeStore {
   complete(key: string, owner: string): void | Promise<void>;
   /** The handlers failed: frees the key if `owner` still holds it, so a retry runs them again. */
   release(key: string, owner: string): void | Promise<void>;
-  /**
-   * Optional: a channel over the same service that shares job results between instances, so that
-   * `client.images.waitFor` on one instance wakes when another receives the result. The receiver
-   * opens it unless its `results` option says otherwise.
-   */
-  resultChannel?(): ResultChannel;
 }

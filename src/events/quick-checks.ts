@@ -4,8 +4,7 @@ import { isRecord } from '../common/is-record.js';
 
 /**
  * The default schemas' checks written out by hand, for the hot path: zod's loose-object parse
- * copies each object level and walks its unknown keys, about 1 µs per delivery (4 % of
- * `receive()` at 1 KB, bench/RESULTS.md). Each accepts exactly what its zod schema accepts (a
+ * copies each object level and walks its unknown keys, a cost bench/NOTES.md measures. Each accepts exactly what its zod schema accepts (a
  * property test compares the two on generated payloads); a payload it accepts is passed on as it
  * is, and one it refuses goes to zod, which then says what is wrong. Schemas of your own are
  * always run as they are.

@@ -37,6 +37,8 @@ export interface HandoffJob {
   payload: unknown;
   /** When the receiver accepted the delivery, in ms since the epoch. */
   receivedAt: number;
+  /** `'poll'` for an outcome the receiver found by polling the gateway; absent for a webhook. */
+  source?: 'webhook' | 'poll';
 }
 
 /**
@@ -47,14 +49,17 @@ export interface QueuedJobRunner {
   /**
    * Runs the handlers for one job a hand-off stored; resolves once they all succeeded, rejects
    * (with the `JobhookError` also given to `onError`) when one failed or timed out, so that the
-   * queue retries the job. `options.attempt` is the queue's count of attempts at this job (1 for
-   * the first), which handlers see as `context.attempt`.
+   * queue retries the job.
    */
-  handleQueued(job: HandoffJob, options?: QueuedRunOptions): Promise<void>;
+  handleQueued(job: HandoffJob, attempt?: QueuedAttempt): Promise<void>;
 }
 
-/** What a queue worker knows of one run of a job besides the job. */
-export interface QueuedRunOptions {
-  /** This attempt's number, from 1; it counts on when a failed event is retried by hand. */
+/** What a queue worker says about the attempt it gives to `receiver.handleQueued`. */
+export interface QueuedAttempt {
+  /**
+   * 1 for the job's first attempt, counting on for the queue's retries and when a failed event
+   * is retried by hand; handlers see it as `context.attempt`. On the first, the receiver's
+   * observer learns the time from hand-off to start (`jobhook.handoff.latency`).
+   */
   attempt?: number;
 }

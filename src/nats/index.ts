@@ -33,5 +33,5 @@ export {
   type RunNatsWorkerOptions,
   type NatsWorkerHandle,
 } from './worker.js';
-export type { Handoff, HandoffJob, QueuedJobRunner, QueuedRunOptions } from '../handoff/handoff.js';
+export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
 export type { FailedEvent, FailedEvents } from '../handoff/failed.js';

@@ -2,7 +2,6 @@ import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JsMsg } from '@
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
-import { reportHandoff } from '../receiver/observe.js';
 import { ATTEMPTS_HEADER, type FailedRecord } from './handoff.js';
 import { isNotFound, natsPlace, streamEnsurer } from './stream.js';
 
@@ -143,10 +142,7 @@ export async function runNatsWorker(
         attempt - 1,
       );
     }
-    if (attempt === 1 && typeof job?.receivedAt === 'number') {
-      const { deliveryId, type } = job;
-      reportHandoff(receiver, { deliveryId, type, latencyMs: Math.max(0, Date.now() - job.receivedAt) });
-    }
+    // The first attempt tells the receiver's observer the time from hand-off to start.
     const progress = setInterval(() => msg.working(), Math.max(1, Math.floor(ackWaitMs / 3)));
     try {
       await receiver.handleQueued(job, { attempt });

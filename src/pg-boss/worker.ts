@@ -1,7 +1,6 @@
 import type PgBoss from 'pg-boss';
 import { JobhookError } from '../common/errors.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
-import { reportHandoff } from '../receiver/observe.js';
 import { checkQueueName, queueCreator } from './handoff.js';
 
 /** Options of {@link runPgBossWorker}. */
@@ -59,10 +58,7 @@ export async function runPgBossWorker(
   const handle = async ([job]: PgBoss.JobWithMetadata<HandoffJob>[]) => {
     if (!job) return;
     const attempt = job.retryCount + 1;
-    if (attempt === 1 && typeof job.data?.receivedAt === 'number') {
-      const { deliveryId, type } = job.data;
-      reportHandoff(receiver, { deliveryId, type, latencyMs: Math.max(0, Date.now() - job.data.receivedAt) });
-    }
+    // The first attempt tells the receiver's observer the time from hand-off to start.
     const run = receiver.handleQueued(job.data, { attempt });
     running.add(run);
     try {

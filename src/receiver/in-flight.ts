@@ -1,3 +1,6 @@
+import { TIMED_OUT, within } from '../common/bounded.js';
+import { ignore } from '../common/ignore.js';
+
 // setImmediate is Node's (and Bun's); the Web runtimes have only timers.
 const later: (callback: () => void) => void =
   typeof setImmediate === 'function' ? setImmediate : (callback) => setTimeout(callback, 0);
@@ -52,17 +55,10 @@ export function inFlightTracker() {
         drained = () => later(resolve);
         check();
       });
-      if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) return whenDrained.then(() => true);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      return Promise.race([
-        whenDrained.then(() => true),
-        new Promise<false>((resolve) => (timer = setTimeout(resolve, timeoutMs, false))),
-      ]).finally(() => clearTimeout(timer));
+      return within(whenDrained, timeoutMs).then((drained) => drained !== TIMED_OUT);
     },
   };
 }
 
 /** What {@link inFlightTracker} returns. */
 export type InFlight = ReturnType<typeof inFlightTracker>;
-
-function ignore(): void {}

@@ -13,13 +13,13 @@ import {
   type SafeLogger,
 } from '../common/logger.js';
 import type { HeaderReader } from '../wire/headers.js';
+import { isRefusalCode } from '../signatures/refusals.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
 import type { JobResultsOptions } from '../results/job-results.js';
 import type { ResultChannel } from '../results/result-channel.js';
 import {
   refuse,
   type CustomVerifyFunction,
-  type RefusalCode,
   type Verifier,
   type VerifyFunction,
   type VerifyOutcome,
@@ -140,7 +140,7 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     now: options.now ?? Date.now,
     dedupe:
       options.dedupe === false || handoffOf(options) ? undefined : (options.dedupe ?? memoryDedupeStore()),
-    dedupeKey: dedupeKeyOf(options.dedupeKey),
+    dedupeKey: dedupeKeyChoice(options.dedupeKey),
     handoff: handoffOf(options),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, MIB),
     bodyTimeoutMs: nonNegative('bodyTimeoutMs', options.bodyTimeoutMs, 10_000),
@@ -166,7 +166,7 @@ function handoffOf(options: ReceiverOptions<EventSchemas>): Handoff | undefined 
   return handoff;
 }
 
-function dedupeKeyOf(key: ReceiverOptions['dedupeKey']): ResolvedOptions['dedupeKey'] {
+function dedupeKeyChoice(key: ReceiverOptions['dedupeKey']): ResolvedOptions['dedupeKey'] {
   if (key === undefined) return 'event';
   if (key === 'event' || key === 'delivery' || typeof key === 'function') return key;
   throw new JobhookError('invalid_options', "`dedupeKey` must be 'event', 'delivery' or a function.");
@@ -191,7 +191,7 @@ function verifyFunction(verifier: ReceiverOptions['verifier'], secrets: readonly
   if (typeof verifier === 'function') {
     return (request) => {
       const result = verifier({ ...request, secrets });
-      return isThenable(result) ? Promise.resolve(result).then(outcomeOf) : outcomeOf(result);
+      return isThenable(result) ? Promise.resolve(result).then(closedOutcome) : closedOutcome(result);
     };
   }
   if (typeof verifier.prepare !== 'function') {
@@ -203,20 +203,13 @@ function verifyFunction(verifier: ReceiverOptions['verifier'], secrets: readonly
   return verifier.prepare(secrets);
 }
 
-const REFUSAL_CODES: readonly RefusalCode[] = [
-  'missing_header',
-  'malformed_header',
-  'stale_timestamp',
-  'no_match',
-];
-
 /** A custom verifier's answer in the closed form: anything unrecognised is a refusal, `no_match`. */
-function outcomeOf(result: VerifyOutcome | boolean): VerifyOutcome {
+function closedOutcome(result: VerifyOutcome | boolean): VerifyOutcome {
   if (result === true) return { ok: true };
   if (typeof result !== 'object' || result === null) return refuse('no_match');
   if (result.ok === true) return typeof result.id === 'string' ? { ok: true, id: result.id } : { ok: true };
   const detail = typeof result.detail === 'string' ? result.detail : undefined;
-  return refuse(REFUSAL_CODES.includes(result.code) ? result.code : 'no_match', detail);
+  return refuse(isRefusalCode(result.code) ? result.code : 'no_match', detail);
 }
 
 function nonNegative(name: string, value: number | undefined, fallback: number): number {

@@ -27,8 +27,12 @@ export type ParsedEvent =
  * only when the schema is asynchronous). A type with no schema is passed on as it came
  * (`known: false`); anything else that does not match is a 400.
  */
-export function parseEvent(body: Uint8Array, schemas: EventSchemas): ParsedEvent | Promise<ParsedEvent> {
-  const decoded = decodeJson(body);
+export function parseEvent(
+  body: Uint8Array,
+  schemas: EventSchemas,
+  text?: string,
+): ParsedEvent | Promise<ParsedEvent> {
+  const decoded = decodeJson(body, text);
   if (!decoded.ok)
     return { ok: false, response: answers.invalidJson(decoded.message), message: decoded.message };
   return checkPayload(decoded.value, schemas);
@@ -50,12 +54,12 @@ export function checkPayload(payload: unknown, schemas: EventSchemas): ParsedEve
   if (passesQuickCheck(schema, payload))
     return { ok: true, type, event: payload, known: true, payloadId, payload };
   const validated = schema['~standard'].validate(payload);
-  const settle = (result: StandardResult<unknown>): ParsedEvent => {
+  const toParsed = (result: StandardResult<unknown>): ParsedEvent => {
     if (!result.issues) return { ok: true, type, event: result.value, known: true, payloadId, payload };
     const message = describeIssues(type, result.issues);
     return { ok: false, response: answers.invalidPayload(message), message };
   };
-  return isThenable(validated) ? validated.then(settle) : settle(validated);
+  return isThenable(validated) ? validated.then(toParsed) : toParsed(validated);
 }
 
 function describeIssues(type: string, issues: readonly StandardIssue[]): string {

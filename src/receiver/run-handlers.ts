@@ -1,6 +1,11 @@
+import { TIMED_OUT, within } from '../common/bounded.js';
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
 import { isThenable } from '../common/thenable.js';
+import { ignore } from '../common/ignore.js';
+
+/** How an event reached the receiver: a webhook delivery, or a poll of the gateway (reconciling). */
+export type DeliverySource = 'webhook' | 'poll';
 
 /** What a handler learns about the delivery besides its payload. */
 export interface DeliveryContext {
@@ -8,6 +13,8 @@ export interface DeliveryContext {
   deliveryId: string | undefined;
   /** The event type. */
   type: string;
+  /** `'webhook'` for a delivery, `'poll'` for an outcome the receiver found by polling the gateway. */
+  source: DeliverySource;
   /**
    * Aborted when the handler timeout passes: long work should stop then by rejecting (say with
    * `signal.throwIfAborted()`), so that the retry runs it again. A handler that returns normally
@@ -46,11 +53,11 @@ export interface HandlerRun {
 export function runHandlers<E>(
   handlers: readonly EventHandler<E>[],
   event: E,
-  delivery: { deliveryId: string | undefined; type: string },
+  delivery: { deliveryId: string | undefined; type: string; source: DeliverySource },
   timeoutMs: number,
   attempt?: number,
 ): JobhookError[] | Promise<HandlerRun> {
-  const context = new HandlerContext(delivery.deliveryId, delivery.type, attempt);
+  const context = new HandlerContext(delivery.deliveryId, delivery.type, delivery.source, attempt);
   const failures: JobhookError[] = [];
   const fail = (error: unknown) => {
     // A handler that stopped on its signal rejects with the timeout, already reported: keep it as
@@ -77,7 +84,9 @@ export function runHandlers<E>(
   }
   // Handlers that returned no promise are done: nothing to wait for, no timer to set.
   if (!running) return failures;
-  return settle(running, failures, delivery, timeoutMs, (reason) => HandlerContext.abort(context, reason));
+  return waitWithin(running, failures, delivery, timeoutMs, (reason) =>
+    HandlerContext.abort(context, reason),
+  );
 }
 
 /**
@@ -92,6 +101,7 @@ class HandlerContext implements DeliveryContext {
   constructor(
     readonly deliveryId: string | undefined,
     readonly type: string,
+    readonly source: DeliverySource,
     readonly attempt: number | undefined,
   ) {}
 
@@ -115,7 +125,7 @@ class HandlerContext implements DeliveryContext {
 }
 
 /** Waits for the handlers that returned promises, at most `timeoutMs`. */
-async function settle(
+async function waitWithin(
   running: Promise<void>[],
   failures: JobhookError[],
   delivery: { deliveryId: string | undefined; type: string },
@@ -123,14 +133,7 @@ async function settle(
   abort: (reason: JobhookError) => void,
 ): Promise<HandlerRun> {
   const all = Promise.all(running).then(() => failures);
-  if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) return { failures: await all };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = await Promise.race([
-    all.then(() => false),
-    new Promise<true>((resolve) => (timer = setTimeout(resolve, timeoutMs, true))),
-  ]);
-  clearTimeout(timer);
-  if (!timedOut) return { failures };
+  if ((await within(all, timeoutMs)) !== TIMED_OUT) return { failures };
   const timeout = new JobhookError(
     'handler_timeout',
     `A ${delivery.type} handler did not finish within ${timeoutMs} ms.`,
@@ -140,5 +143,3 @@ async function settle(
   // A copy: failures that come later belong to `late`.
   return { failures: [...failures, timeout], late: all };
 }
-
-function ignore(): void {}

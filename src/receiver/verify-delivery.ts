@@ -29,7 +29,7 @@ export function verifyDelivery(
  * The refusal of a verifier's `checkHeaders` (the checks that need no body, run before it is read);
  * `undefined` to read on. A check that throws is a refusal, as `verify` is.
  */
-export function checkHeaders(
+export function runHeaderChecks(
   check: NonNullable<VerifyFunction['checkHeaders']>,
   request: HeaderCheckRequest,
 ): VerifyRefusal | undefined {

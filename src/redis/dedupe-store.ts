@@ -1,7 +1,6 @@
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import { withTimeout } from '../dedupe/with-timeout.js';
 import { JobhookError } from '../common/errors.js';
-import { redisResultChannel, type RedisPubSubClient } from './result-channel.js';
 import { scripts, type Script } from './scripts.js';
 
 /**
@@ -89,11 +88,6 @@ export function redisDedupeStore(options: RedisDedupeOptions): RedisDedupeStore 
     prefix,
     leaseMs,
     ttlMs,
-    // An ioredis client can also publish and subscribe: job results then reach every instance's
-    // waiters (`client.images.waitFor`) with no polling, on the channel `<prefix>results`.
-    ...(canPublish(redis) && {
-      resultChannel: () => redisResultChannel({ redis: redis as unknown as RedisPubSubClient, prefix }),
-    }),
     async claim(key, owner) {
       const result = await call('claim', scripts.claim, key, tag(owner), leaseMs);
       if (result === 'new' || result === 'busy' || result === 'done') return result;
@@ -120,9 +114,4 @@ function positive(name: string, value: number | undefined, fallback: number): nu
     );
   }
   return value;
-}
-
-function canPublish(redis: object): boolean {
-  const client = redis as { publish?: unknown; duplicate?: unknown };
-  return typeof client.publish === 'function' && typeof client.duplicate === 'function';
 }

@@ -6,9 +6,8 @@ import type { JobResult } from './job-result.js';
  *
  * Every verified delivery adds one, and most receivers never look one up, so adding is kept to an
  * append: results sit in arrival order (the order age and count drop them in), and the map by task
- * id is brought up to date only when a lookup comes. Indexing each result as it arrived cost about
- * 2 µs per delivery (a map insert of a new key, the delete of the oldest), 8 % of `receive()` at
- * 1 KB. A lookup indexes what arrived since the last one, so the total work is the same for an app
+ * id is brought up to date only when a lookup comes. Indexing each result as it arrived (a map insert of
+ * a new key, the delete of the oldest) was a visible share of `receive()` (bench/NOTES.md). A lookup indexes what arrived since the last one, so the total work is the same for an app
  * that waits on every job, and none for one that never waits.
  */
 export function recentResults(options: { maxEntries: number; maxAgeMs: number; now: () => number }) {

@@ -1,6 +1,6 @@
 import { decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { isBase64Digest, toBase64 } from '../common/bytes.js';
-import { isThenable, settle } from '../common/thenable.js';
+import { andThen, isThenable } from '../common/thenable.js';
 import { hmacKeys, secretBytes } from './secret.js';
 import type { HeaderReader } from '../wire/headers.js';
 import {
@@ -40,7 +40,7 @@ export function standardWebhooks(): Verifier {
       const keys = hmacKeys(secrets);
       const verify: VerifyFunction = (request) => {
         const checked = request.headersChecked === true;
-        const refused = checked ? undefined : checkHeaders(request);
+        const refused = checked ? undefined : checkStandardHeaders(request);
         if (refused) return refused;
         const { headers, body } = request;
         const id = headers.get('webhook-id')!;
@@ -51,12 +51,12 @@ export function standardWebhooks(): Verifier {
         if (isThenable(matched)) return matched.then((ok) => outcome(ok, id));
         return outcome(matched, id);
       };
-      verify.checkHeaders = checkHeaders;
+      verify.checkHeaders = checkStandardHeaders;
       return verify;
     },
     sign({ secret, body, id, timestamp }: SignInput) {
       const digest = signHmac(secretBytes(secret), [id, '.', String(timestamp), '.', body]);
-      return settle(digest, (bytes) => ({
+      return andThen(digest, (bytes) => ({
         'webhook-id': id,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': `v1,${toBase64(bytes)}`,
@@ -70,7 +70,11 @@ function outcome(matched: boolean, id: string): VerifyOutcome {
 }
 
 /** Everything that can be refused before the body is read. */
-function checkHeaders({ headers, now, toleranceSeconds }: HeaderCheckRequest): VerifyRefusal | undefined {
+function checkStandardHeaders({
+  headers,
+  now,
+  toleranceSeconds,
+}: HeaderCheckRequest): VerifyRefusal | undefined {
   const id = headers.get('webhook-id');
   const timestamp = headers.get('webhook-timestamp');
   const signature = headers.get('webhook-signature');

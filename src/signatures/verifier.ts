@@ -1,4 +1,5 @@
 import type { HeaderReader } from '../wire/headers.js';
+import type { RefusalCode } from './refusals.js';
 
 /** What a verifier is given for one delivery. */
 export interface SignedRequest {
@@ -17,15 +18,7 @@ export interface SignedRequest {
   headersChecked?: boolean;
 }
 
-/**
- * Why a delivery's signature was refused, from a closed list, so that every verifier (built-in or
- * your own) is answered with the same fixed texts:
- * - `missing_header`: a header the scheme needs is absent;
- * - `malformed_header`: a header is present but not in the scheme's form;
- * - `stale_timestamp`: the signed timestamp is outside the tolerance, either way;
- * - `no_match`: no signature matches any of the secrets (also a verifier that throws).
- */
-export type RefusalCode = 'missing_header' | 'malformed_header' | 'stale_timestamp' | 'no_match';
+export type { RefusalCode } from './refusals.js';
 
 /**
  * A refusal. `detail` is for your logs only (it is logged at `warn`, with secrets redacted) and is

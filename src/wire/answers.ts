@@ -1,5 +1,3 @@
-import type { RefusalCode } from '../signatures/verifier.js';
-
 /** What the receiver answers: adapters copy it onto their framework's response as it is. */
 export interface ReceiverResponse {
   status: number;
@@ -44,17 +42,6 @@ function failure(status: number, code: AnswerCode, message: string, extraHeaders
   return respond(status, JSON.stringify({ ok: false, error: { code, message } }), extraHeaders);
 }
 
-/**
- * The one text per refusal code, for every verifier, built-in or custom: a verifier's own `detail`
- * goes to the log only, since it might quote an expected signature.
- */
-const REFUSALS: Record<RefusalCode, string> = {
-  missing_header: 'A signature header is missing.',
-  malformed_header: 'A signature header is malformed.',
-  stale_timestamp: 'The signed timestamp is outside the allowed tolerance; check the clocks.',
-  no_match: 'No signature matches; check the secret.',
-};
-
 const OK = JSON.stringify({ ok: true });
 const DUPLICATE = JSON.stringify({ ok: true, duplicate: true });
 
@@ -66,8 +53,8 @@ export const answers = {
     failure(409, 'in_progress', 'This delivery is being handled right now; retry later.', {
       'retry-after': '1',
     }),
-  invalidSignature: (code: RefusalCode) =>
-    failure(401, 'invalid_signature', Object.hasOwn(REFUSALS, code) ? REFUSALS[code] : REFUSALS.no_match),
+  /** `text`: the refusal's fixed text (`refusalText` in src/signatures/refusals.ts), never a verifier's detail. */
+  invalidSignature: (text: string) => failure(401, 'invalid_signature', text),
   invalidJson: (message: string) => failure(400, 'invalid_json', message),
   invalidPayload: (message: string) => failure(400, 'invalid_payload', message),
   methodNotAllowed: () =>

@@ -14,7 +14,7 @@ export interface HeaderReader {
 export function readHeaders(input: HeadersInput): HeaderReader {
   if (isFetchHeaders(input)) {
     // Each name is looked up once: a Fetch `Headers#get` normalises the name and searches the list
-    // on every call (about 0.3 µs each on @hono/node-server's), and a delivery reads its signature
+    // on every call (bench/NOTES.md), and a delivery reads its signature
     // headers twice (before and after the body).
     const seen = new Map<string, string | undefined>();
     return {

@@ -67,9 +67,10 @@ async function instance(
 ): Promise<{ receiver: Receiver; url: string }> {
   const receiver = createReceiver({
     secret: SECRET,
-    ...(via === 'channel'
-      ? { results: redisResultChannel({ redis: redis(), prefix: channelPrefix }) }
-      : { dedupe: redisDedupeStore({ redis: redis(), prefix: channelPrefix, ttlMs: 60_000 }) }),
+    results: redisResultChannel({ redis: redis(), prefix: channelPrefix }),
+    ...(via === 'store' && {
+      dedupe: redisDedupeStore({ redis: redis(), prefix: channelPrefix, ttlMs: 60_000 }),
+    }),
     logger: { error: (line) => lines.push(line) },
   });
   cleanups.push(() => receiver.close());
@@ -111,7 +112,7 @@ describe.skipIf(!up)('redisResultChannel', () => {
     expect(a.receiver.results.watching).toBe(0);
   });
 
-  test('redisDedupeStore alone shares results too: no results option needed', async () => {
+  test('beside redisDedupeStore, the channel passed as `results` shares them (the store opens none itself)', async () => {
     const channelPrefix = prefix();
     const a = await instance(channelPrefix, [], 'store');
     const b = await instance(channelPrefix, [], 'store');
