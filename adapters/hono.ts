@@ -12,7 +12,7 @@
  * @module jobhook/hono
  */
 import type { Handler } from 'hono';
-import type { Receiver } from '../src/receiver/create-receiver.js';
+import type { Receiver } from '../src/receiver/types.js';
 
 /** A Hono handler that answers deliveries with `receiver`, on any runtime Hono runs on. */
 export function honoHandler(receiver: Pick<Receiver, 'fetch' | 'receive'>): Handler {

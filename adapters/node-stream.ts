@@ -1,13 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answers, type ReceiverResponse } from '../src/wire/answers.js';
-import { BodyReadError, onBodyAbort, type BodyInput, type BodyLimits } from '../src/wire/body.js';
-import type { Receiver } from '../src/receiver/create-receiver.js';
+import type { BodyInput } from '../src/wire/body.js';
+import { BodyCollector, BodyReadError, onBodyAbort, type BodyLimits } from '../src/wire/read-body.js';
+import type { Receiver } from '../src/receiver/types.js';
 
 /** What the Node-stream adapters need of a receiver (any event map has these). */
 export type NodeReceiver = Pick<Receiver, 'receive' | 'maxBodyBytes'>;
 
 /**
- * Answers one Node request: the single implementation behind the Express and Node adapters.
+ * Answers one Node request: the single implementation behind the Express, Koa and Node adapters
+ * (Fastify uses {@link readNodeBody} alone).
  * `body` is a raw copy a framework already holds (`req.rawBody`, `express.raw()`); without one,
  * the receiver reads the stream (within its limits) once the method and headers passed. Never
  * rejects.
@@ -67,21 +69,21 @@ function receiveNodeRequest(
  * either way. After a refusal Node discards the rest of the request, which lets the client read the
  * answer. Rejects with a {@link BodyReadError}: `too_large`, or `unreadable` for a body that never
  * fully arrived (an aborted upload, a stream error, fewer bytes than declared, a stream already
- * read or decoded to text).
+ * read or decoded to text). The chunks are copied into one buffer as they come (see
+ * {@link BodyCollector}): a body sent in tiny chunks holds no more than one sent in large ones.
  *
  * Written here rather than with raw-body, which it replaced: on every delivery raw-body added and
  * then removed five listeners and copied even a single-chunk body, several µs per request in a
  * node:http server's profile (bench/NOTES.md). This reader adds four and removes none on success:
  * the request is done with, and a later `error` must still find a listener.
  */
-export function readNodeBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
+export function readNodeBody(req: IncomingMessage, limits: BodyLimits): Promise<Uint8Array> {
   const { maxBytes } = limits;
   const declared = declaredLength(req.headers['content-length']);
   if (declared > maxBytes) return Promise.reject(new BodyReadError('too_large'));
   if (!req.readable || req.readableEncoding !== null) return Promise.reject(new BodyReadError('unreadable'));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
+    const body = new BodyCollector(maxBytes);
     let settled = false;
     const fail = (reason: 'too_large' | 'unreadable', cause?: unknown) => {
       if (settled) return;
@@ -94,19 +96,17 @@ export function readNodeBody(req: IncomingMessage, limits: BodyLimits): Promise<
     };
     const onData = (chunk: Buffer) => {
       if (settled) return;
-      received += chunk.length;
-      if (received > maxBytes) return fail('too_large');
-      chunks.push(chunk);
+      if (!body.add(chunk)) fail('too_large');
     };
     // Past the receiver's time-out, stop taking data: the answer closes the connection.
     const stopListening = onBodyAbort(limits, () => fail('unreadable'));
     req.on('data', onData);
     req.on('end', () => {
       if (settled) return;
-      if (declared >= 0 && received !== declared) return fail('unreadable');
+      if (declared >= 0 && body.length !== declared) return fail('unreadable');
       settled = true;
       stopListening();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+      resolve(body.bytes());
     });
     req.on('error', (error) => fail('unreadable', error));
     // Closed before its end: the upload was cut off.

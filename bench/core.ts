@@ -27,6 +27,9 @@ export const CASES = {
   floor: 'hand-written floor',
   jobhook: 'jobhook receive()',
   standardwebhooks: 'standardwebhooks verify',
+  floorString: 'hand-written floor, string body',
+  jobhookString: 'jobhook receive(), string body',
+  standardwebhooksString: 'standardwebhooks verify, string body',
   svix: 'svix verify',
   octokitVerify: '@octokit/webhooks verify',
   octokitReceive: '@octokit/webhooks verifyAndReceive',
@@ -44,6 +47,14 @@ function standardDeliveries(body: Buffer, n: number) {
     const fresh = withFreshEventId(body);
     return { headers: standardHeaders(fresh), body: fresh };
   });
+}
+
+/** The same deliveries with the body as a string, as AWS Lambda and most serverless platforms hand it. */
+function stringDeliveries(body: Buffer, n: number) {
+  return standardDeliveries(body, n).map(({ headers, body: bytes }) => ({
+    headers,
+    body: bytes.toString('utf8'),
+  }));
 }
 
 /** A receiver as users create one: default verifier, default in-memory dedupe, one no-op handler. */
@@ -69,10 +80,11 @@ export async function jobhookCase(
   );
 }
 
-export function floorCase(name: string, body: Buffer): Case {
+export function floorCase(name: string, body: Buffer, asString = false): Case {
   return bench(
     name,
-    (n) => standardDeliveries(body, n),
+    (n): { headers: Record<string, string>; body: Buffer | string }[] =>
+      asString ? stringDeliveries(body, n) : standardDeliveries(body, n),
     (d, i) => {
       const { headers } = d[i]!;
       const event = verifyByHand(
@@ -114,9 +126,21 @@ async function casesFor(body: Buffer): Promise<Case[]> {
   await octokit.verifyAndReceive({ id: github['x-github-delivery'], name: 'ping', payload: text, signature });
   stripe.webhooks.constructEvent(body, stripeSignature, PLAIN_SECRET);
 
+  const stringReceiver = benchReceiver();
   return [
     floorCase(CASES.floor, body),
     await jobhookCase(CASES.jobhook, body),
+    floorCase(CASES.floorString, body, true),
+    bench(
+      CASES.jobhookString,
+      (n) => stringDeliveries(body, n),
+      (d, i) => stringReceiver.receive(d[i]!),
+    ),
+    bench(
+      CASES.standardwebhooksString,
+      (n) => stringDeliveries(body, n),
+      (d, i) => standard.verify(d[i]!.body, d[i]!.headers),
+    ),
     bench(
       CASES.standardwebhooks,
       (n) => standardDeliveries(body, n),

@@ -1,7 +1,8 @@
 /**
  * The floor: Standard Webhooks v1 verification written by hand on node:crypto, the least any
  * correct receiver must do. HMAC-SHA256 of `${id}.${timestamp}.${body}`, base64 decode of the
- * `v1,` signature, timingSafeEqual, a two-sided timestamp check, JSON.parse of the same bytes.
+ * `v1,` signature, timingSafeEqual, a two-sided timestamp check, JSON.parse of the same bytes
+ * (decoded first) or of the same string, as serverless platforms hand a body over.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -12,7 +13,7 @@ export function verifyByHand(
   id: Header,
   timestamp: Header,
   signature: Header,
-  body: Buffer,
+  body: Buffer | string,
 ): unknown {
   if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signature !== 'string') {
     return undefined;
@@ -21,5 +22,5 @@ export function verifyByHand(
   const expected = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest();
   const given = Buffer.from(signature.slice(3), 'base64');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-  return JSON.parse(body.toString('utf8'));
+  return JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
 }

@@ -12,13 +12,14 @@ export type {
   ErrorHandler,
   EventMap,
   CloseOptions,
-} from './receiver/create-receiver.js';
+} from './receiver/types.js';
 export type { ReceiverOptions, VerifiedDelivery, DedupeKeyFunction } from './receiver/options.js';
 export type { ReceiverRegisterOptions, WebhookRegistrar } from './receiver/register.js';
 export type { ReceiverResponse, AnswerCode } from './wire/answers.js';
-export type { DeliveryContext, EventHandler } from './receiver/run-handlers.js';
+export type { DeliveryContext, DeliverySource, EventHandler } from './receiver/run-handlers.js';
 export type { HeadersInput } from './wire/headers.js';
-export { BodyReadError, type BodyInput, type BodyReader, type BodyLimits } from './wire/body.js';
+export type { BodyInput } from './wire/body.js';
+export { BodyReadError, type BodyReader, type BodyLimits } from './wire/read-body.js';
 export type { Logger } from './common/logger.js';
 export type {
   ReceiverObserver,
@@ -32,7 +33,7 @@ export type { JobResults, JobResultsOptions } from './results/job-results.js';
 export type { ResultChannel } from './results/result-channel.js';
 export { JobhookError, type JobhookErrorCode } from './common/errors.js';
 export type { DedupeStore, ClaimResult } from './dedupe/dedupe-store.js';
-export type { Handoff, HandoffJob, QueuedJobRunner } from './handoff/handoff.js';
+export type { Handoff, HandoffJob, QueuedAttempt, QueuedJobRunner } from './handoff/handoff.js';
 export {
   memoryDedupeStore,
   type MemoryDedupeStore,

@@ -2,7 +2,6 @@ import type { ConnectionOptions, Job, Worker, WorkerOptions } from 'bullmq';
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
-import { reportHandoff } from '../receiver/observe.js';
 
 /** Options of {@link runWorker}. */
 export interface RunWorkerOptions {
@@ -53,14 +52,9 @@ export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOpt
   }
   const { Worker, UnrecoverableError } = await import('bullmq');
   const processJob = async (job: Job<HandoffJob>) => {
-    // The receiver's observer (jobhook/otel) records the time from hand-off to first start; a
-    // retry's start would count its backoff too.
-    if (job.attemptsMade === 0 && typeof job.data?.receivedAt === 'number') {
-      const { deliveryId, type } = job.data;
-      reportHandoff(receiver, { deliveryId, type, latencyMs: Math.max(0, Date.now() - job.data.receivedAt) });
-    }
     try {
-      await receiver.handleQueued(job.data);
+      // The first attempt tells the receiver's observer the time from hand-off to start.
+      await receiver.handleQueued(job.data, { attempt: job.attemptsMade + 1 });
     } catch (error) {
       if (error instanceof JobhookError && error.code === 'invalid_job') {
         throw new UnrecoverableError(error.message);

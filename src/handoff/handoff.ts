@@ -37,6 +37,8 @@ export interface HandoffJob {
   payload: unknown;
   /** When the receiver accepted the delivery, in ms since the epoch. */
   receivedAt: number;
+  /** `'poll'` for an outcome the receiver found by polling the gateway; absent for a webhook. */
+  source?: 'webhook' | 'poll';
 }
 
 /**
@@ -49,5 +51,14 @@ export interface QueuedJobRunner {
    * (with the `JobhookError` also given to `onError`) when one failed or timed out, so that the
    * queue retries the job.
    */
-  handleQueued(job: HandoffJob): Promise<void>;
+  handleQueued(job: HandoffJob, attempt?: QueuedAttempt): Promise<void>;
+}
+
+/** What a queue worker says about the attempt it gives to `receiver.handleQueued`. */
+export interface QueuedAttempt {
+  /**
+   * 1 for the job's first attempt, counting on for the queue's retries. On the first, the
+   * receiver's observer learns the time from hand-off to start (`jobhook.handoff.latency`).
+   */
+  attempt?: number;
 }

@@ -161,32 +161,23 @@ export function observeDelivery(
   }
 }
 
-/** Each observed receiver's way to report a hand-off: see {@link reportHandoff}. */
-const handoffReporters = new WeakMap<object, (handoff: ObservedHandoff) => void>();
-
-/** Called by createReceiver when it has an observer. */
-export function observeHandoffs(
-  receiver: object,
-  observer: ReceiverObserver,
+/**
+ * The observer's `handoff()` made safe to call (a failure is logged once, never thrown), or
+ * `undefined` without one: `receiver.handleQueued(job, { attempt: 1 })` calls it when a worker
+ * takes up a handed-off event for the first time.
+ */
+export function handoffObserver(
+  observer: ReceiverObserver | undefined,
   warnOnce: (message: string) => void,
-): void {
-  if (!observer.handoff) return;
-  handoffReporters.set(receiver, (handoff) => {
+): ((handoff: ObservedHandoff) => void) | undefined {
+  if (!observer?.handoff) return undefined;
+  return (handoff) => {
     try {
       observer.handoff!(handoff);
     } catch (error) {
       warnOnce(`jobhook: the receiver's observer failed in handoff(): ${messageOf(error)}`);
     }
-  });
-}
-
-/**
- * For queue hand-offs (`jobhook/bullmq`'s worker): a worker took up a delivery that `receiver`
- * handed off, `latencyMs` after it was enqueued. Tells the receiver's observer, if it has one with
- * `handoff()`; otherwise does nothing. Never throws.
- */
-export function reportHandoff(receiver: object, handoff: ObservedHandoff): void {
-  handoffReporters.get(receiver)?.(handoff);
+  };
 }
 
 /** A logger's `error`, called for the first message only: a broken observer repeats on every delivery. */
@@ -204,7 +195,7 @@ function summarize(response: ReceiverResponse, trace: DeliveryTrace, durationMs:
   const code = status >= 200 && status < 300 ? undefined : answerCodeOf(response.body);
   const { dedupe } = trace;
   return {
-    outcome: outcomeOf(status, dedupe),
+    outcome: deliveryOutcomeOf(status, dedupe),
     status,
     code,
     refusal: status === 401 ? trace.refusal : undefined,
@@ -216,7 +207,7 @@ function summarize(response: ReceiverResponse, trace: DeliveryTrace, durationMs:
   };
 }
 
-function outcomeOf(status: number, dedupe: DedupeOutcome | undefined): DeliveryOutcome {
+function deliveryOutcomeOf(status: number, dedupe: DedupeOutcome | undefined): DeliveryOutcome {
   if (status >= 200 && status < 300) return dedupe === 'duplicate' ? 'duplicate' : 'ok';
   if (status === 409 && dedupe === 'in_progress') return 'in_progress';
   if (status === 401) return 'refused';

@@ -2,12 +2,17 @@ import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
 import { isThenable } from '../common/thenable.js';
 
+/** How an event reached the receiver: a webhook delivery, or a poll of the gateway (reconciling). */
+export type DeliverySource = 'webhook' | 'poll';
+
 /** What a handler learns about the delivery besides its payload. */
 export interface DeliveryContext {
   /** The sender's delivery id (`webhook-id`, else the payload's `id`), stable across retries. */
   deliveryId: string | undefined;
   /** The event type. */
   type: string;
+  /** `'webhook'` for a delivery, `'poll'` for an outcome the receiver found by polling the gateway. */
+  source: DeliverySource;
   /**
    * Aborted when the handler timeout passes: long work should stop then by rejecting (say with
    * `signal.throwIfAborted()`), so that the retry runs it again. A handler that returns normally
@@ -40,10 +45,10 @@ export interface HandlerRun {
 export function runHandlers<E>(
   handlers: readonly EventHandler<E>[],
   event: E,
-  delivery: { deliveryId: string | undefined; type: string },
+  delivery: { deliveryId: string | undefined; type: string; source: DeliverySource },
   timeoutMs: number,
 ): JobhookError[] | Promise<HandlerRun> {
-  const context = new HandlerContext(delivery.deliveryId, delivery.type);
+  const context = new HandlerContext(delivery.deliveryId, delivery.type, delivery.source);
   const failures: JobhookError[] = [];
   const fail = (error: unknown) => {
     // A handler that stopped on its signal rejects with the timeout, already reported: keep it as
@@ -70,7 +75,9 @@ export function runHandlers<E>(
   }
   // Handlers that returned no promise are done: nothing to wait for, no timer to set.
   if (!running) return failures;
-  return settle(running, failures, delivery, timeoutMs, (reason) => HandlerContext.abort(context, reason));
+  return waitWithin(running, failures, delivery, timeoutMs, (reason) =>
+    HandlerContext.abort(context, reason),
+  );
 }
 
 /**
@@ -85,6 +92,7 @@ class HandlerContext implements DeliveryContext {
   constructor(
     readonly deliveryId: string | undefined,
     readonly type: string,
+    readonly source: DeliverySource,
   ) {}
 
   get signal(): AbortSignal {
@@ -107,7 +115,7 @@ class HandlerContext implements DeliveryContext {
 }
 
 /** Waits for the handlers that returned promises, at most `timeoutMs`. */
-async function settle(
+async function waitWithin(
   running: Promise<void>[],
   failures: JobhookError[],
   delivery: { deliveryId: string | undefined; type: string },

@@ -1,6 +1,6 @@
 import { decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { isBase64Digest, toBase64, toHex } from '../common/bytes.js';
-import { isThenable, settle } from '../common/thenable.js';
+import { andThen, isThenable } from '../common/thenable.js';
 import { hmacKeys, secretBytes } from './secret.js';
 import { JobhookError } from '../common/errors.js';
 import {
@@ -68,7 +68,7 @@ export function hmacSha256(options: HmacSha256Options): Verifier {
       return verify;
     },
     sign({ secret, body }: SignInput) {
-      return settle(signHmac(secretBytes(secret), [body]), (digest) => ({
+      return andThen(signHmac(secretBytes(secret), [body]), (digest) => ({
         [header]: prefix + (encoding === 'hex' ? toHex(digest) : toBase64(digest)),
       }));
     },

@@ -1,6 +1,6 @@
 import { decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { isBase64Digest, toBase64 } from '../common/bytes.js';
-import { isThenable, settle } from '../common/thenable.js';
+import { andThen, isThenable } from '../common/thenable.js';
 import { hmacKeys, secretBytes } from './secret.js';
 import type { HeaderReader } from '../wire/headers.js';
 import {
@@ -56,7 +56,7 @@ export function standardWebhooks(): Verifier {
     },
     sign({ secret, body, id, timestamp }: SignInput) {
       const digest = signHmac(secretBytes(secret), [id, '.', String(timestamp), '.', body]);
-      return settle(digest, (bytes) => ({
+      return andThen(digest, (bytes) => ({
         'webhook-id': id,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': `v1,${toBase64(bytes)}`,

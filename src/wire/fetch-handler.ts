@@ -1,6 +1,5 @@
 import type { ReceiverResponse } from './answers.js';
-import { BodyReadError, onBodyAbort, type BodyLimits, type BodyReader } from './body.js';
-import { concatBytes } from '../common/bytes.js';
+import { BodyCollector, BodyReadError, onBodyAbort, type BodyLimits, type BodyReader } from './read-body.js';
 import type { HeadersInput } from './headers.js';
 
 type Receive = (input: {
@@ -31,7 +30,7 @@ export function createFetchHandler(receive: Receive) {
  * Reads a `Request`'s body within `maxBytes`: a declared length over it is refused before reading,
  * a streamed body as soon as it passes it. Rejects with a {@link BodyReadError}.
  */
-export async function readFetchBody(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+async function readFetchBody(request: Request, limits: BodyLimits): Promise<Uint8Array> {
   const { maxBytes } = limits;
   const length = request.headers.get('content-length');
   if (Number(length) > maxBytes) throw new BodyReadError('too_large');
@@ -51,30 +50,29 @@ export async function readFetchBody(request: Request, limits: BodyLimits): Promi
   return body;
 }
 
-/** Reads a stream to its end, or stops (and cancels it) once it passes the limit or the receiver gives up. */
+/**
+ * Reads a stream to its end, or stops (and cancels it) once it passes the limit or the receiver
+ * gives up. The chunks are copied into one buffer as they come (see {@link BodyCollector}).
+ */
 async function readLimited(
   stream: ReadableStream<Uint8Array> | null,
   limits: BodyLimits,
 ): Promise<Uint8Array> {
   if (stream === null) return EMPTY;
-  const limit = limits.maxBytes;
   const reader = stream.getReader();
   const cancel = () => void reader.cancel().catch(() => undefined);
   const stopListening = onBodyAbort(limits, cancel);
   try {
-    const chunks: Uint8Array[] = [];
-    let total = 0;
+    const body = new BodyCollector(limits.maxBytes);
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      total += value.byteLength;
-      if (total > limit) {
+      if (!body.add(value)) {
         cancel();
         throw new BodyReadError('too_large');
       }
-      chunks.push(value);
     }
-    return chunks.length === 1 ? chunks[0]! : concatBytes(chunks, total);
+    return body.bytes();
   } finally {
     stopListening();
   }

@@ -3,7 +3,7 @@
 import { createServer, request, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readNodeBody } from '../../adapters/node-stream.js';
-import { BodyReadError, BodyReading } from '../../src/wire/body.js';
+import { BodyReadError, BodyReading } from '../../src/wire/read-body.js';
 import { listen, type Running } from '../conformance/http.js';
 
 let server: Running | undefined;
@@ -19,7 +19,7 @@ async function readingServer(maxBytes: number, before: (req: IncomingMessage) =>
       before(req);
       readNodeBody(req, new BodyReading(maxBytes)).then(
         (body) => {
-          outcomes.push({ body: body.toString('utf8') });
+          outcomes.push({ body: Buffer.from(body).toString('utf8') });
           // A request the reader is done with may still be destroyed with an error: it must not crash.
           req.emit('error', new Error('a late error'));
           res.end('read');

@@ -8,7 +8,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 
 export const CHUNK = 64 * 1024;
@@ -166,5 +166,53 @@ export function postOnce(url: string, headers: Record<string, string>, body: str
     });
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/**
+ * POSTs `total` bytes as a chunked body of 1-byte chunks (`1\r\nx\r\n` each), written over a raw
+ * socket in large writes so that the client costs little while the server's parser hands the body
+ * over one byte at a time. Resolves with the answer's status.
+ */
+export function tinyChunkUpload(
+  url: string,
+  headers: Record<string, string>,
+  total: number,
+): Promise<number> {
+  const { hostname, port, pathname } = new URL(url);
+  const head =
+    `POST ${pathname} HTTP/1.1\r\nhost: ${hostname}:${port}\r\nconnection: close\r\n` +
+    'transfer-encoding: chunked\r\n' +
+    Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('') +
+    '\r\n';
+  const socket = connect(Number(port), hostname);
+  socket.write(head);
+  const piece = Buffer.from('1\r\nx\r\n'.repeat(CHUNK / 8));
+  let sent = 0;
+  const pump = () => {
+    while (sent < total) {
+      const count = Math.min(CHUNK / 8, total - sent);
+      sent += count;
+      if (!socket.write(count === CHUNK / 8 ? piece : piece.subarray(0, count * 6))) {
+        return void socket.once('drain', pump);
+      }
+    }
+    socket.write('0\r\n\r\n');
+  };
+  pump();
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    socket.on('data', (data: Buffer) => {
+      answer += data.toString('latin1');
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(answer);
+      if (status) {
+        socket.destroy();
+        resolve(Number(status[1]));
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => reject(new Error('closed before an answer')));
   });
 }

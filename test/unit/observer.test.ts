@@ -2,7 +2,6 @@
 // that `within` wraps the delivery's work, and that an observer that throws changes no answer.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createReceiver, type ObservedDelivery, type ObservedHandoff, type ReceiverObserver } from 'jobhook';
-import { reportHandoff } from '../../src/receiver/observe.js';
 import { signDelivery } from 'jobhook/testing';
 import { describe, expect, it } from 'vitest';
 import { completedPayload, deferred, failedPayload, SECRET } from '../support/deliveries.js';
@@ -198,17 +197,29 @@ it('refuses an observer without start() and end() when the receiver is created',
   }
 });
 
-describe('hand-offs reported by a queue worker (reportHandoff, for jobhook/bullmq)', () => {
-  it('reach the observer of that receiver only; a throwing handoff() is logged once', () => {
+describe('hand-offs reported by a queue worker (handleQueued with { attempt: 1 }, as runWorker calls it)', () => {
+  const job = (latencyMs: number) => ({
+    key: 'evt_1',
+    type: 'job.completed',
+    deliveryId: 'msg_1',
+    payload: completedPayload(),
+    receivedAt: Date.now() - latencyMs,
+  });
+
+  it("reach that receiver's observer on the first attempt only; a throwing handoff() is logged once", async () => {
     const seen: ObservedHandoff[] = [];
     const errors: string[] = [];
     const observer: ReceiverObserver = { start: () => 0, end: () => {}, handoff: (h) => void seen.push(h) };
     const observed = createReceiver({ secret: SECRET, observer });
     const other = createReceiver({ secret: SECRET });
-    const handoff = { deliveryId: 'msg_1', type: 'job.completed', latencyMs: 12 };
-    reportHandoff(observed, handoff);
-    reportHandoff(other, handoff);
-    expect(seen).toEqual([handoff]);
+    await observed.handleQueued(job(12), { attempt: 1 });
+    await observed.handleQueued(job(12), { attempt: 2 });
+    await observed.handleQueued(job(12));
+    await other.handleQueued(job(12), { attempt: 1 });
+    expect(seen).toEqual([
+      { deliveryId: 'msg_1', type: 'job.completed', latencyMs: expect.any(Number) as number },
+    ]);
+    expect(seen[0]!.latencyMs).toBeGreaterThanOrEqual(12);
 
     const broken = createReceiver({
       secret: SECRET,
@@ -221,8 +232,8 @@ describe('hand-offs reported by a queue worker (reportHandoff, for jobhook/bullm
         },
       },
     });
-    reportHandoff(broken, handoff);
-    reportHandoff(broken, handoff);
+    await broken.handleQueued(job(1), { attempt: 1 });
+    await broken.handleQueued(job(1), { attempt: 1 });
     expect(errors).toEqual([expect.stringMatching(/observer failed in handoff\(\): no/)]);
   });
 });

@@ -78,3 +78,21 @@ test('without onError, a handler failure is logged as one line with no stack tra
   expect(line).toMatch(/job\.completed handler failed: boom/);
   expect(line).not.toMatch(/\n\s+at /);
 });
+
+test.each([
+  ['a negative number', -1],
+  ['NaN', Number.NaN],
+  ['a string', '100'],
+  ['null', null],
+])(
+  'close({ timeoutMs }) with %s rejects with JobhookError invalid_options naming the option',
+  async (_case, timeoutMs) => {
+    const receiver = createReceiver({ secret: 'whsec_dGVzdA==' });
+    const closing = receiver.close({ timeoutMs: timeoutMs as never });
+    await expect(closing).rejects.toBeInstanceOf(JobhookError);
+    await expect(closing).rejects.toMatchObject({
+      code: 'invalid_options',
+      message: expect.stringMatching(/timeoutMs/),
+    });
+  },
+);

@@ -2,9 +2,11 @@ import { JobhookError } from '../common/errors.js';
 import { quote } from '../common/logger.js';
 import { isThenable } from '../common/thenable.js';
 import type { EventSchemas } from '../events/schemas.js';
-import { checkPayload } from '../receiver/parse-event.js';
-import { runHandlers, type EventHandler, type HandlerRun } from '../receiver/run-handlers.js';
-import type { HandoffJob } from './handoff.js';
+import { checkPayload } from './parse-event.js';
+import { runHandlers, type EventHandler, type HandlerRun } from './run-handlers.js';
+import type { HandoffJob, QueuedAttempt } from '../handoff/handoff.js';
+import type { ReportFailures } from './failures.js';
+import type { ObservedHandoff } from './observe.js';
 
 /** What `receiver.handleQueued` needs of its receiver. */
 export interface QueuedJobDeps {
@@ -13,9 +15,11 @@ export interface QueuedJobDeps {
   handlersFor(type: string, known: boolean): readonly EventHandler<unknown>[];
   handlerTimeoutMs: number;
   /** Gives failures to `onError` (or the log). */
-  report(failures: readonly JobhookError[], delivery: { deliveryId: string | undefined; type: string }): void;
+  report: ReportFailures;
   /** Work that outlives the job's attempt (a handler past its time-out): `close()` waits for it. */
   track(work: Promise<unknown>): void;
+  /** A worker took up a handed-off event for the first time: the observer's `handoff()`. */
+  startedFirst?: ((handoff: ObservedHandoff) => void) | undefined;
 }
 
 /**
@@ -29,15 +33,29 @@ export interface QueuedJobDeps {
  * is aborted): a handler that never settles must not hold a job forever, invisible to retries.
  * A job that is not one (`invalid_job`) is refused: retrying cannot mend it.
  */
-export function queuedJobRunner(deps: QueuedJobDeps): (job: HandoffJob) => Promise<void> {
-  return async (job) => {
+export function queuedJobRunner(
+  deps: QueuedJobDeps,
+): (job: HandoffJob, attempt?: QueuedAttempt) => Promise<void> {
+  return async (job, attempt) => {
     if (!isHandoffJob(job)) {
       throw new JobhookError(
         'invalid_job',
         'handleQueued takes a job a hand-off stored: { key, type, deliveryId, payload, receivedAt }.',
       );
     }
-    const delivery = { deliveryId: job.deliveryId, type: job.type };
+    // The time from hand-off to first start; a retry's start would count its backoff too.
+    if (attempt?.attempt === 1 && typeof job.receivedAt === 'number') {
+      deps.startedFirst?.({
+        deliveryId: job.deliveryId,
+        type: job.type,
+        latencyMs: Math.max(0, Date.now() - job.receivedAt),
+      });
+    }
+    const delivery = {
+      deliveryId: job.deliveryId,
+      type: job.type,
+      source: job.source === 'poll' ? ('poll' as const) : ('webhook' as const),
+    };
     const checking = checkPayload(job.payload, deps.schemas);
     const checked = isThenable(checking) ? await checking : checking;
     if (!checked.ok || checked.type !== job.type) {

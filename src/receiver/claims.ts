@@ -1,0 +1,193 @@
+import { JobhookError } from '../common/errors.js';
+import { messageOf, quote, type SafeLogger } from '../common/logger.js';
+import { isThenable } from '../common/thenable.js';
+import type { ClaimResult, DedupeStore } from '../dedupe/dedupe-store.js';
+import type { DeliveryInfo, ReportFailures } from './failures.js';
+import type { InFlight } from './in-flight.js';
+
+/** A claim this receiver holds on one dedupe key. */
+export interface Claim {
+  readonly store: DedupeStore;
+  readonly key: string;
+  readonly owner: string;
+}
+
+/** A store call that failed (reported already): the pipeline answers as the step requires. */
+export const STORE_FAILED: unique symbol = Symbol('store call failed');
+
+/** What claiming a key gave: the claim when the key was new, else what the store said. */
+export type ClaimTaken = Claim | 'done' | 'busy' | typeof STORE_FAILED;
+
+/** Keeps a claim while handlers run; `stop()` once they settled. */
+export interface Renewal {
+  stop(): void;
+}
+
+/**
+ * The dedupe store's side of a delivery: claim the key, renew the claim while the handlers run,
+ * then complete it (success) or release it (failure). Whatever the store does, no key stays
+ * claimed past its lease:
+ *
+ * - a store call that throws, rejects or hangs is reported as `dedupe_store_failed` and gives
+ *   {@link STORE_FAILED}; the lease frees the key at worst;
+ * - a complete that fails is retried in the background with the claim renewed meanwhile, so that
+ *   a blip of a shared store does not let a duplicate delivery run its handlers again.
+ */
+export function deliveryClaims(
+  logger: SafeLogger,
+  lifecycle: Pick<InFlight, 'track'>,
+  report: ReportFailures,
+) {
+  // Owner tokens: unique per claim, and cheap. The random prefix tells receivers apart when they
+  // share a store; the counter tells this receiver's claims apart. The prefix is made at the first
+  // claim, not here: Workers refuse random values in global scope, where receivers are often made.
+  let prefix: string | undefined;
+  let counter = 0;
+  let warnedLostClaim = false;
+
+  /** Claims `key` in `store` for one delivery. */
+  function take(store: DedupeStore, key: string, delivery: DeliveryInfo): ClaimTaken | Promise<ClaimTaken> {
+    prefix ??= `${globalThis.crypto.randomUUID()}.`;
+    const claim: Claim = { store, key, owner: prefix + (++counter).toString(36) };
+    const claimed = storeCall(claim, 'claim', delivery);
+    return isThenable(claimed)
+      ? claimed.then((result) => taken(claim, result, delivery))
+      : taken(claim, claimed, delivery);
+  }
+
+  function taken(
+    claim: Claim,
+    result: ClaimResult | typeof STORE_FAILED,
+    delivery: DeliveryInfo,
+  ): ClaimTaken {
+    if (result === 'new') return claim;
+    if (result === 'done' || result === 'busy' || result === STORE_FAILED) return result;
+    reportStoreFailure('claim', new TypeError(`claim() returned ${quote(messageOf(result))}`), delivery);
+    return STORE_FAILED;
+  }
+
+  /**
+   * Completes (`ok`) or releases the claim; a failure is reported. A complete that failed is
+   * retried in the background. Resolves (when the store is asynchronous) once the first call settled.
+   */
+  function completeOrRelease(claim: Claim, ok: boolean, delivery: DeliveryInfo): void | Promise<unknown> {
+    const done = storeCall(claim, ok ? 'complete' : 'release', delivery);
+    if (!ok) return isThenable(done) ? done : undefined;
+    if (!isThenable(done)) {
+      if (done === STORE_FAILED) retryComplete(claim, delivery);
+      return undefined;
+    }
+    return done.then((result) => {
+      if (result === STORE_FAILED) retryComplete(claim, delivery);
+    });
+  }
+
+  function retryComplete(claim: Claim, delivery: DeliveryInfo) {
+    const renewal = keepRenewed(claim, delivery);
+    const delay = claim.store.leaseMs > 0 ? claim.store.leaseMs / 4 : 1000;
+    lifecycle.track(
+      (async () => {
+        for (let attempt = 0; attempt < COMPLETE_RETRIES; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          if ((await storeCall(claim, 'complete', delivery)) !== STORE_FAILED) break;
+        }
+        renewal?.stop();
+      })(),
+    );
+  }
+
+  /** Renews the claim every quarter of its lease while async handlers run (two renewals may fail). */
+  function keepRenewed(claim: Claim, delivery: DeliveryInfo): Renewal | undefined {
+    const leaseMs = claim.store.leaseMs;
+    if (!(leaseMs > 0 && Number.isFinite(leaseMs))) return undefined;
+    let stopped = false;
+    const renewed = (held: unknown) => {
+      if (held !== false || stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      if (!warnedLostClaim) {
+        warnedLostClaim = true;
+        logger.warn(
+          `jobhook: delivery ${quote(delivery.deliveryId)} lost its claim while its handlers ran ` +
+            '(the lease lapsed, say while the event loop was blocked): a retry may run them meanwhile.',
+        );
+      }
+    };
+    const timer = setInterval(
+      () => {
+        const held = storeCall(claim, 'renew', delivery);
+        if (isThenable(held)) void held.then(renewed);
+        else renewed(held);
+      },
+      Math.max(1, Math.floor(leaseMs / 4)),
+    );
+    // Renewing alone must not keep a process alive.
+    timer.unref?.();
+    return {
+      stop() {
+        stopped = true;
+        clearInterval(timer);
+      },
+    };
+  }
+
+  /**
+   * Calls the store, never throwing nor rejecting: a failure is reported and gives `STORE_FAILED`.
+   * A call that does not settle within a third of the lease is given up on, a failure too.
+   */
+  function storeCall<Step extends 'claim' | 'renew' | 'complete' | 'release'>(
+    claim: Claim,
+    step: Step,
+    delivery: DeliveryInfo,
+  ): StepResult<Step> | typeof STORE_FAILED | Promise<StepResult<Step> | typeof STORE_FAILED> {
+    let result: unknown;
+    try {
+      result = claim.store[step](claim.key, claim.owner);
+    } catch (error) {
+      reportStoreFailure(step, error, delivery);
+      return STORE_FAILED;
+    }
+    // A synchronous store (the in-memory one) answers here, with nothing allocated for the call.
+    if (!isThenable(result)) return result as StepResult<Step>;
+    const failed = (error: unknown): typeof STORE_FAILED => {
+      reportStoreFailure(step, error, delivery);
+      return STORE_FAILED;
+    };
+    // A third of the lease: a hung complete still leaves time to retry it before the lease lapses.
+    const leaseMs = claim.store.leaseMs;
+    const limit = leaseMs > 0 ? Math.min(leaseMs / 3, MAX_STORE_WAIT_MS) : MAX_STORE_WAIT_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`it did not settle within ${Math.round(limit)} ms`)), limit);
+      timer.unref?.();
+    });
+    return Promise.race([Promise.resolve(result as PromiseLike<StepResult<Step>>), timedOut])
+      .then(undefined, failed)
+      .finally(() => clearTimeout(timer));
+  }
+
+  function reportStoreFailure(step: string, error: unknown, delivery: DeliveryInfo) {
+    report(
+      [
+        new JobhookError('dedupe_store_failed', `The dedupe store's ${step}() failed: ${messageOf(error)}`, {
+          cause: error,
+          deliveryId: delivery.deliveryId,
+          eventType: delivery.type,
+        }),
+      ],
+      delivery,
+    );
+  }
+
+  return { take, keepRenewed, completeOrRelease };
+}
+
+/** What {@link deliveryClaims} returns. */
+export type DeliveryClaims = ReturnType<typeof deliveryClaims>;
+
+type StepResult<Step> = Step extends 'claim' ? ClaimResult : Step extends 'renew' ? boolean : void;
+
+/** Longest wait for one store call (or a third of the store's lease, when shorter). */
+const MAX_STORE_WAIT_MS = 10_000;
+/** Further attempts at a complete that failed, a quarter of the lease apart. */
+const COMPLETE_RETRIES = 3;

@@ -1,0 +1,52 @@
+import type { JobhookError } from '../common/errors.js';
+import { messageOf, quote, type SafeLogger } from '../common/logger.js';
+import { redactor } from '../common/redact.js';
+import { isThenable } from '../common/thenable.js';
+import type { InFlight } from './in-flight.js';
+import type { ErrorHandler } from './types.js';
+
+/** The delivery as `onError` sees it. */
+export interface DeliveryInfo {
+  deliveryId: string | undefined;
+  type: string;
+}
+
+/** Hands failures to `onError` (or the log) without ever waiting for it. */
+export type ReportFailures = (failures: readonly JobhookError[], delivery: DeliveryInfo) => void;
+
+/**
+ * The one way a receiver reports a failure: to each `onError` handler (not awaited: `close()`
+ * waits for it instead), or to the log when there is none. What jobhook wraps never carries a
+ * secret: the message and stack of each `JobhookError` are redacted (a handler or a store that
+ * quoted the secret in its error). The `cause` is the value as it was thrown, kept as it is.
+ */
+export function failureReporter(
+  errorHandlers: readonly ErrorHandler[],
+  secrets: readonly string[],
+  logger: SafeLogger,
+  lifecycle: Pick<InFlight, 'track'>,
+): ReportFailures {
+  const redact = redactor(secrets);
+  const handlerFailed = (error: unknown) =>
+    logger.error(`jobhook: an onError handler failed: ${messageOf(error)}`);
+
+  function callErrorHandler(handler: ErrorHandler, failure: JobhookError, delivery: DeliveryInfo) {
+    try {
+      const result = handler(failure, delivery);
+      if (isThenable(result)) lifecycle.track(Promise.resolve(result).then(undefined, handlerFailed));
+    } catch (error) {
+      handlerFailed(error);
+    }
+  }
+
+  return (failures, delivery) => {
+    for (const failure of failures) {
+      failure.message = redact(failure.message);
+      if (typeof failure.stack === 'string') failure.stack = redact(failure.stack);
+      if (errorHandlers.length === 0) {
+        logger.error(`jobhook: delivery ${quote(delivery.deliveryId)}: ${failure.message}`);
+      }
+      for (const handler of errorHandlers) callErrorHandler(handler, failure, delivery);
+    }
+  };
+}

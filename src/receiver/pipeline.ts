@@ -1,0 +1,459 @@
+import { answers, type ReceiverResponse } from '../wire/answers.js';
+import { rawBytes } from '../wire/body.js';
+import { readHeaders, type HeaderReader } from '../wire/headers.js';
+import { readBodyWithin, type BodyReader } from '../wire/read-body.js';
+import { JobhookError } from '../common/errors.js';
+import { messageOf } from '../common/logger.js';
+import { andThen, isThenable, type MaybePromise } from '../common/thenable.js';
+import type { EventSchemas } from '../events/schemas.js';
+import type { JobResultsFeed } from '../results/job-results.js';
+import type { HandoffJob } from '../handoff/handoff.js';
+import type { VerifyOutcome, VerifyRefusal } from '../signatures/verifier.js';
+import { deliveryClaims, STORE_FAILED, type Claim, type ClaimTaken, type DeliveryClaims } from './claims.js';
+import type { DeliveryInfo, ReportFailures } from './failures.js';
+import type { InFlight } from './in-flight.js';
+import { observeDelivery, onceLogger, runObserved, type DeliveryTrace } from './observe.js';
+import type { ResolvedOptions } from './options.js';
+import { parseEvent, type ParsedEvent } from './parse-event.js';
+import { runHandlers, type DeliverySource, type EventHandler } from './run-handlers.js';
+import type { DeliveryInput } from './types.js';
+import { checkHeaders, verifyDelivery } from './verify-delivery.js';
+
+/**
+ * The path of one delivery, in the order of work of docs/design.md. A delivery is one record
+ * ({@link Delivery}) that walks the steps below; each step reads what the steps before it learned
+ * and writes what it learns, and gives `undefined` to go on or the answer that ends the walk (a
+ * promise of either when it must wait: {@link walk} is the one place that waits for it).
+ *
+ *   check the request   method (405), a body at all (500), the signature headers (401)
+ *   read the body       within maxBodyBytes (413) and bodyTimeoutMs (408)
+ *   verify              the signature on the raw bytes (401)
+ *   parse and validate  JSON and the type's schema (400); the job result is recorded
+ *   claim               the dedupe key in the store (200 duplicate, 409 busy)
+ *   run or hand off     the handlers, within their time-out, or the hand-off's enqueue (503)
+ *   settle              complete or release the claim
+ *   answer              200, or 500 when a handler failed
+ *
+ * An event found by polling the gateway (issue 22) is already validated: it walks from the claim
+ * on ({@link Pipeline.runValidatedEvent}), through the same store and the same handlers.
+ */
+const STEPS = [
+  checkRequest,
+  readBody,
+  verify,
+  parseAndValidate,
+  claim,
+  runOrHandOff,
+  settle,
+] as const satisfies readonly Step[];
+
+/** Where an already-validated event starts: the claim. */
+const FROM_CLAIM = STEPS.indexOf(claim);
+
+/** What a step gives: `undefined` to go on, or the answer; a promise of either when it waits. */
+type Step = (p: PipelineState, d: Delivery) => MaybePromise<ReceiverResponse | undefined>;
+
+/** An event verified and validated elsewhere (a poll of the gateway), to run from the claim on. */
+export interface ValidatedEvent {
+  /** The event type, e.g. `job.completed`. */
+  type: string;
+  /** What handlers receive (already validated). */
+  event: unknown;
+  /** The dedupe key; `undefined` runs the handlers without dedupe. */
+  key: string | undefined;
+  /** Handlers see it as `context.source`. */
+  source: DeliverySource;
+  /** What handlers see as `context.deliveryId`. */
+  deliveryId?: string | undefined;
+}
+
+/** What became of a {@link ValidatedEvent}. */
+export type RunOutcome = 'handled' | 'duplicate' | 'in_progress' | 'failed';
+
+/** What the pipeline needs of its receiver (createReceiver keeps the registry and the options). */
+export interface PipelineDeps {
+  config: ResolvedOptions;
+  schemas: EventSchemas;
+  /** The handlers of a type: its own (for a type with a schema), then the `onAny` ones. */
+  handlersFor(type: string, known: boolean): readonly EventHandler<unknown>[];
+  results: JobResultsFeed;
+  report: ReportFailures;
+  lifecycle: InFlight;
+}
+
+/** A receiver's pipeline: webhook deliveries, and already-validated events. */
+export interface Pipeline {
+  /** One delivery off the wire, answered. Never rejects. */
+  receive(this: void, input: DeliveryInput): Promise<ReceiverResponse>;
+  /**
+   * Runs an event verified and validated elsewhere from the claim step on (claim, run or hand
+   * off, settle), exactly as a delivery: same store, handlers, time-out and `onError`. Resolves
+   * with what happened; never rejects. `close()` waits for it as for a delivery.
+   */
+  runValidatedEvent(this: void, validated: ValidatedEvent): Promise<RunOutcome>;
+}
+
+/** The record of one delivery as it walks the steps. A class: one is made per delivery. */
+class Delivery implements DeliveryInfo {
+  input: DeliveryInput | undefined = undefined;
+  headers: HeaderReader | undefined = undefined;
+  reader: BodyReader | undefined = undefined;
+  body: Uint8Array | undefined = undefined;
+  /** When the header checks passed, if they ran before the body was read. */
+  checkedAt: number | undefined = undefined;
+  /** The delivery id the signature covers (`webhook-id`), once verified. */
+  signedId: string | undefined = undefined;
+  deliveryId: string | undefined = undefined;
+  type = '';
+  event: unknown = undefined;
+  /** Whether the type has a schema. */
+  known = false;
+  /** The payload as decoded, before validation: what a hand-off queues. */
+  payload: unknown = undefined;
+  payloadId: string | undefined = undefined;
+  key: string | undefined = undefined;
+  keyed = false;
+  handlers: readonly EventHandler<unknown>[] = NO_HANDLERS;
+  claim: Claim | undefined = undefined;
+  failures: readonly JobhookError[] = NO_FAILURES;
+  /** The failures went to `onError` already (a time-out, reported when it passed). */
+  reported = false;
+  outcome: RunOutcome | undefined = undefined;
+  #info: DeliveryInfo | undefined = undefined;
+
+  constructor(
+    readonly source: DeliverySource,
+    readonly trace: DeliveryTrace | undefined,
+  ) {}
+
+  /** The delivery as `onError` sees it: made for it alone, so it holds nothing else. */
+  static info(d: Delivery): DeliveryInfo {
+    return (d.#info ??= { deliveryId: d.deliveryId, type: d.type });
+  }
+}
+
+const NO_HANDLERS: readonly EventHandler<unknown>[] = [];
+const NO_FAILURES: readonly JobhookError[] = [];
+
+interface PipelineState extends PipelineDeps {
+  claims: DeliveryClaims;
+  readBody: ReturnType<typeof readBodyWithin>;
+  warnedBodyUnavailable: boolean;
+}
+
+export function createPipeline(deps: PipelineDeps): Pipeline {
+  const { config, lifecycle } = deps;
+  const p: PipelineState = {
+    ...deps,
+    claims: deliveryClaims(config.logger, lifecycle, deps.report),
+    readBody: readBodyWithin(config.maxBodyBytes, config.bodyTimeoutMs),
+    warnedBodyUnavailable: false,
+  };
+  const observerFailed = onceLogger(config.logger);
+
+  // With an observer each delivery runs under it (observe.ts), and the steps note what they learn
+  // on `trace` (`trace?.…`: nothing at all happens without an observer).
+  function receive(input: DeliveryInput): Promise<ReceiverResponse> {
+    const { observer } = config;
+    if (!observer) return receiveOnce(input, undefined);
+    return observeDelivery(observer, observerFailed, (trace) => receiveOnce(input, trace));
+  }
+
+  function receiveOnce(input: DeliveryInput, trace: DeliveryTrace | undefined): Promise<ReceiverResponse> {
+    if (lifecycle.closing) return Promise.resolve(answers.shuttingDown());
+    const d = new Delivery('webhook', trace);
+    d.input = input;
+    return counted(() => walk(p, d, 0));
+  }
+
+  function runValidatedEvent(validated: ValidatedEvent): Promise<RunOutcome> {
+    if (lifecycle.closing) return Promise.resolve('failed');
+    const d = new Delivery(validated.source, undefined);
+    d.type = validated.type;
+    d.event = d.payload = validated.event;
+    d.known = Object.hasOwn(p.schemas, validated.type);
+    d.deliveryId = validated.deliveryId;
+    d.key = validated.key;
+    d.keyed = true;
+    return counted(() => walk(p, d, FROM_CLAIM)).then(
+      (answer) => d.outcome ?? (answer.status >= 200 && answer.status < 300 ? 'handled' : 'failed'),
+    );
+  }
+
+  /** Runs a walk as one delivery in flight (close() waits for it); a throw is a 500, logged. */
+  function counted(run: () => MaybePromise<ReceiverResponse>): Promise<ReceiverResponse> {
+    lifecycle.enter();
+    let answer: MaybePromise<ReceiverResponse>;
+    try {
+      answer = run();
+    } catch (error) {
+      answer = unexpected(error);
+    }
+    if (!isThenable(answer)) {
+      lifecycle.leave();
+      return Promise.resolve(answer);
+    }
+    return Promise.resolve(answer).then(
+      (settled) => {
+        lifecycle.leave();
+        return settled;
+      },
+      (error: unknown) => {
+        lifecycle.leave();
+        return unexpected(error);
+      },
+    );
+  }
+
+  function unexpected(error: unknown): ReceiverResponse {
+    config.logger.error(`jobhook: unexpected failure while receiving a delivery: ${messageOf(error)}`);
+    return answers.internal();
+  }
+
+  return { receive, runValidatedEvent };
+}
+
+/**
+ * Walks `d` through the steps from `from`, synchronously for as long as no step waits (a body
+ * given, the Node verifier, the in-memory store, handlers that return no promise), then answers.
+ */
+function walk(p: PipelineState, d: Delivery, from: number): MaybePromise<ReceiverResponse> {
+  for (let at = from; at < STEPS.length; at++) {
+    const result = STEPS[at]!(p, d);
+    if (result === undefined) continue;
+    if (!isThenable(result)) return result;
+    const next = at + 1;
+    return Promise.resolve(result).then((answer) => answer ?? walk(p, d, next));
+  }
+  return answer(d);
+}
+
+// ---- check the request ----------------------------------------------------------------------
+
+/** What costs nothing: the method, a body at all, and the checks that need no body. */
+function checkRequest(p: PipelineState, d: Delivery): ReceiverResponse | undefined {
+  const input = d.input!;
+  const method = input.method === undefined ? 'POST' : input.method.toUpperCase();
+  if (method !== 'POST') return answers.methodNotAllowed();
+  if (typeof input.body === 'function') d.reader = input.body;
+  else if ((d.body = rawBytes(input.body)) === undefined) return bodyUnavailable(p);
+  d.headers = readHeaders(input.headers ?? {});
+  // A body already in hand goes straight to the verifier. Before reading one, the checks that need
+  // no body run, and the verifier is told they passed (it would make them again).
+  const check = p.config.verify?.checkHeaders;
+  if (!d.reader || typeof check !== 'function') return undefined;
+  d.checkedAt = p.config.now();
+  const refusal = checkHeaders(check, {
+    headers: d.headers,
+    now: d.checkedAt,
+    toleranceSeconds: p.config.toleranceSeconds,
+  });
+  return refusal && refuse(p, d, refusal);
+}
+
+/** A body parser consumed the body first: a mounting mistake, said once and answered every time. */
+function bodyUnavailable(p: PipelineState): ReceiverResponse {
+  if (!p.warnedBodyUnavailable) p.config.logger.error(`jobhook: ${answers.bodyUnavailable().body}`);
+  p.warnedBodyUnavailable = true;
+  return answers.bodyUnavailable();
+}
+
+// ---- read the body --------------------------------------------------------------------------
+
+function readBody(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
+  if (!d.reader) return undefined;
+  return p.readBody(d.reader).then((read) => {
+    if (!(read instanceof Uint8Array)) return read;
+    d.body = read;
+    return undefined;
+  });
+}
+
+// ---- verify ---------------------------------------------------------------------------------
+
+function verify(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
+  const body = d.body!;
+  const { config } = p;
+  if (body.byteLength > config.maxBodyBytes) return answers.tooLarge(config.maxBodyBytes);
+  if (!config.verify) return undefined;
+  const headers = d.headers!;
+  const { toleranceSeconds } = config;
+  const outcome = verifyDelivery(
+    config.verify,
+    d.checkedAt === undefined
+      ? { headers, body, now: config.now(), toleranceSeconds }
+      : { headers, body, now: d.checkedAt, toleranceSeconds, headersChecked: true },
+  );
+  return andThen(outcome, (verdict: VerifyOutcome) => {
+    if (!verdict.ok) return refuse(p, d, verdict);
+    d.signedId = verdict.id;
+    return undefined;
+  });
+}
+
+/** A 401: the sender gets the code's fixed text; the verifier's detail goes to the log only. */
+function refuse(p: PipelineState, d: Delivery, refusal: VerifyRefusal): ReceiverResponse {
+  if (d.trace) d.trace.refusal = refusal.code;
+  const detail = typeof refusal.detail === 'string' ? `: ${refusal.detail}` : '';
+  p.config.logger.warn(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}`);
+  return answers.invalidSignature(refusal.code);
+}
+
+// ---- parse and validate ---------------------------------------------------------------------
+
+function parseAndValidate(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
+  return andThen(parseEvent(d.body!, p.schemas), (parsed: ParsedEvent) => {
+    if (!parsed.ok) {
+      p.config.logger.warn(`jobhook: rejected a delivery (400): ${parsed.response.body}`);
+      return parsed.response;
+    }
+    d.type = parsed.type;
+    d.event = parsed.event;
+    d.known = parsed.known;
+    d.payload = parsed.payload;
+    d.payloadId = parsed.payloadId;
+    d.deliveryId = d.signedId ?? parsed.payloadId;
+    d.trace?.identified(d.deliveryId, d.type);
+    // A result is real once the signature proves it: recorded before any handler runs.
+    if (parsed.known) p.results.receive(d.type, d.event);
+    return undefined;
+  });
+}
+
+// ---- claim ----------------------------------------------------------------------------------
+
+function claim(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
+  // With a hand-off every event goes to the queue, handlers here or not, and the queue dedupes.
+  if (p.config.handoff) return undefined;
+  d.handlers = p.handlersFor(d.type, d.known);
+  if (d.handlers.length === 0) return answers.ok();
+  const store = p.config.dedupe;
+  const key = keyOf(p, d);
+  if (!store || key === undefined) return undefined;
+  return andThen(p.claims.take(store, key, Delivery.info(d)), (taken: ClaimTaken) => {
+    d.trace?.claimed(typeof taken === 'object' ? 'new' : taken);
+    if (taken === 'done') {
+      d.outcome = 'duplicate';
+      return answers.duplicate();
+    }
+    if (taken === 'busy') {
+      d.outcome = 'in_progress';
+      return answers.inProgress();
+    }
+    if (taken === STORE_FAILED) {
+      d.outcome = 'failed';
+      return answers.internal();
+    }
+    d.claim = taken;
+    return undefined;
+  });
+}
+
+/** The delivery's dedupe key (made once); the object a `dedupeKey` function is given is made for it alone. */
+function keyOf(p: PipelineState, d: Delivery): string | undefined {
+  if (d.keyed) return d.key;
+  d.keyed = true;
+  const choice = p.config.dedupeKey;
+  if (choice === 'event') return (d.key = d.payloadId ?? d.signedId);
+  if (choice === 'delivery') return (d.key = d.signedId ?? d.payloadId);
+  const key = choice({ deliveryId: d.deliveryId, type: d.type, event: d.event, headers: d.headers! });
+  if (key === undefined || typeof key === 'string') return (d.key = key);
+  throw new JobhookError('invalid_options', 'dedupeKey returned neither a string nor undefined.');
+}
+
+// ---- run or hand off ------------------------------------------------------------------------
+
+function runOrHandOff(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
+  if (p.config.handoff) return handOff(p, d);
+  const ran = runObserved(d.trace, () => runHandlers(d.handlers, d.event, d, p.config.handlerTimeoutMs));
+  // Handlers that returned no promise: no renewal, no timer, no await.
+  if (Array.isArray(ran)) {
+    d.failures = ran;
+    return undefined;
+  }
+  const renewal = d.claim && p.claims.keepRenewed(d.claim, Delivery.info(d));
+  return ran.then(({ failures, late }) => {
+    d.failures = failures;
+    if (!late) {
+      renewal?.stop();
+      return undefined;
+    }
+    // Timed out with handlers still running: answer now, and keep the claim (renewed) until they
+    // settle, so that a retry meanwhile gets 409; then complete or release it.
+    const info = Delivery.info(d);
+    p.report(failures, info);
+    d.reported = true;
+    const held = d.claim;
+    d.claim = undefined;
+    const reported = failures.length - 1; // the time-out itself is not among `late`'s failures
+    p.lifecycle.track(
+      late.then(async (all) => {
+        renewal?.stop();
+        p.report(
+          all.slice(reported).filter((failure) => !failures.includes(failure)),
+          info,
+        );
+        if (held) await p.claims.completeOrRelease(held, all.length === 0, info);
+      }),
+    );
+    return undefined;
+  });
+}
+
+/**
+ * Stores the event through the hand-off and answers 200 once it is stored, or 503 `handoff_failed`
+ * (the sender retries) when it could not be; the failure goes to `onError` as `handoff_failed`.
+ */
+function handOff(p: PipelineState, d: Delivery): Promise<ReceiverResponse> {
+  const job: HandoffJob = {
+    key: keyOf(p, d),
+    type: d.type,
+    deliveryId: d.deliveryId,
+    payload: d.payload,
+    receivedAt: p.config.now(),
+  };
+  if (d.source !== 'webhook') job.source = d.source;
+  const failed = (error: unknown): ReceiverResponse => {
+    const failure =
+      error instanceof JobhookError && error.code === 'handoff_failed'
+        ? error
+        : new JobhookError('handoff_failed', `The event could not be queued: ${messageOf(error)}`, {
+            cause: error,
+          });
+    p.report([failure], Delivery.info(d));
+    d.outcome = 'failed';
+    return answers.handoffFailed();
+  };
+  let enqueued: Promise<void>;
+  try {
+    enqueued = Promise.resolve(p.config.handoff!.enqueue(job));
+  } catch (error) {
+    return Promise.resolve(failed(error));
+  }
+  return enqueued.then(() => {
+    d.outcome = 'handled';
+    return answers.ok();
+  }, failed);
+}
+
+// ---- settle ---------------------------------------------------------------------------------
+
+/** Reports what failed, then completes (all succeeded) or releases the claim. */
+function settle(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
+  const ok = d.failures.length === 0;
+  d.outcome = ok ? 'handled' : 'failed';
+  if (!ok && !d.reported) p.report(d.failures, Delivery.info(d));
+  if (!d.claim) return undefined;
+  const settled = p.claims.completeOrRelease(d.claim, ok, Delivery.info(d));
+  return isThenable(settled) ? settled.then(goOn) : undefined;
+}
+
+function goOn(): undefined {
+  return undefined;
+}
+
+// ---- answer ---------------------------------------------------------------------------------
+
+function answer(d: Delivery): ReceiverResponse {
+  return d.outcome === 'failed' ? answers.handlerFailed() : answers.ok();
+}
