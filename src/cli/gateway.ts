@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { startGateway } from 'jobhook/testing';
 import { failWhenPromptContains } from '../testing/gateway/config.js';
 import { CommandError, UsageError, integer, out, parse } from './args.js';
@@ -10,6 +11,9 @@ export async function gateway(args: string[]): Promise<number> {
     host: { type: 'string' },
     credits: { type: 'string' },
     'fail-when': { type: 'string' },
+    'drop-rate': { type: 'string' },
+    'no-retries': { type: 'boolean' },
+    ca: { type: 'string' },
     quiet: { type: 'boolean', short: 'q' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -24,6 +28,13 @@ export async function gateway(args: string[]): Promise<number> {
   const port = integer(values.port, '--port');
   if (port !== undefined && port > 65535) throw new UsageError(`--port must be at most 65535: "${port}"`);
   if (values.host === '') throw new UsageError('--host needs an address');
+  const dropRate = share(values['drop-rate'], '--drop-rate');
+  const ca = values.ca === undefined ? undefined : await readCa(values.ca);
+  const deliveries = {
+    ...(ca !== undefined && { ca }),
+    ...(dropRate !== undefined && { dropRate }),
+    ...(values['no-retries'] && { retryDelaysMs: [] }),
+  };
 
   const simulator = await startGateway({
     console: true,
@@ -31,6 +42,7 @@ export async function gateway(args: string[]): Promise<number> {
     ...(port !== undefined && { port }),
     ...(values.host !== undefined && { host: values.host }),
     jobs: { outcome: failWhenPromptContains(failWhen) },
+    deliveries,
   }).catch((error: unknown) => {
     const code = (error as { code?: unknown }).code;
     const where = `${values.host ?? '127.0.0.1'}:${port ?? 0}`;
@@ -46,21 +58,26 @@ export async function gateway(args: string[]): Promise<number> {
 
   // What the simulator answered and delivered, as it happens (it keeps both as growing lists).
   let requests = 0;
-  let deliveries = 0;
+  let attempts = 0;
+  let dropped = 0;
   const report = () => {
     if (values.quiet) return;
     for (const { method, path, status } of simulator.requests.slice(requests)) {
       out(`  ${method} ${path} -> ${status}`);
     }
-    for (const attempt of simulator.deliveries.slice(deliveries)) {
+    for (const attempt of simulator.deliveries.slice(attempts)) {
       const outcome = attempt.status ?? attempt.error ?? (attempt.ok ? 'ok' : 'failed');
       out(
         `  delivery ${attempt.type} ${attempt.taskId} -> webhook ${attempt.webhookId}: ` +
           `${outcome} (attempt ${attempt.attempt})`,
       );
     }
+    for (const drop of simulator.dropped.slice(dropped)) {
+      out(`  delivery ${drop.type} ${drop.taskId} -> webhook ${drop.webhookId}: dropped (never sent)`);
+    }
     requests = simulator.requests.length;
-    deliveries = simulator.deliveries.length;
+    attempts = simulator.deliveries.length;
+    dropped = simulator.dropped.length;
   };
   const feed = setInterval(report, 100);
 
@@ -73,4 +90,24 @@ export async function gateway(args: string[]): Promise<number> {
   await simulator.close();
   out(`Stopped (${signal}).`);
   return 0;
+}
+
+/** A share from 0 to 1, such as `0.5`. */
+function share(value: string | undefined, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = /^(\d+\.?\d*|\.\d+)$/.test(value) ? Number(value) : NaN;
+  if (!(number >= 0 && number <= 1))
+    throw new UsageError(`${what} must be a number from 0 to 1: ${JSON.stringify(value)}`);
+  return number;
+}
+
+async function readCa(file: string): Promise<string> {
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(
+      `cannot read the --ca file ${JSON.stringify(file)}${error.code ? ` (${error.code})` : ''}`,
+    );
+  });
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    throw new UsageError(`--ca must be a PEM certificate file: ${JSON.stringify(file)}`);
+  return text;
 }

@@ -37,6 +37,11 @@ Options:
                         their Host header unless it is 0.0.0.0 or ::
   --credits <n>         Credits of the account (default 1000)
   --fail-when <text>    Jobs whose prompt contains <text> fail (default "fail")
+  --drop-rate <share>   Never send this share (0 to 1) of deliveries, to try reconciliation:
+                        no attempt is made, the console shows them as dropped
+  --no-retries          Try each delivery once: a failed attempt is never retried
+  --ca <file>           Also trust this CA (PEM) for https webhook URLs, e.g. a receiver's
+                        test certificate
   -q, --quiet           Do not print each request and delivery as it happens
   -h, --help            Show this help
 `;

@@ -14,6 +14,7 @@ export {
   type JobOutcome,
   type JobRequest,
   type DeliveryAttempt,
+  type DroppedDelivery,
   type RecordedRequest,
   type WebhookRecord,
 } from './gateway/index.js';

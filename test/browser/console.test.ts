@@ -107,6 +107,38 @@ describe.skipIf(!executablePath)('the gateway console in chromium', () => {
     }
   }, 60_000);
 
+  test('create an API key and a webhook from the page; the webhook receives a delivery; delete it', async () => {
+    const gateway = await start({ deliveries: { retryDelaysMs: [] } });
+    const app = await startReceiverApp();
+    cleanups.push(app.close);
+    const page = await open(gateway);
+
+    await page.fill('input[name="title"]', 'my app');
+    await page.click('#create-key button[name="create"]');
+    await expect.poll(() => page.textContent('#new-key-value')).toMatch(/^sk_/);
+    const apiKey = (await page.textContent('#new-key-value'))!;
+    await expect.poll(() => page.locator('#keys tr[data-key-id]').count()).toBe(2);
+    expect(await page.textContent('#keys')).toContain('my app');
+    expect(await page.textContent('#keys')).not.toContain(apiKey);
+    // The key the page made is a working key of the same account.
+    const listed = await call(gateway.baseUrl, 'GET', '/api/v1/webhooks', { apiKey });
+    expect(listed.status).toBe(200);
+
+    await page.fill('input[name="url"]', app.url);
+    await page.fill('input[name="secret"]', SECRET);
+    await page.click('#create-webhook button[name="create"]');
+    await expect.poll(() => page.locator('#webhooks tr[data-webhook-id]').count()).toBe(1);
+    await expect.poll(() => page.textContent('#notice')).toMatch(/^Created webhook \d+\.$/);
+    // Signed with the secret typed in the page: the receiver verifies it and answers 200.
+    await submit(page, 'a heron at dawn', 'completed');
+    await expect.poll(() => delivery(page, 1).getAttribute('data-state')).toBe('delivered');
+
+    await page.click('#webhooks button.delete-webhook');
+    await expect.poll(() => page.locator('#webhooks tr[data-webhook-id]').count()).toBe(0);
+    const after = await call(gateway.baseUrl, 'GET', '/api/v1/webhooks', { apiKey: gateway.apiKey });
+    expect(after.json.data).toEqual([]);
+  }, 60_000);
+
   test('hostile answers and webhook URLs show as text: no element, no script from them', async () => {
     const gateway = await start({ deliveries: { retryDelaysMs: [] } });
     const hostile = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script><b>bold</b>';

@@ -39,3 +39,25 @@ export function oneLineError(result: CliResult): string {
   }
   return lines[0]!;
 }
+
+/**
+ * Starts `jobhook gateway <args>` and resolves once it has printed where it listens: its base URL,
+ * API key and console URL, and the output so far (which keeps growing as it reports).
+ */
+export async function startGatewayCli(args: string[] = []) {
+  const child = start(['gateway', ...args]);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const printed = await new Promise<{ baseUrl: string; apiKey: string; consoleUrl: string }>(
+    (resolve, reject) => {
+      child.stdout!.on('data', () => {
+        const baseUrl = /^JOBHOOK_BASE_URL=(.+)$/m.exec(output)?.[1];
+        const apiKey = /^JOBHOOK_API_KEY=(.+)$/m.exec(output)?.[1];
+        const consoleUrl = /^Console: (\S+)/m.exec(output)?.[1];
+        if (baseUrl && apiKey && consoleUrl) resolve({ baseUrl, apiKey, consoleUrl });
+      });
+      child.on('exit', (code) => reject(new Error(`jobhook gateway exited (${code}): ${output}`)));
+    },
+  );
+  return { child, ...printed, output: () => output };
+}

@@ -37,6 +37,45 @@ describe('the response envelope (2.1)', () => {
     expect(a.json.request_id).not.toBe(b.json.request_id);
   });
 
+  test('the request_id is also the x-request-id header, on a success and on a failure', async () => {
+    const ok = await call(gateway.baseUrl, 'GET', '/api/v1/webhooks', { apiKey: gateway.apiKey });
+    const failed = await call(gateway.baseUrl, 'GET', '/api/v1/webhooks');
+    expect(ok.headers.get('x-request-id')).toBe(ok.json.request_id);
+    expect(failed.status).toBe(401);
+    expect(failed.headers.get('x-request-id')).toBe(failed.json.request_id);
+  });
+
+  test('a known path with another method is 405 method_not_allowed in the envelope', async () => {
+    for (const [method, path] of [
+      ['PUT', '/api/v1/webhooks'],
+      ['GET', '/api/v1/keys'],
+      ['DELETE', '/api/v1/images/task_1'],
+    ] as const) {
+      const { status, json } = await call(gateway.baseUrl, method, path, { apiKey: gateway.apiKey });
+      expect({ method, path, status, json }).toEqual({
+        method,
+        path,
+        status: 405,
+        json: {
+          success: false,
+          error: { code: 'method_not_allowed', message: `${method} is not allowed on ${path}.` },
+          request_id: expect.stringMatching(/^req_/),
+        },
+      });
+    }
+  });
+
+  test('a malformed percent-escape in a path is 400 invalid_request, not a server error', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/v1/images/%ZZ'],
+      ['DELETE', '/api/v1/webhooks/%E0%A4%A'],
+    ] as const) {
+      const { status, json } = await call(gateway.baseUrl, method, path, { apiKey: gateway.apiKey });
+      expect({ path, status, code: json.error.code }).toEqual({ path, status: 400, code: 'invalid_request' });
+      expect(json.error.message).toMatch(/malformed percent-escape/);
+    }
+  });
+
   test('every path is under /api/v1 (9): other versions and paths are 404 not_found', async () => {
     const { status, json } = await call(gateway.baseUrl, 'GET', '/api/v2/webhooks', {
       apiKey: gateway.apiKey,
@@ -90,11 +129,21 @@ describe('authentication and access (5)', () => {
 
   test('a request to a host other than the gateway host gets 403, even with a valid key', async () => {
     const port = new URL(gateway.baseUrl).port;
-    const refused = await callWithHost(gateway.baseUrl, `localhost:${port}`, gateway.apiKey);
+    const refused = await callWithHost(gateway.baseUrl, `evil.test:${port}`, gateway.apiKey);
     expect(refused.status).toBe(403);
     expect(refused.json).toMatchObject({ success: false, error: { code: 'forbidden' } });
+    expect(refused.json.error.message).toContain(`use 127.0.0.1:${port} or localhost:${port}`);
     const served = await callWithHost(gateway.baseUrl, new URL(gateway.baseUrl).host, gateway.apiKey);
     expect(served.status).toBe(200);
+  });
+
+  test('the scheme name is case-insensitive (RFC 9110): "bearer" and "BEARER" work', async () => {
+    for (const scheme of ['bearer', 'BEARER']) {
+      const { status } = await call(gateway.baseUrl, 'GET', '/api/v1/webhooks', {
+        headers: { authorization: `${scheme} ${gateway.apiKey}` },
+      });
+      expect({ scheme, status }).toEqual({ scheme, status: 200 });
+    }
   });
 
   test('the Authorization header must use the Bearer scheme', async () => {

@@ -13,10 +13,10 @@ afterEach(async () => {
 async function feedServer() {
   const changes = changeSignal();
   let version = 0;
-  const feed = liveFeed({ changes, snapshot: () => ({ version }), heartbeatMs: 10_000, coalesceMs: 1 });
+  const feed = liveFeed({ changes, heartbeatMs: 10_000, coalesceMs: 1 });
   const server = await serve((req, res) => {
     req.resume();
-    feed.open(res);
+    feed.open(res, () => ({ version }));
   });
   cleanups.push(server.close);
   const bump = () => {

@@ -185,6 +185,7 @@ describe('state and actions', () => {
     const app = await receiverApp();
     const { webhookId } = await register(gateway, app.url);
     expect((await action(gateway, '/deliveries/msg_nope/redeliver', {})).status).toBe(404);
+    expect((await action(gateway, '/deliveries/%ZZ/redeliver', {})).status).toBe(404);
     await action(gateway, '/jobs', { prompt: 'p' });
     await gateway.settled();
     const [delivery] = (await state(gateway)).deliveries;
@@ -231,7 +232,7 @@ describe('who may use the console', () => {
   test('another Host is refused (no DNS rebinding), like the API', async () => {
     const gateway = await start();
     const url = new URL(gateway.baseUrl);
-    const answer = await callWithHost(gateway.baseUrl, `localhost:${url.port}`, gateway.apiKey);
+    const answer = await callWithHost(gateway.baseUrl, `evil.test:${url.port}`, gateway.apiKey);
     expect(answer.status).toBe(403); // the API: unchanged
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {

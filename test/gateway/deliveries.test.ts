@@ -1,47 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { createReceiver } from 'jobhook';
-import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
-import { call, startSink, type Json } from './support.js';
-
-const SECRET = 'whsec_' + Buffer.from('a-32-byte-secret-for-the-tests!!').toString('base64');
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function start(options: GatewayOptions = {}): Promise<Gateway> {
-  const gateway = await startGateway({
-    jobs: { stepMs: 1 },
-    deliveries: { retryDelaysMs: [1, 1, 1] },
-    ...options,
-  });
-  cleanups.push(() => gateway.close());
-  return gateway;
-}
-async function sink(respond?: Parameters<typeof startSink>[0]) {
-  const s = await startSink(respond);
-  cleanups.push(s.close);
-  return s;
-}
-async function createWebhook(gateway: Gateway, body: Record<string, unknown>, apiKey = gateway.apiKey) {
-  const { status, json } = await call(gateway.baseUrl, 'POST', '/api/v1/webhooks', { apiKey, body });
-  expect(status).toBe(200);
-  return json.data.id as number;
-}
-async function submit(gateway: Gateway, apiKey = gateway.apiKey, prompt = 'p') {
-  const { json } = await call(gateway.baseUrl, 'POST', '/api/v1/images/generate', {
-    apiKey,
-    body: { model: 'm', prompt },
-  });
-  return json.data.task_id as string;
-}
-async function listed(gateway: Gateway, id: number) {
-  const { json } = await call(gateway.baseUrl, 'GET', '/api/v1/webhooks', { apiKey: gateway.apiKey });
-  return json.data.find((webhook: Json) => webhook.id === id);
-}
+import { startGateway } from 'jobhook/testing';
+import { cleanups, createWebhook, listed, SECRET, sink, start, submit } from './delivery-support.js';
+import { call, startSink } from './support.js';
 
 describe('deliveries (6)', () => {
   test('a finished job is delivered signed with the secret_key: the receiver and the standardwebhooks package verify it', async () => {

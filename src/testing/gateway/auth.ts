@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { GatewayFailure } from './envelope.js';
 import type { Account, ApiKeyRecord, GatewayState } from './state.js';
 
-/** docs/gateway.md §5: a bearer key of a known account (401), whose API access is approved (403). */
+/** docs/gateway.md §5: a bearer key of a known account (401); `authorize` then checks its approval. */
 export function authenticate(
   state: GatewayState,
   req: IncomingMessage,
@@ -14,10 +14,14 @@ export function authenticate(
   const key = state.keys.get(match[1]!);
   const account = key && state.accounts.get(key.account_id);
   if (!key || !account) throw new GatewayFailure(401, 'unauthorized', 'The API key is invalid.');
+  return { key, account };
+}
+
+/** docs/gateway.md §5: a known key's account must have its API access approved (403). */
+export function authorize(account: Account): void {
   if (!account.approved) {
     throw new GatewayFailure(403, 'forbidden', 'API access is not approved for this account.');
   }
-  return { key, account };
 }
 
 /** A fixed window per API key: simple, and exact enough to test a client's handling of 429. */

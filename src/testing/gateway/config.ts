@@ -3,6 +3,9 @@
  * Every choice here is written down in docs/gateway-simulator.md; keep the two in step.
  */
 
+import { rootCertificates } from 'node:tls';
+import { JobhookError } from '../../common/errors.js';
+
 /** How a job ends. `unknown` ends it in the `unknown` status, which sends no delivery. */
 export type JobOutcome =
   | { status: 'completed'; image_url?: string }
@@ -22,10 +25,17 @@ export interface GatewayOptions {
   /** The port to listen on. Default 0: a free one. */
   port?: number;
   /**
-   * The address to listen on and to be reached at: requests must name it in their Host header
-   * (a guard against DNS rebinding), unless it is a wildcard (`0.0.0.0`, `::`). Default `127.0.0.1`.
+   * The address to listen on and to be reached at. Default `127.0.0.1`. Requests must name it (or,
+   * on a loopback address, any loopback name such as `localhost`) with the same port in their Host
+   * header, a guard against DNS rebinding; on a wildcard (`0.0.0.0`, `::`) any IP literal and this
+   * machine's host name are served too, never another name.
    */
   host?: string;
+  /**
+   * More Host header values to serve, such as a name behind a port forward: `name` (with the port
+   * listened on) or `name:port` (exactly). Default none.
+   */
+  allowedHosts?: readonly string[];
   /** Credits of the account `apiKey` belongs to. Default 1,000. */
   credits?: number;
   /** Credits one image costs. Default 10. */
@@ -52,7 +62,10 @@ export interface GatewayOptions {
    */
   console?: boolean | { heartbeatMs?: number };
   deliveries?: {
-    /** Waits before each retry of a failed attempt, in ms; its length is the number of retries. */
+    /**
+     * Waits before each retry of a failed attempt, in ms; its length is the number of retries, so
+     * `[]` sends each delivery once and never retries.
+     */
     retryDelaysMs?: readonly number[];
     /** How long one attempt may take before it counts as failed, in ms. Default 5,000. */
     timeoutMs?: number;
@@ -61,12 +74,26 @@ export interface GatewayOptions {
      * body and each with its own retries, as an at-least-once sender may do. Default 0.
      */
     duplicateRate?: number;
+    /**
+     * Share of deliveries (0 to 1) never sent: no attempt at all, as when a gateway gives up or a
+     * proxy loses the request, so a test can exercise reconciliation by polling. Each shows in
+     * `gateway.dropped` and in the console (state `dropped`); the webhook's counters do not move
+     * (nothing was attempted). A `redeliver()` of it sends it. Default 0.
+     */
+    dropRate?: number;
+    /**
+     * More certificate authorities (PEM) to trust for `https:` webhook URLs, besides the public
+     * ones Node trusts: e.g. the CA of a receiver's test certificate. An attempt to a receiver
+     * whose certificate is not trusted fails, with the reason in `last_error`. Default none.
+     */
+    ca?: string | Buffer | readonly (string | Buffer)[];
   };
 }
 
 export interface ResolvedGatewayOptions {
   port: number;
   host: string;
+  allowedHosts: readonly string[];
   credits: number;
   creditsPerImage: number;
   models: readonly string[] | undefined;
@@ -78,6 +105,9 @@ export interface ResolvedGatewayOptions {
   retryDelaysMs: readonly number[];
   deliveryTimeoutMs: number;
   duplicateRate: number;
+  dropRate: number;
+  /** The trust store of `https:` deliveries: Node's root certificates and `deliveries.ca`; undefined without `ca`. */
+  trustedCa: readonly (string | Buffer)[] | undefined;
 }
 
 /** Fast by default: the simulator serves tests, where a real gateway's hours-long schedule would stall. */
@@ -87,6 +117,7 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
   return {
     port: options.port ?? 0,
     host: options.host ?? '127.0.0.1',
+    allowedHosts: hosts(options.allowedHosts),
     credits: options.credits ?? 1000,
     creditsPerImage: options.creditsPerImage ?? 10,
     models: options.models,
@@ -95,10 +126,32 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     autoJobs: options.jobs?.auto ?? true,
     stepMs: options.jobs?.stepMs ?? 10,
     outcome: options.jobs?.outcome ?? failWhenPromptContains('fail'),
-    retryDelaysMs: options.deliveries?.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
+    retryDelaysMs: delays(options.deliveries?.retryDelaysMs),
     deliveryTimeoutMs: options.deliveries?.timeoutMs ?? 5000,
-    duplicateRate: options.deliveries?.duplicateRate ?? 0,
+    duplicateRate: rate('deliveries.duplicateRate', options.deliveries?.duplicateRate),
+    dropRate: rate('deliveries.dropRate', options.deliveries?.dropRate),
+    trustedCa: trust(options.deliveries?.ca),
   };
+}
+
+function rate(name: string, value: number | undefined): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1))
+    throw new JobhookError('invalid_options', `${name} must be a number from 0 to 1.`);
+  return value;
+}
+
+/** `[]` is valid: one attempt per delivery, no retry. */
+function delays(value: readonly number[] | undefined): readonly number[] {
+  if (value === undefined) return DEFAULT_RETRY_DELAYS_MS;
+  const list: unknown = value;
+  if (!Array.isArray(list) || !list.every((ms) => typeof ms === 'number' && Number.isFinite(ms) && ms >= 0)) {
+    throw new JobhookError(
+      'invalid_options',
+      'deliveries.retryDelaysMs must be an array of non-negative numbers of milliseconds ([] for no retry).',
+    );
+  }
+  return [...(list as number[])];
 }
 
 /**
@@ -110,4 +163,33 @@ export function failWhenPromptContains(text: string): (job: JobRequest) => JobOu
     job.prompt.includes(text)
       ? { status: 'failed', error: { code: 'generation_failed', message: 'The prompt asked to fail.' } }
       : { status: 'completed' };
+}
+
+function hosts(value: readonly string[] | undefined): readonly string[] {
+  if (value === undefined) return [];
+  const list: unknown = value;
+  if (!Array.isArray(list) || !list.every((host) => typeof host === 'string' && /^[^\s/]+$/.test(host)))
+    throw new JobhookError(
+      'invalid_options',
+      'allowedHosts must be an array of host names (name or name:port).',
+    );
+  return [...(list as string[])];
+}
+
+/** Node's `ca` option replaces its root certificates: keep them, so public receivers still work. */
+function trust(
+  value: NonNullable<GatewayOptions['deliveries']>['ca'],
+): readonly (string | Buffer)[] | undefined {
+  if (value === undefined) return undefined;
+  const list: unknown[] = Array.isArray(value) ? [...(value as unknown[])] : [value];
+  const pem = (item: unknown) =>
+    (typeof item === 'string' || Buffer.isBuffer(item)) &&
+    item.toString().includes('-----BEGIN CERTIFICATE-----');
+  if (list.length === 0 || !list.every(pem)) {
+    throw new JobhookError(
+      'invalid_options',
+      'deliveries.ca must be PEM certificates (a string, a Buffer or a list of them).',
+    );
+  }
+  return [...rootCertificates, ...(list as (string | Buffer)[])];
 }

@@ -8,35 +8,14 @@ import { standardWebhooks } from '../../signatures/standard-webhooks.js';
 import type { Activity } from './activity.js';
 import type { ChangeSignal } from './changes.js';
 import type { ResolvedGatewayOptions } from './config.js';
-import { MAX_ANSWER_BYTES, type DeliveryLog, type DeliveryRecord } from './delivery-log.js';
+import {
+  MAX_ANSWER_BYTES,
+  type DeliveryAttempt,
+  type DeliveryLog,
+  type DroppedDelivery,
+  type DeliveryRecord,
+} from './delivery-log.js';
 import { nowIso, type GatewayState, type TaskRecord, type WebhookRecord } from './state.js';
-
-/** One attempt to deliver one event to one webhook, as the simulator saw it. */
-export interface DeliveryAttempt {
-  webhookId: number;
-  /** The `webhook-id` header: the same on every attempt of one delivery. */
-  deliveryId: string;
-  /** The payload's `id`: the same for every webhook that receives this event. */
-  eventId: string;
-  type: string;
-  taskId: string;
-  /** 1 for the first attempt. */
-  attempt: number;
-  /** Set on the attempts of the second copy of a delivery sent twice (`deliveries.duplicateRate`). */
-  duplicate?: true;
-  ok: boolean;
-  /** The receiver's HTTP status; absent after a connection error or a time-out. */
-  status?: number;
-  error?: string;
-  /** When the attempt started (ISO 8601). */
-  at: string;
-  /** From sending the request to the end of the answer (or the failure), in milliseconds. */
-  durationMs: number;
-  /** The first 2,048 bytes of the receiver's answer body, as UTF-8 text; absent without an answer. */
-  answer?: string;
-  /** Present on the attempts of a delivery sent again with `gateway.redeliver()`. */
-  redelivery?: true;
-}
 
 const signer = standardWebhooks();
 
@@ -53,14 +32,27 @@ export function eventPayload(task: TaskRecord, type: GatewayEventType) {
   });
 }
 
-export function deliveryService(
-  state: GatewayState,
-  options: ResolvedGatewayOptions,
-  activity: Activity,
-  attempts: DeliveryAttempt[],
-  log: DeliveryLog,
-  changes: ChangeSignal,
-) {
+export interface DeliveryServiceParts {
+  state: GatewayState;
+  options: ResolvedGatewayOptions;
+  activity: Activity;
+  /** Every attempt is appended here (`gateway.deliveries`). */
+  attempts: DeliveryAttempt[];
+  /** Every delivery dropped on purpose is appended here (`gateway.dropped`). */
+  dropped: DroppedDelivery[];
+  log: DeliveryLog;
+  changes: ChangeSignal;
+}
+
+export function deliveryService({
+  state,
+  options,
+  activity,
+  attempts,
+  dropped,
+  log,
+  changes,
+}: DeliveryServiceParts) {
   /** Sends `task`'s final event to every active webhook of its account that subscribes to it. */
   function dispatch(task: TaskRecord): void {
     const type =
@@ -73,6 +65,11 @@ export function deliveryService(
       if (!webhook.events.includes(type)) continue;
       if (webhook.api_key_id !== null && webhook.api_key_id !== task.api_key_id) continue;
       const event = { deliveryId: randomId('msg'), eventId: payload.id, type, taskId: task.task_id, body };
+      // Never sent, no attempt (`deliveries.dropRate`): what a receiver sees when a gateway gives up.
+      if (options.dropRate > 0 && Math.random() < options.dropRate) {
+        drop(webhook, event);
+        continue;
+      }
       start(webhook, { ...event, redelivery: false });
       // A second, concurrent copy of the same delivery (same webhook-id), as a gateway retrying
       // on a lost answer sends: `deliveries.duplicateRate`, for tests of deduplication.
@@ -85,15 +82,27 @@ export function deliveryService(
   /**
    * Sends a delivery again, as a new series of attempts with the same `webhook-id` and body (what
    * Standard Webhooks asks of a resend), so a receiver that dedupes answers it as a duplicate.
+   * With `accountId`, only a delivery of that account.
    */
-  function redeliver(deliveryId: string): DeliveryRecord {
+  function redeliver(deliveryId: string, accountId?: number): DeliveryRecord {
     const original = log.get(deliveryId);
-    if (!original) throw new JobhookError('invalid_options', `No delivery ${deliveryId}.`);
+    // Another account's delivery is as unknown as a missing one (the console acts for one account).
+    if (!original || (accountId !== undefined && original.accountId !== accountId))
+      throw new JobhookError('invalid_options', `No delivery ${deliveryId}.`);
     const webhook = state.webhooks.get(original.webhookId);
     if (!webhook)
       throw new JobhookError('invalid_options', `The webhook of delivery ${deliveryId} has been deleted.`);
     const { eventId, type, taskId, body } = original;
     return start(webhook, { deliveryId, eventId, type, taskId, body, redelivery: true });
+  }
+
+  function drop(webhook: WebhookRecord, event: Omit<DroppedDelivery, 'webhookId' | 'at'> & { body: string }) {
+    const at = nowIso();
+    const owner = { webhookId: webhook.id, accountId: webhook.account_id };
+    log.add({ ...owner, startedAt: at, state: 'dropped', redelivery: false, ...event });
+    const { deliveryId, eventId, type, taskId } = event;
+    dropped.push({ webhookId: webhook.id, deliveryId, eventId, type, taskId, at });
+    changes.notify();
   }
 
   function start(
@@ -102,7 +111,8 @@ export function deliveryService(
       duplicate?: boolean;
     },
   ): DeliveryRecord {
-    const record = log.add({ webhookId: webhook.id, startedAt: nowIso(), state: 'sending', ...event });
+    const owner = { webhookId: webhook.id, accountId: webhook.account_id };
+    const record = log.add({ ...owner, startedAt: nowIso(), state: 'sending', ...event });
     changes.notify();
     // deliver() catches every failure of an attempt itself; this only keeps a simulator bug
     // from becoming an unhandled rejection that would crash the test process.
@@ -179,13 +189,11 @@ export function deliveryService(
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
     try {
-      const { status, answer } = await post(
-        webhook.url,
-        headers,
-        body,
-        options.deliveryTimeoutMs,
-        closing.signal,
-      );
+      const { status, answer } = await post(webhook.url, headers, body, {
+        timeoutMs: options.deliveryTimeoutMs,
+        signal: closing.signal,
+        ca: options.trustedCa,
+      });
       const timing = { at, durationMs: elapsed(), answer };
       if (status >= 200 && status < 300) return { ok: true, status, ...timing };
       return { ok: false, status, error: `HTTP ${status}`, ...timing };
@@ -216,16 +224,21 @@ function post(
   url: string,
   headers: Record<string, string>,
   body: string,
-  timeoutMs: number,
-  signal: AbortSignal,
+  {
+    timeoutMs,
+    signal,
+    ca,
+  }: { timeoutMs: number; signal: AbortSignal; ca: readonly (string | Buffer)[] | undefined },
 ) {
   return new Promise<{ status: number; answer: string }>((resolve, reject) => {
-    const send = url.startsWith('https:') ? httpsRequest : httpRequest;
+    const https = url.startsWith('https:');
+    const send = https ? httpsRequest : httpRequest;
     const req = send(url, {
       method: 'POST',
       agent: false,
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       signal,
+      ...(https && ca !== undefined && { ca: [...ca] }),
     });
     const timer = setTimeout(
       () => req.destroy(new TimeoutError(`timed out after ${timeoutMs} ms`)),
@@ -255,8 +268,20 @@ function post(
   });
 }
 
+/** Node's TLS verification codes, as a developer reads them, with what to do. */
+const TLS_FAILURES: Record<string, string> = {
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the receiver's certificate is not trusted",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the receiver's certificate is not trusted",
+  SELF_SIGNED_CERT_IN_CHAIN: "the receiver's certificate is not trusted",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the receiver's certificate is self-signed and not trusted",
+  CERT_HAS_EXPIRED: "the receiver's certificate has expired",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the receiver's certificate does not name its host",
+};
+
 function describe(error: unknown): string {
   const code = (error as { code?: unknown }).code;
+  const tls = typeof code === 'string' ? TLS_FAILURES[code] : undefined;
+  if (tls) return `TLS: ${tls} (${code as string}); a test CA goes in deliveries.ca`;
   if (typeof code === 'string') return code;
   return error instanceof Error ? error.message : String(error);
 }

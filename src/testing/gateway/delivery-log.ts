@@ -1,13 +1,52 @@
-import type { DeliveryAttempt } from './deliveries.js';
-
 /**
  * What the simulator remembers of each delivery (one event to one webhook, with all its attempts),
  * beyond the attempts themselves: the body it sends, so that the delivery can be sent again, and
  * where it stands, so that a watcher sees the retries still to come.
  */
 
-/** Where a delivery stands. `cancelled`: its webhook was deleted or the simulator closed first. */
-export type DeliveryState = 'sending' | 'retrying' | 'delivered' | 'failed' | 'cancelled';
+/** One attempt to deliver one event to one webhook, as the simulator saw it. */
+export interface DeliveryAttempt {
+  webhookId: number;
+  /** The `webhook-id` header: the same on every attempt of one delivery. */
+  deliveryId: string;
+  /** The payload's `id`: the same for every webhook that receives this event. */
+  eventId: string;
+  type: string;
+  taskId: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** Set on the attempts of the second copy of a delivery sent twice (`deliveries.duplicateRate`). */
+  duplicate?: true;
+  ok: boolean;
+  /** The receiver's HTTP status; absent after a connection error or a time-out. */
+  status?: number;
+  error?: string;
+  /** When the attempt started (ISO 8601). */
+  at: string;
+  /** From sending the request to the end of the answer (or the failure), in milliseconds. */
+  durationMs: number;
+  /** The first 2,048 bytes of the receiver's answer body, as UTF-8 text; absent without an answer. */
+  answer?: string;
+  /** Present on the attempts of a delivery sent again with `gateway.redeliver()`. */
+  redelivery?: true;
+}
+
+/** A delivery the simulator chose never to send (`deliveries.dropRate`): no attempt was made. */
+export interface DroppedDelivery {
+  webhookId: number;
+  deliveryId: string;
+  eventId: string;
+  type: string;
+  taskId: string;
+  /** When it would have been sent (ISO 8601). */
+  at: string;
+}
+
+/**
+ * Where a delivery stands. `cancelled`: its webhook was deleted or the simulator closed first;
+ * `dropped`: never sent, on purpose (`deliveries.dropRate`).
+ */
+export type DeliveryState = 'sending' | 'retrying' | 'delivered' | 'failed' | 'cancelled' | 'dropped';
 
 export interface DeliveryRecord {
   /** 1, 2, 3…: tells a redelivery from the delivery it sends again, which share a `webhook-id`. */
@@ -19,6 +58,8 @@ export interface DeliveryRecord {
   type: string;
   taskId: string;
   webhookId: number;
+  /** The account of the webhook: the console shows each account its own deliveries only. */
+  accountId: number;
   /** The exact body every attempt sends. */
   body: string;
   startedAt: string;

@@ -5,13 +5,13 @@ import { resolveGatewayOptions, type GatewayOptions, type JobOutcome } from './c
 import { chosenOutcomes } from './console/chosen-outcomes.js';
 import { CONSOLE_PATH, consoleHandler, type ConsoleHandler } from './console/handler.js';
 import { consoleSnapshot } from './console/snapshot.js';
-import { deliveryService, type DeliveryAttempt } from './deliveries.js';
-import { deliveryLog } from './delivery-log.js';
+import { deliveryService } from './deliveries.js';
+import { deliveryLog, type DeliveryAttempt, type DroppedDelivery } from './delivery-log.js';
 import { GatewayFailure } from './envelope.js';
 import { balances, imageService } from './images.js';
 import { createAccount, createKey, postKey } from './keys.js';
 import { route } from './routes.js';
-import { listen, type RecordedRequest } from './server.js';
+import { callRoute, listen, type RecordedRequest } from './server.js';
 import { createState, type TaskRecord, type WebhookRecord } from './state.js';
 import { deleteWebhook, listWebhooks, postWebhook } from './webhooks.js';
 
@@ -45,6 +45,8 @@ export interface Gateway {
   readonly consoleUrl: string | undefined;
   /** Every attempt to deliver an event, in order. */
   readonly deliveries: readonly DeliveryAttempt[];
+  /** Every delivery never sent on purpose (`deliveries.dropRate`), in order. */
+  readonly dropped: readonly DroppedDelivery[];
   /** Every request the simulator answered, in order. */
   readonly requests: readonly RecordedRequest[];
   /** Adds another account (approved unless told otherwise) and returns its key. */
@@ -77,10 +79,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const changes = changeSignal();
   const log = deliveryLog();
   const deliveries: DeliveryAttempt[] = [];
+  const dropped: DroppedDelivery[] = [];
   const requests: RecordedRequest[] = [];
   const injected: (InjectedFailure & { times: number })[] = [];
   const limit = rateLimiter(config.rateLimit);
-  const { dispatch, redeliver } = deliveryService(state, config, activity, deliveries, log, changes);
+  const { dispatch, redeliver } = deliveryService({
+    state,
+    options: config,
+    activity,
+    attempts: deliveries,
+    dropped,
+    log,
+    changes,
+  });
   const images = imageService(
     state,
     config,
@@ -132,28 +143,26 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const unapprovedKey = createKey(state, unapproved.id, 'simulator (not approved)');
 
   let baseUrl = '';
+  const api = { state, routes, beforeRoute };
   let gatewayConsole: ConsoleHandler | undefined;
   if (options.console) {
     gatewayConsole = consoleHandler({
       changes,
-      snapshot: () => consoleSnapshot(baseUrl, state, log),
-      // The console acts as the main account, through the same checks as the API (credits, limits).
-      submit(prompt, outcome) {
-        const context = { state, account: main, key: mainKey, params: {} };
-        const model = config.models?.[0] ?? 'console';
-        const job = images.generate({ ...context, body: { model, prompt } });
-        outcomes.choose(job.task_id, outcome);
-        changes.notify();
-        return { task_id: job.task_id };
+      snapshot: (key) => consoleSnapshot(baseUrl, state, log, key),
+      mainKey,
+      keyFor: (apiKey) => state.keys.get(apiKey),
+      // The console acts through the API's own checks (approval, limits, failNext, validation).
+      api: (key, method, path, body = {}) => {
+        const account = state.accounts.get(key.account_id)!;
+        return callRoute(api, { method, path, key, account, body: () => Promise.resolve(body) });
       },
+      model: config.models?.[0] ?? 'console',
+      choose: (taskId, outcome) => outcomes.choose(taskId, outcome),
       redeliver,
       heartbeatMs: (options.console === true ? undefined : options.console.heartbeatMs) ?? 15_000,
     });
   }
-  const { server, host } = await listen(
-    { state, routes, beforeRoute, requests, intercept: gatewayConsole?.handle },
-    config,
-  );
+  const { server, host } = await listen({ ...api, requests, intercept: gatewayConsole?.handle }, config);
   baseUrl = `http://${host}`;
 
   return {
@@ -166,6 +175,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       redeliver(deliveryId);
     },
     deliveries,
+    dropped,
     requests,
     createAccount(accountOptions = {}) {
       const account = createAccount(state, {
@@ -195,6 +205,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
 }
 
 export type { GatewayOptions, JobOutcome, JobRequest } from './config.js';
-export type { DeliveryAttempt } from './deliveries.js';
+export type { DeliveryAttempt, DroppedDelivery } from './delivery-log.js';
 export type { RecordedRequest } from './server.js';
 export type { WebhookRecord } from './state.js';

@@ -1,3 +1,4 @@
+import { invalid } from './envelope.js';
 import type { Account, ApiKeyRecord, GatewayState } from './state.js';
 
 /** What a route handler is given; it returns the `data` of the success envelope or throws a GatewayFailure. */
@@ -33,8 +34,17 @@ export function match(routes: readonly Route[], method: string, path: string): M
     pathKnown = true;
     if (candidate.method !== method) continue;
     const params: Record<string, string> = {};
-    for (const [name, value] of Object.entries(found.groups ?? {})) params[name] = decodeURIComponent(value);
+    for (const [name, value] of Object.entries(found.groups ?? {})) params[name] = decoded(value);
     return { route: candidate, params };
   }
   return pathKnown ? 'method_not_allowed' : 'not_found';
+}
+
+/** A path parameter with its percent-escapes decoded; a malformed escape (`%ZZ`) is the caller's mistake. */
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw invalid(`The path has a malformed percent-escape: ${JSON.stringify(value.slice(0, 100))}.`);
+  }
 }

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { authenticate } from './auth.js';
+import { authenticate, authorize } from './auth.js';
 import { GatewayFailure, invalid, requestId, sendFailure, sendSuccess } from './envelope.js';
+import { hostGuard, type HostGuard } from './host-guard.js';
 import { match, type Route } from './routes.js';
 import type { Account, ApiKeyRecord, GatewayState } from './state.js';
 
@@ -14,6 +15,14 @@ export interface RecordedRequest {
   status: number;
 }
 
+/** Whether a request named a Host the simulator serves, and what to tell it when not. */
+export interface HostAccess {
+  /** The request's Host header when it is one the simulator serves; undefined when refused. */
+  host: string | undefined;
+  /** The 403 message for a refused Host: it names the host to use. */
+  refusal: string;
+}
+
 export interface ServerHooks {
   state: GatewayState;
   routes: readonly Route[];
@@ -24,47 +33,47 @@ export interface ServerHooks {
    * Answers a request outside the gateway API itself (the console under `/_console`) and returns
    * true, or returns false to leave it to the API. Such requests are not in `requests`.
    */
-  intercept?(req: IncomingMessage, res: ServerResponse, path: string, host: string): boolean;
+  intercept?(req: IncomingMessage, res: ServerResponse, path: string, access: HostAccess): boolean;
 }
 
 /**
- * Listens on `address` (default 127.0.0.1, a free port); only requests whose Host is that address
- * are served, unless it is a wildcard address, which is reachable by any name on purpose.
+ * Listens on `address` (default 127.0.0.1, a free port); only requests whose Host the guard
+ * accepts are served (host-guard.ts).
  */
 export async function listen(
   hooks: ServerHooks,
-  address: { host: string; port: number } = { host: '127.0.0.1', port: 0 },
-): Promise<{ server: Server; host: string }> {
-  let host = '';
-  const any = WILDCARDS.has(address.host);
+  address: { host: string; port: number; allowedHosts?: readonly string[] } = { host: '127.0.0.1', port: 0 },
+): Promise<{ server: Server; host: string; guard: HostGuard }> {
+  // The guard needs the port, known once listening; no request arrives before that.
+  const ready: { guard?: HostGuard } = {};
   const server = createServer((req, res) => {
-    void handle(hooks, any ? undefined : host, req, res);
+    void handle(hooks, ready.guard!, req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(address.port, address.host, () => resolve());
   });
+  const port = (server.address() as AddressInfo).port;
+  const guard = (ready.guard = hostGuard({ host: address.host, port }, address.allowedHosts));
   const name = address.host.includes(':') ? `[${address.host}]` : address.host;
-  host = `${name}:${(server.address() as AddressInfo).port}`;
-  return { server, host };
+  return { server, host: `${name}:${port}`, guard };
 }
 
-const WILDCARDS = new Set(['0.0.0.0', '::']);
-
-async function handle(
-  hooks: ServerHooks,
-  host: string | undefined,
-  req: IncomingMessage,
-  res: ServerResponse,
-) {
+async function handle(hooks: ServerHooks, guard: HostGuard, req: IncomingMessage, res: ServerResponse) {
   const id = requestId();
   const method = (req.method ?? 'GET').toUpperCase();
   const path = (req.url ?? '/').split('?')[0]!;
-  // A wildcard address serves any Host: the console then checks against the one the request names.
-  if (hooks.intercept?.(req, res, path, host ?? String(req.headers.host ?? ''))) return;
+  const header = req.headers.host;
+  const access = { host: guard.accepts(header) ? header : undefined, refusal: guard.refusal(header) };
+  if (hooks.intercept?.(req, res, path, access)) return;
   res.on('finish', () => hooks.requests.push({ method, path, status: res.statusCode }));
   try {
-    const data = await answer(hooks, host, req, method, path);
+    if (access.host === undefined) {
+      req.resume();
+      throw new GatewayFailure(403, 'forbidden', access.refusal);
+    }
+    const { key, account } = authenticate(hooks.state, req);
+    const data = await callRoute(hooks, { method, path, key, account, body: () => jsonBody(req) });
     sendSuccess(res, id, data);
   } catch (error) {
     if (error instanceof GatewayFailure) return sendFailure(res, id, error);
@@ -73,25 +82,30 @@ async function handle(
   }
 }
 
-async function answer(
-  hooks: ServerHooks,
-  host: string | undefined,
-  req: IncomingMessage,
-  method: string,
-  path: string,
-) {
-  if (host !== undefined && req.headers.host !== host) {
-    req.resume();
-    throw new GatewayFailure(403, 'forbidden', 'This host is not the gateway host.');
-  }
-  const { key, account } = authenticate(hooks.state, req);
+/**
+ * One API operation for an authenticated key, through every check after authentication: approval,
+ * rate limit and injected failures, route (404/405), body (400), then the operation. The console
+ * calls it too, so that what it does is what the API would do.
+ */
+export async function callRoute(
+  hooks: Pick<ServerHooks, 'state' | 'routes' | 'beforeRoute'>,
+  call: {
+    method: string;
+    path: string;
+    key: ApiKeyRecord;
+    account: Account;
+    body: () => Promise<Record<string, unknown>>;
+  },
+): Promise<unknown> {
+  const { method, path, key, account } = call;
+  authorize(account);
   hooks.beforeRoute(method, path, key, account);
   const found = match(hooks.routes, method, path);
   if (found === 'not_found') throw new GatewayFailure(404, 'not_found', `No endpoint at ${path}.`);
   if (found === 'method_not_allowed') {
     throw new GatewayFailure(405, 'method_not_allowed', `${method} is not allowed on ${path}.`);
   }
-  const body = method === 'POST' ? await jsonBody(req) : (req.resume(), {});
+  const body = method === 'POST' ? await call.body() : {};
   return found.route.handler({ state: hooks.state, account, key, body, params: found.params });
 }
 

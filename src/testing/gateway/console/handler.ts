@@ -1,51 +1,42 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChangeSignal } from '../changes.js';
-import type { JobOutcome } from '../config.js';
 import { GatewayFailure } from '../envelope.js';
+import type { HostAccess } from '../server.js';
+import type { ApiKeyRecord } from '../state.js';
+import { allow, consoleAction, ConsoleFailure, type ConsoleOperations } from './actions.js';
 import { liveFeed } from './live.js';
 import { CONSOLE_PAGE, CONSOLE_PAGE_POLICY } from './page.js';
+import { consoleSessions } from './sessions.js';
 
 /** Everything under this path is the console's; the gateway API stays under `/api/v1`. */
 export const CONSOLE_PATH = '/_console';
-const MAX_BODY_BYTES = 16 * 1024;
 
-export interface ConsoleDependencies {
+export interface ConsoleDependencies extends ConsoleOperations {
   changes: ChangeSignal;
-  snapshot: () => unknown;
-  /** Submits a job for the simulator's main account; throws a GatewayFailure when refused. */
-  submit(prompt: string, outcome: JobOutcome): { task_id: string };
-  /** Sends a delivery again (same `webhook-id`, new attempts); throws when it cannot. */
-  redeliver(deliveryId: string): { number: number };
+  /** The console's data for the account of `key`, and no other. */
+  snapshot: (key: ApiKeyRecord) => unknown;
+  /** The key the console acts with when the page was not opened with one: the main account's. */
+  mainKey: ApiKeyRecord;
+  /** The record of a plaintext API key, or undefined for an unknown one. */
+  keyFor(apiKey: string): ApiKeyRecord | undefined;
   heartbeatMs: number;
-}
-
-class ConsoleFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /**
  * The console's HTTP side: the page at `/_console`, its data at `/_console/state` (JSON) and
- * `/_console/events` (server-sent events), and its two actions. Requests must carry the gateway's
- * own Host (no DNS rebinding); the actions also need a JSON body and, when the browser sends one,
- * the gateway's own Origin, so that no other web page can submit jobs or redeliveries.
+ * `/_console/events` (server-sent events), and its actions (actions.ts). It shows one account: the
+ * main one, or the one whose key opened the page (`/_console?api_key=<key>`, kept in a cookie).
+ * Requests must name a Host the simulator serves (no DNS rebinding, on every bind address); the
+ * actions also need, when the browser sends one, the console's own Origin.
  */
 export function consoleHandler(dependencies: ConsoleDependencies) {
-  const feed = liveFeed({
-    changes: dependencies.changes,
-    snapshot: dependencies.snapshot,
-    heartbeatMs: dependencies.heartbeatMs,
-  });
+  const feed = liveFeed({ changes: dependencies.changes, heartbeatMs: dependencies.heartbeatMs });
+  const sessions = consoleSessions();
 
   /** True when `path` is the console's (answered here), false to leave it to the gateway API. */
-  function handle(req: IncomingMessage, res: ServerResponse, path: string, host: string): boolean {
+  function handle(req: IncomingMessage, res: ServerResponse, path: string, access: HostAccess): boolean {
     if (path !== CONSOLE_PATH && !path.startsWith(`${CONSOLE_PATH}/`)) return false;
-    answer(req, res, path, host).catch((error: unknown) => {
+    answer(req, res, path, access).catch((error: unknown) => {
       const failure =
         error instanceof ConsoleFailure
           ? error
@@ -59,14 +50,17 @@ export function consoleHandler(dependencies: ConsoleDependencies) {
     return true;
   }
 
-  async function answer(req: IncomingMessage, res: ServerResponse, path: string, host: string) {
-    if (req.headers.host !== host)
-      throw new ConsoleFailure(403, 'forbidden', 'This host is not the gateway host.');
+  async function answer(req: IncomingMessage, res: ServerResponse, path: string, access: HostAccess) {
+    const host = access.host;
+    if (host === undefined) throw new ConsoleFailure(403, 'forbidden', access.refusal);
     const method = (req.method ?? 'GET').toUpperCase();
     const route = path.slice(CONSOLE_PATH.length);
+    const key = sessions.keyOf(req) ?? dependencies.mainKey;
     if (route === '' || route === '/') {
       allow(method, 'GET');
       req.resume();
+      const opened = new URL(req.url ?? '/', 'http://console').searchParams.get('api_key');
+      if (opened !== null) return openWith(res, opened);
       res.writeHead(200, {
         'content-type': 'text/html; charset=utf-8',
         'content-security-policy': CONSOLE_PAGE_POLICY,
@@ -77,43 +71,29 @@ export function consoleHandler(dependencies: ConsoleDependencies) {
     if (route === '/state') {
       allow(method, 'GET');
       req.resume();
-      return json(res, 200, dependencies.snapshot());
+      return json(res, 200, dependencies.snapshot(key));
     }
     if (route === '/events') {
       allow(method, 'GET');
       req.resume();
-      return feed.open(res);
+      return feed.open(res, () => dependencies.snapshot(key));
     }
-    if (route === '/jobs') {
-      allow(method, 'POST');
-      const body = await actionBody(req, host);
-      const prompt = body.prompt;
-      if (typeof prompt !== 'string')
-        throw new ConsoleFailure(400, 'invalid_request', 'prompt must be a string.');
-      const outcome = body.outcome ?? 'completed';
-      if (outcome !== 'completed' && outcome !== 'failed') {
-        throw new ConsoleFailure(400, 'invalid_request', 'outcome must be "completed" or "failed".');
-      }
-      const chosen: JobOutcome =
-        outcome === 'completed'
-          ? { status: 'completed' }
-          : { status: 'failed', error: { code: 'generation_failed', message: 'Failed from the console.' } };
-      return json(res, 200, dependencies.submit(prompt, chosen));
-    }
-    const redelivery = /^\/deliveries\/([^/]+)\/redeliver$/.exec(route);
-    if (redelivery) {
-      allow(method, 'POST');
-      await actionBody(req, host);
-      const deliveryId = decodeURIComponent(redelivery[1]!);
-      let number: number;
-      try {
-        number = dependencies.redeliver(deliveryId).number;
-      } catch (error) {
-        throw new ConsoleFailure(404, 'not_found', error instanceof Error ? error.message : String(error));
-      }
-      return json(res, 200, { deliveryId, number });
-    }
-    throw new ConsoleFailure(404, 'not_found', `No console endpoint at ${path}.`);
+    const result = await consoleAction(dependencies, req, route, host, key);
+    if (result === undefined) throw new ConsoleFailure(404, 'not_found', `No console endpoint at ${path}.`);
+    return json(res, 200, result);
+  }
+
+  /** `/_console?api_key=<key>`: the page acts as that key's account from now on, in this browser. */
+  function openWith(res: ServerResponse, apiKey: string) {
+    const key = dependencies.keyFor(apiKey);
+    if (!key) throw new ConsoleFailure(401, 'unauthorized', 'The API key is invalid.');
+    // The key leaves the address bar at once; the cookie names a session, never the key.
+    res.writeHead(303, {
+      location: CONSOLE_PATH,
+      'set-cookie': sessions.open(key, CONSOLE_PATH),
+      ...COMMON_HEADERS,
+    });
+    res.end();
   }
 
   return {
@@ -139,39 +119,4 @@ const COMMON_HEADERS = {
 function json(res: ServerResponse, status: number, data: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...COMMON_HEADERS });
   res.end(JSON.stringify(data));
-}
-
-function allow(method: string, allowed: 'GET' | 'POST') {
-  if (method !== allowed) throw new ConsoleFailure(405, 'method_not_allowed', `Use ${allowed} here.`);
-}
-
-/**
- * A JSON object from a same-origin request. A cross-site form cannot send application/json, and a
- * cross-site fetch that does is preflighted, which the console never approves.
- */
-async function actionBody(req: IncomingMessage, host: string): Promise<Record<string, unknown>> {
-  const origin = req.headers.origin;
-  if (origin !== undefined && origin !== `http://${host}`) {
-    throw new ConsoleFailure(403, 'forbidden', 'Console actions are accepted from the console page only.');
-  }
-  if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
-    throw new ConsoleFailure(415, 'unsupported_media_type', 'Content-Type must be application/json.');
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new ConsoleFailure(413, 'too_large', 'The body is too large.');
-    chunks.push(chunk);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-  } catch {
-    throw new ConsoleFailure(400, 'invalid_request', 'The body is not valid JSON.');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ConsoleFailure(400, 'invalid_request', 'The body must be a JSON object.');
-  }
-  return body as Record<string, unknown>;
 }

@@ -3,8 +3,6 @@ import type { ChangeSignal } from '../changes.js';
 
 export interface LiveFeedOptions {
   changes: ChangeSignal;
-  /** The data of each `state` event: read afresh when it is sent. */
-  snapshot: () => unknown;
   /** A comment line this often keeps proxies and the browser from timing the stream out. */
   heartbeatMs: number;
   /** Changes within this long go out as one event: a burst of attempts is one render, not fifty. */
@@ -19,29 +17,24 @@ export interface LiveFeedOptions {
  * runs timers only while a client is connected; a client that goes away is dropped, and `close()`
  * ends every stream and leaves no listener or timer behind.
  */
-export function liveFeed({
-  changes,
-  snapshot,
-  heartbeatMs,
-  coalesceMs = 50,
-  maxClients = 32,
-}: LiveFeedOptions) {
-  const clients = new Set<ServerResponse>();
+export function liveFeed({ changes, heartbeatMs, coalesceMs = 50, maxClients = 32 }: LiveFeedOptions) {
+  // Each client with the data of its `state` events (its account's), read afresh when sent.
+  const clients = new Map<ServerResponse, () => unknown>();
   let unsubscribe: (() => void) | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
   let pending: NodeJS.Timeout | undefined;
   let closed = false;
 
-  const stateEvent = () => `event: state\ndata: ${JSON.stringify(snapshot())}\n\n`;
+  const stateEvent = (snapshot: () => unknown) => `event: state\ndata: ${JSON.stringify(snapshot())}\n\n`;
 
-  function broadcast(frame: string) {
-    for (const client of clients) client.write(frame);
+  function broadcast(frame: (snapshot: () => unknown) => string) {
+    for (const [client, snapshot] of clients) client.write(frame(snapshot));
   }
 
   function changed() {
     pending ??= setTimeout(() => {
       pending = undefined;
-      broadcast(stateEvent());
+      broadcast(stateEvent);
     }, coalesceMs);
   }
 
@@ -56,8 +49,8 @@ export function liveFeed({
   }
 
   return {
-    /** Answers a GET of the events endpoint with a stream that stays open. */
-    open(res: ServerResponse): void {
+    /** Answers a GET of the events endpoint with a stream of `snapshot`'s data that stays open. */
+    open(res: ServerResponse, snapshot: () => unknown): void {
       if (closed || clients.size >= maxClients) {
         res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' });
         res.end('Too many open console streams.\n');
@@ -71,11 +64,11 @@ export function liveFeed({
         'x-content-type-options': 'nosniff',
       });
       // `retry`: how long the browser's EventSource waits before it reconnects on its own.
-      res.write(`retry: 1000\n\n${stateEvent()}`);
-      clients.add(res);
+      res.write(`retry: 1000\n\n${stateEvent(snapshot)}`);
+      clients.set(res, snapshot);
       if (clients.size === 1) {
         unsubscribe = changes.subscribe(changed);
-        heartbeat = setInterval(() => broadcast(': heartbeat\n\n'), heartbeatMs);
+        heartbeat = setInterval(() => broadcast(() => ': heartbeat\n\n'), heartbeatMs);
         heartbeat.unref();
       }
       // The response's 'close' is the one that means "the client went away": the request's fires
@@ -89,7 +82,7 @@ export function liveFeed({
     },
     close(): void {
       closed = true;
-      for (const client of [...clients]) {
+      for (const client of [...clients.keys()]) {
         drop(client);
         client.end();
       }

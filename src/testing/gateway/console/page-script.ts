@@ -42,11 +42,31 @@ export const PAGE_SCRIPT = String.raw`
     ]);
   }
 
+  function renderKeys(keys, account) {
+    $('key-count').textContent = '(' + keys.length + ')';
+    $('keys').replaceChildren(table(
+      ['id', 'title', 'status', 'created'],
+      keys.map(function (k) {
+        return el('tr', { 'data-key-id': k.id }, [
+          el('td', { class: 'num', text: k.id }),
+          el('td', { class: 'wrap', text: k.title + (k.id === account.key_id ? ' (this page acts with it)' : '') }),
+          el('td', { text: k.status }),
+          el('td', { class: 'mono', text: time(k.created_at) })
+        ]);
+      }),
+      'No API key.'
+    ));
+  }
+
   function renderWebhooks(webhooks) {
     $('webhook-count').textContent = '(' + webhooks.length + ')';
     $('webhooks').replaceChildren(table(
-      ['id', 'URL', 'events', 'sent', 'failed', 'last attempt', 'last error'],
+      ['id', 'URL', 'events', 'sent', 'failed', 'last attempt', 'last error', ''],
       webhooks.map(function (w) {
+        var button = el('button', {
+          type: 'button', class: 'secondary delete-webhook', text: 'Delete',
+          onclick: function () { deleteWebhook(w.id, button); }
+        });
         return el('tr', { 'data-webhook-id': w.id }, [
           el('td', { class: 'num', text: w.id }),
           el('td', { class: 'mono wrap', text: w.url }),
@@ -54,7 +74,8 @@ export const PAGE_SCRIPT = String.raw`
           el('td', { class: 'num', text: w.total_sent }),
           el('td', { class: 'num', text: w.total_failed }),
           el('td', { class: 'mono', text: time(w.last_sent_at) }),
-          el('td', { class: 'wrap', text: w.last_error || '' })
+          el('td', { class: 'wrap', text: w.last_error || '' }),
+          el('td', {}, [button])
         ]);
       }),
       'No webhook yet: register one (jobhook webhooks register <url>, or receiver.register()).'
@@ -102,6 +123,7 @@ export const PAGE_SCRIPT = String.raw`
     $('deliveries').replaceChildren.apply($('deliveries'), deliveries.map(function (d) {
       var state = d.state;
       if (state === 'retrying' && d.nextAttemptAt) state += ', next attempt at ' + time(d.nextAttemptAt);
+      if (state === 'dropped') state += ' (never sent: deliveries.dropRate)';
       var button = el('button', {
         type: 'button', class: 'secondary redeliver',
         title: 'Send this delivery again: same webhook-id and body, new attempts',
@@ -125,7 +147,7 @@ export const PAGE_SCRIPT = String.raw`
           'webhook-id ' + d.deliveryId + ' · event ' + d.eventId + ' · started ' + time(d.startedAt)
         ]),
         d.attempts.length === 0
-          ? el('div', { class: 'empty', text: 'Sending the first attempt…' })
+          ? el('div', { class: 'empty', text: d.state === 'dropped' ? 'No attempt: the simulator dropped this delivery.' : 'Sending the first attempt…' })
           : table(['#', 'time', 'status', 'latency', 'answer (first 2 KB)'], d.attempts.map(attemptRow), '', 'attempts')
       ]);
     }));
@@ -133,16 +155,19 @@ export const PAGE_SCRIPT = String.raw`
 
   function render(snapshot) {
     $('base-url').textContent = snapshot.baseUrl;
+    $('account').textContent = '#' + snapshot.account.id + ' · ' + snapshot.account.remaining_credits +
+      ' credits' + (snapshot.account.approved ? '' : ' · API access not approved');
+    renderKeys(snapshot.keys, snapshot.account);
     renderWebhooks(snapshot.webhooks);
     renderJobs(snapshot.jobs, snapshot.totals.jobs);
     renderDeliveries(snapshot.deliveries, snapshot.totals.deliveries);
   }
 
-  function post(path, body) {
+  function post(path, body, method) {
     return fetch(path, {
-      method: 'POST',
+      method: method || 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body)
+      body: method === 'DELETE' ? undefined : JSON.stringify(body)
     }).then(function (response) {
       return response.json().then(function (json) {
         if (!response.ok) throw new Error((json.error && json.error.message) || ('HTTP ' + response.status));
@@ -163,6 +188,46 @@ export const PAGE_SCRIPT = String.raw`
       .then(function (json) { notice('Redelivering ' + json.deliveryId + ' (delivery #' + json.number + ').'); })
       .catch(function (error) { notice(error.message, true); button.disabled = false; });
   }
+
+  function deleteWebhook(id, button) {
+    button.disabled = true;
+    post('/_console/webhooks/' + encodeURIComponent(id), undefined, 'DELETE')
+      .then(function () { notice('Deleted webhook ' + id + '.'); })
+      .catch(function (error) { notice(error.message, true); button.disabled = false; });
+  }
+
+  $('create-key').addEventListener('submit', function (event) {
+    event.preventDefault();
+    var form = event.target;
+    form.elements.create.disabled = true;
+    post('/_console/keys', { title: form.elements.title.value })
+      .then(function (json) {
+        // Shown this once, as the API answers it once: it cannot be read again.
+        $('new-key').className = 'notice';
+        $('new-key').replaceChildren(
+          'New key ' + json.id + ' (copy it now, it is not shown again): ',
+          el('code', { id: 'new-key-value', text: json.api_key })
+        );
+        form.reset();
+      })
+      .catch(function (error) { notice(error.message, true); })
+      .then(function () { form.elements.create.disabled = false; });
+  });
+
+  $('create-webhook').addEventListener('submit', function (event) {
+    event.preventDefault();
+    var form = event.target;
+    var events = [];
+    if (form.elements.completed.checked) events.push('job.completed');
+    if (form.elements.failed.checked) events.push('job.failed');
+    var body = { url: form.elements.url.value, events: events };
+    if (form.elements.secret.value) body.secret_key = form.elements.secret.value;
+    form.elements.create.disabled = true;
+    post('/_console/webhooks', body)
+      .then(function (json) { notice('Created webhook ' + json.id + '.'); form.reset(); })
+      .catch(function (error) { notice(error.message, true); })
+      .then(function () { form.elements.create.disabled = false; });
+  });
 
   $('submit').addEventListener('submit', function (event) {
     event.preventDefault();

@@ -24,6 +24,8 @@ form.submit { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; 
 input, select, button { font: inherit; padding: 0.3rem 0.55rem; border: 1px solid var(--line);
   border-radius: 6px; background: var(--bg); color: var(--fg); }
 input[name="prompt"] { min-width: 18rem; }
+input[name="url"] { min-width: 22rem; }
+input[type="checkbox"] { padding: 0; }
 button { cursor: pointer; background: var(--accent); border-color: var(--accent); color: #fff; }
 button.secondary { background: var(--bg); color: var(--accent); }
 button:disabled { opacity: 0.6; cursor: default; }
@@ -33,7 +35,7 @@ th { font-weight: 600; color: var(--muted); font-size: 12px; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .empty { color: var(--muted); font-style: italic; padding: 0.3rem 0; }
 .status-ok, .state-delivered, .job-completed { color: var(--ok); font-weight: 600; }
-.status-bad, .state-failed, .job-failed, .state-cancelled { color: var(--bad); font-weight: 600; }
+.status-bad, .state-failed, .job-failed, .state-cancelled, .state-dropped { color: var(--bad); font-weight: 600; }
 .state-retrying, .state-sending, .job-pending, .job-processing { color: var(--warn); font-weight: 600; }
 article.delivery { border: 1px solid var(--line); border-radius: 8px; padding: 0.5rem 0.75rem; margin: 0 0 0.6rem; }
 article.delivery > .head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.35rem 0.9rem; }

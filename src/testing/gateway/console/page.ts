@@ -16,9 +16,12 @@ export const CONSOLE_PAGE = `<!doctype html>
   <h1>jobhook gateway console</h1>
   <span class="conn" id="connection" data-state="connecting">connecting…</span>
   <span class="muted">base URL <code id="base-url"></code></span>
+  <span class="muted">account <code id="account"></code></span>
   <span class="muted">simulator: state is in memory and gone when it stops</span>
 </header>
 <main>
+  <p class="muted">This page shows one account: the main one, or the one whose key opened it
+    (<code>/_console?api_key=&lt;key&gt;</code>). What it does goes through the API's checks.</p>
   <section>
     <h2>Submit a job</h2>
     <form class="submit" id="submit">
@@ -32,7 +35,23 @@ export const CONSOLE_PAGE = `<!doctype html>
     <div class="notice muted" id="notice" role="status"></div>
   </section>
   <section>
+    <h2>API keys <span class="count" id="key-count"></span></h2>
+    <form class="submit" id="create-key">
+      <input name="title" aria-label="key title" placeholder="title, e.g. my app" maxlength="200" required>
+      <button name="create" type="submit">Create API key</button>
+    </form>
+    <div class="notice" id="new-key" role="status"></div>
+    <div id="keys"></div>
+  </section>
+  <section>
     <h2>Webhooks <span class="count" id="webhook-count"></span></h2>
+    <form class="submit" id="create-webhook">
+      <input name="url" aria-label="webhook URL" placeholder="webhook URL: https, or http to a loopback host" maxlength="2048" required>
+      <label><input type="checkbox" name="completed" checked> job.completed</label>
+      <label><input type="checkbox" name="failed" checked> job.failed</label>
+      <input name="secret" aria-label="secret_key" placeholder="secret_key (optional: whsec_…)" autocomplete="off">
+      <button name="create" type="submit">Create webhook</button>
+    </form>
     <div id="webhooks"></div>
   </section>
   <section>

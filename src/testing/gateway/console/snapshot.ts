@@ -1,6 +1,5 @@
-import type { DeliveryAttempt } from '../deliveries.js';
-import type { DeliveryLog, DeliveryRecord } from '../delivery-log.js';
-import type { GatewayState, TaskRecord, WebhookRecord } from '../state.js';
+import type { DeliveryAttempt, DeliveryLog, DeliveryRecord } from '../delivery-log.js';
+import type { ApiKeyRecord, GatewayState, TaskRecord, WebhookRecord } from '../state.js';
 
 /** The console shows the newest this many jobs and deliveries: a long session stays light. */
 export const CONSOLE_LIMIT = 100;
@@ -8,6 +7,10 @@ export const CONSOLE_LIMIT = 100;
 /** What `/_console/state` answers and each server-sent `state` event carries. */
 export interface ConsoleSnapshot {
   baseUrl: string;
+  /** The one account the console shows, and the key it acts with (never the key itself). */
+  account: { id: number; approved: boolean; remaining_credits: number; key_id: number; key_title: string };
+  /** The account's API keys, oldest first: never the plaintext key (only its creation answer has it). */
+  keys: Pick<ApiKeyRecord, 'id' | 'title' | 'status' | 'created_at'>[];
   /** Never the `secret_key`. */
   webhooks: Pick<
     WebhookRecord,
@@ -57,9 +60,31 @@ export interface ConsoleSnapshot {
   totals: { jobs: number; deliveries: number };
 }
 
-/** A copy of what the simulator holds, never a secret: no `secret_key`, no API key. */
-export function consoleSnapshot(baseUrl: string, state: GatewayState, log: DeliveryLog): ConsoleSnapshot {
-  const webhooks = [...state.webhooks.values()].map((webhook) => ({
+/**
+ * A copy of what the simulator holds for the account of `key`, and of no other account; never a
+ * secret: no `secret_key`, no API key.
+ */
+export function consoleSnapshot(
+  baseUrl: string,
+  state: GatewayState,
+  log: DeliveryLog,
+  key: ApiKeyRecord,
+): ConsoleSnapshot {
+  const accountId = key.account_id;
+  const owner = state.accounts.get(accountId)!;
+  const account = {
+    id: accountId,
+    approved: owner.approved,
+    remaining_credits: owner.total_credits - owner.used_credits,
+    key_id: key.id,
+    key_title: key.title,
+  };
+  const keys = [...state.keys.values()]
+    .filter((record) => record.account_id === accountId)
+    .map(({ id, title, status, created_at }) => ({ id, title, status, created_at }));
+  const mine = <T extends { account_id: number }>(items: Iterable<T>) =>
+    [...items].filter((item) => item.account_id === accountId);
+  const webhooks = mine(state.webhooks.values()).map((webhook) => ({
     id: webhook.id,
     account_id: webhook.account_id,
     url: webhook.url,
@@ -71,7 +96,7 @@ export function consoleSnapshot(baseUrl: string, state: GatewayState, log: Deliv
     last_sent_at: webhook.last_sent_at,
     last_error: webhook.last_error,
   }));
-  const tasks = [...state.tasks.values()];
+  const tasks = mine(state.tasks.values());
   const jobs = newest(tasks).map((task) => ({
     task_id: task.task_id,
     account_id: task.account_id,
@@ -83,7 +108,7 @@ export function consoleSnapshot(baseUrl: string, state: GatewayState, log: Deliv
     ...(task.image_url !== undefined && { image_url: task.image_url }),
     ...(task.error !== undefined && { error: { ...task.error } }),
   }));
-  const records = log.all();
+  const records = log.all().filter((record) => record.accountId === accountId);
   const deliveries = newest(records).map((record) => ({
     number: record.number,
     deliveryId: record.deliveryId,
@@ -106,7 +131,8 @@ export function consoleSnapshot(baseUrl: string, state: GatewayState, log: Deliv
       answer,
     })),
   }));
-  return { baseUrl, webhooks, jobs, deliveries, totals: { jobs: tasks.length, deliveries: records.length } };
+  const totals = { jobs: tasks.length, deliveries: records.length };
+  return { baseUrl, account, keys, webhooks, jobs, deliveries, totals };
 }
 
 function newest<T>(items: readonly T[]): T[] {
