@@ -52,7 +52,7 @@ export function createReconciler(config: {
   let passes = 0;
   const backoffBase = intervalMs > 0 ? intervalMs : 30_000;
   // A poll must end well within the tracker's lease, or another instance could take the task.
-  const pollTimeoutMs = Math.max(1000, Math.min(30_000, Math.floor(jobs.leaseMs / 4)));
+  const pollTimeoutMs = Math.max(100, Math.min(30_000, Math.floor(jobs.leaseMs / 4)));
 
   const warned = new Set<string>();
   /** One line per kind of trouble until a pass goes well: a broken tracker would repeat every pass. */
@@ -118,8 +118,17 @@ export function createReconciler(config: {
     return settle(job.taskId);
   }
 
-  async function pollOne(job: TrackedJob, owner: string, result: ReconcileResult): Promise<void> {
-    if (closed || now() < pausedUntil) return release(job, owner, Math.max(pausedUntil, now()));
+  async function pollOne(
+    job: TrackedJob,
+    owner: string,
+    claimedAt: number,
+    result: ReconcileResult,
+  ): Promise<void> {
+    // A poll starts within half the lease of the claim and ends (its time-out) within a quarter
+    // more: a slow pass hands back what it could not start in time rather than poll it while
+    // another instance, finding the lease ended, polls it too.
+    const late = now() - claimedAt > jobs.leaseMs / 2;
+    if (closed || late || now() < pausedUntil) return release(job, owner, Math.max(pausedUntil, now()));
     let task: Record<string, unknown>;
     try {
       task = await client.images.get(job.taskId, {
@@ -188,12 +197,13 @@ export function createReconciler(config: {
     ownerPrefix ??= globalThis.crypto.randomUUID();
     const owner = `${ownerPrefix}.${(++passes).toString(36)}`;
     let claimed: readonly TrackedJob[];
+    const claimedAt = now();
     try {
       claimed = await jobs.claimDue({
         owner,
         limit: options.maxPollsPerPass,
         afterMs: options.afterMs,
-        now: now(),
+        now: claimedAt,
       });
     } catch (error) {
       warnOnce('tracker', `jobhook: the job tracker failed to hand out due tasks: ${messageOf(error)}`);
@@ -201,7 +211,7 @@ export function createReconciler(config: {
     }
     const queue = [...claimed];
     const worker = async () => {
-      for (let job = queue.shift(); job; job = queue.shift()) await pollOne(job, owner, result);
+      for (let job = queue.shift(); job; job = queue.shift()) await pollOne(job, owner, claimedAt, result);
     };
     await Promise.all(Array.from({ length: Math.min(options.concurrency, queue.length) }, worker));
     if (!result.rateLimited && claimed.length > 0) warned.clear();
