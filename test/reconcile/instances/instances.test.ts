@@ -23,6 +23,8 @@ describe.each(['redis', 'postgres'] satisfies VariantName[])(
           `${variant}: ${r.tasks.length} jobs, ${r.dropped.size} deliveries dropped, ${byPoll} outcomes by poll, ` +
             `${[...r.polls.values()].flat().length} polls, ${r.seconds.toFixed(1)} s`,
         );
+        if (r.stillTracked.length > 0)
+          console.log('still tracked:', JSON.stringify(r.stillTracked.slice(0, 10)));
         expect(r.tasks).toHaveLength(JOBS);
         expect(r.dropped.size).toBeGreaterThan(JOBS / 4);
         expect(r.tasks.filter((task) => !r.runs.has(task))).toEqual([]);

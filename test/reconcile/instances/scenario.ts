@@ -12,7 +12,11 @@ import { DATABASE_URL, freePort, postgresForTest, REDIS_URL, redisForTest } from
 import { startChild, stopChild, type Child } from '../../many-instances/processes.js';
 
 const SECRET = `whsec_${Buffer.from('reconcile-instances-secret-32byt').toString('base64')}`;
-const LEASE_MS = 2000;
+/**
+ * The tracker's and the store's lease. A poll's time-out is a quarter of it: on this shared 2-core
+ * machine running five processes, a shorter one times polls out, and their back-off outlasts the run.
+ */
+const LEASE_MS = 10_000;
 const AFTER_MS = 1000;
 const INTERVAL_MS = 250;
 
@@ -65,6 +69,8 @@ export interface ScenarioResult {
   /** Requests the gateway answered 429, by path. */
   rateLimited: string[];
   pendingAfter: number;
+  /** Tasks still tracked at the end, with their polls: what to look at when one is missing. */
+  stillTracked: { taskId: string; polls: number; ageMs: number }[];
   seconds: number;
 }
 
@@ -160,6 +166,11 @@ export async function runScenario(
       killedPid,
       rateLimited: gateway.requests.filter((r) => r.status === 429).map((r) => `${r.method} ${r.path}`),
       pendingAfter: (await service.jobs.pending()).length,
+      stillTracked: (await service.jobs.pending({ limit: 50 })).map((job) => ({
+        taskId: job.taskId,
+        polls: job.polls,
+        ageMs: Date.now() - job.submittedAt,
+      })),
       seconds: (Date.now() - started) / 1000,
     };
   } finally {
