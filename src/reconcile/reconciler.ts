@@ -43,7 +43,10 @@ export function createReconciler(config: {
 }): Reconciler {
   const { options, logger, now } = config;
   const { client, jobs, intervalMs } = options;
-  const closing = new AbortController();
+  // Made at the first pass, not here: Workers refuse such work in global scope, where receivers
+  // are made (and an AbortController there is enough to refuse the script).
+  let closingController: AbortController | undefined;
+  const closing = () => (closingController ??= new AbortController());
   let closed = false;
   let pausedUntil = 0;
   let running: Promise<ReconcileResult> | undefined;
@@ -132,13 +135,13 @@ export function createReconciler(config: {
     let task: Record<string, unknown>;
     try {
       task = await client.images.get(job.taskId, {
-        signal: closing.signal,
+        signal: closing().signal,
         retries: 0,
         timeoutMs: pollTimeoutMs,
       });
       result.polled++;
     } catch (error) {
-      if (closing.signal.aborted) return release(job, owner, now());
+      if (closing().signal.aborted) return release(job, owner, now());
       result.polled++;
       const limited = rateLimitOf(error);
       if (limited) {
@@ -188,7 +191,7 @@ export function createReconciler(config: {
   async function pass(): Promise<ReconcileResult> {
     const result: ReconcileResult = { polled: 0, dispatched: 0, pending: 0, rateLimited: false };
     if (closed) return result;
-    if (now() >= pausedUntil) await watch.check(closing.signal);
+    if (now() >= pausedUntil) await watch.check(closing().signal);
     if (now() < pausedUntil) {
       result.rateLimited = true;
       return result;
@@ -254,7 +257,7 @@ export function createReconciler(config: {
     async close() {
       closed = true;
       if (timer !== undefined) clearInterval(timer);
-      closing.abort();
+      closingController?.abort();
       await running?.catch(() => undefined);
     },
   };
