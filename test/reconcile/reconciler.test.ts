@@ -172,6 +172,22 @@ describe('a pass', () => {
     expect(await t.reconciler.reconcileOnce()).toMatchObject({ polled: 1 });
   });
 
+  it('hands back, due at once, the tasks it could not start polling within half the lease', async () => {
+    const t = await setUp({ concurrency: 1 });
+    await t.submit(3);
+    await gateway.settled();
+    t.clock.now += 1000;
+    const get = t.client.images.get.bind(t.client.images);
+    t.client.images.get = async (...args) => {
+      t.clock.now += t.jobs.leaseMs / 2 + 1; // a slow poll on a loaded machine
+      return get(...args);
+    };
+    expect(await t.reconciler.reconcileOnce()).toMatchObject({ polled: 1, dispatched: 1 });
+    expect(t.jobs.size).toBe(2);
+    t.client.images.get = get;
+    expect(await t.reconciler.reconcileOnce()).toMatchObject({ polled: 2, dispatched: 2 });
+  });
+
   it('forgets a task the gateway does not know (404), with a warning naming it', async () => {
     const t = await setUp();
     t.jobs.track('task_nobody_submitted', t.clock.now);
