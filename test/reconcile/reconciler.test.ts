@@ -4,6 +4,7 @@
 import { createClient, type GatewayClient } from 'jobhook/client';
 import { memoryJobTracker, type MemoryJobTracker } from 'jobhook';
 import { startGateway, type Gateway } from 'jobhook/testing';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createReconciler,
@@ -264,6 +265,19 @@ describe('age', () => {
 });
 
 describe('the timer', () => {
+  it('never keeps a process alive by itself (unref)', async () => {
+    const { execFile } = await import('node:child_process');
+    const script = fileURLToPath(new URL('./fixtures/timer-only.ts', import.meta.url));
+    const started = Date.now();
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--import', 'tsx', script], { timeout: 30_000 }, (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      ),
+    );
+    expect(output).toContain('created');
+    expect(Date.now() - started).toBeLessThan(30_000); // the timer is 60 s: it did not hold the exit
+  });
+
   it('runs passes every intervalMs until close(), which stops it and waits for the running pass', async () => {
     gateway = await startGateway();
     const client = createClient({ baseUrl: gateway.baseUrl, apiKey: gateway.apiKey });
