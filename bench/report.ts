@@ -11,6 +11,7 @@ import { formatNs, median, ratio, type Samples } from './measure.js';
 import { slope, type BodyScaleResult } from './scale.js';
 import type { ServerKind } from './server.js';
 import { overMemory, STORE_NAMES, type StoreResults } from './stores.js';
+import { reconcileSection, type ReconcileResults } from './reconcile.js';
 
 export interface Results {
   quick: boolean;
@@ -27,6 +28,7 @@ export interface Results {
   memory: MemoryResult[];
   stores: StoreResults;
   handoff: HandoffResults;
+  reconcile?: ReconcileResults;
 }
 
 export interface Target {
@@ -347,6 +349,7 @@ export function markdown(r: Results, list: Target[]): string {
 
   out.push(...storesSection(r.stores));
   out.push(...handoffSection(r.handoff));
+  if (r.reconcile) out.push(...reconcileSection(r.reconcile));
   // The profiles' explanations, written by hand next to this file.
   const notes = resolve('bench/NOTES.md');
   if (existsSync(notes)) out.push(readFileSync(notes, 'utf8'));

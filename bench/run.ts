@@ -25,6 +25,7 @@ const { markdown, svg, targets } = await import('./report.js');
 const { runBodyScale, runHandlerScale } = await import('./scale.js');
 const { SERVER_KINDS } = await import('./server.js');
 const { runStores } = await import('./stores.js');
+const { runReconcile } = await import('./reconcile.js');
 
 const quick = process.env.BENCH_QUICK === '1';
 const core = quick ? { rounds: 7, batchMs: 10, warmupMs: 30 } : { rounds: 41, batchMs: 10, warmupMs: 200 };
@@ -66,6 +67,12 @@ step('BullMQ hand-off, end to end');
 const handoffResults = await runHandoff(handoff);
 for (const line of handoffResults.skipped) console.error(`bench: ${line}`);
 
+step('tracking and reconciliation');
+const reconcileResults = await runReconcile(
+  quick ? { jobs: 200, rounds: 3, deliveries: 300 } : { jobs: 1000, rounds: 7, deliveries: 1000 },
+);
+for (const line of reconcileResults.skipped) console.error(`bench: ${line}`);
+
 const results: Results = {
   quick,
   settings:
@@ -83,6 +90,7 @@ const results: Results = {
   memory: memoryResults,
   stores: storeResults,
   handoff: handoffResults,
+  reconcile: reconcileResults,
 };
 const list = targets(results);
 const text = markdown(results, list);

@@ -46,6 +46,13 @@ export {
   type MemoryDedupeOptions,
 } from './dedupe/memory-store.js';
 export type { JobTracker, TrackedJob, ClaimDueRequest } from './jobs/job-tracker.js';
+export type { ReconcileOptions, ReconcileClient } from './reconcile/options.js';
+export type {
+  ReconcileObserver,
+  ReconcileResult,
+  DeliveryFailures,
+  ExpiredJob,
+} from './reconcile/observer.js';
 export type { TrackerTimes } from './jobs/options.js';
 export {
   memoryJobTracker,

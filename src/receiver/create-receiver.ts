@@ -10,6 +10,8 @@ import { createPipeline, type Pipeline } from './pipeline.js';
 import { registerReceiver } from './register.js';
 import type { DeliveryContext, EventHandler } from './run-handlers.js';
 import { queuedJobRunner } from './run-queued.js';
+import type { Reconciler } from '../reconcile/reconciler.js';
+import { receiverReconciler, taskIdOf } from '../reconcile/receiver-reconciler.js';
 import type { CloseOptions, ErrorHandler, EventMap, Receiver } from './types.js';
 
 // `& EventMap` only tells the compiler the job events always exist; it changes no field type.
@@ -42,7 +44,34 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     return typed && anyHandlers.length > 0 ? [...typed, ...anyHandlers] : (typed ?? anyHandlers);
   }
 
-  const pipeline: Pipeline = createPipeline({ config, schemas, handlersFor, results, report, lifecycle });
+  // With `reconcile`: the reconciler runs polled outcomes through the pipeline from the claim on,
+  // and a webhook answered 2xx tells the tracker its task needs no poll.
+  let reconciler: Reconciler | undefined;
+  const answered2xx = config.reconcile
+    ? (type: string, event: unknown) => {
+        const taskId = taskIdOf(type, event);
+        if (taskId !== undefined && reconciler) lifecycle.track(reconciler.settled(taskId));
+      }
+    : undefined;
+  const pipeline: Pipeline = createPipeline({
+    config,
+    schemas,
+    handlersFor,
+    results,
+    report,
+    lifecycle,
+    answered2xx,
+  });
+  if (config.reconcile) {
+    reconciler = receiverReconciler({
+      options: config.reconcile,
+      schemas,
+      run: (polled) => pipeline.runValidatedEvent(polled),
+      logger: config.logger,
+      observer: config.observer,
+      now: config.now,
+    });
+  }
 
   const runQueued = queuedJobRunner({
     schemas,
@@ -61,6 +90,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
 
   async function close(closeOptions: CloseOptions = {}): Promise<void> {
     const timeoutMs = closeTimeoutOf(closeOptions);
+    // No new pass, no poll in flight; a polled outcome being handled is drained with the rest.
+    await reconciler?.close();
     const drained = await lifecycle.close(timeoutMs);
     await results.close();
     if (!drained) {
@@ -96,17 +127,32 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       }
     },
     close,
+    reconcileOnce() {
+      if (!reconciler) {
+        return Promise.reject(
+          new JobhookError(
+            'invalid_options',
+            'reconcileOnce() needs createReceiver({ reconcile: { client, jobs } }).',
+          ),
+        );
+      }
+      return reconciler.reconcileOnce();
+    },
     maxBodyBytes: config.maxBodyBytes,
     results,
-    register: (registerOptions) =>
-      registerReceiver(
+    register: (registerOptions) => {
+      // The webhook whose delivery counters the reconciler reads.
+      const url = (registerOptions as { url?: unknown } | undefined)?.url;
+      if (typeof url === 'string') reconciler?.watchUrl(url);
+      return registerReceiver(
         {
           secret: config.secrets[0],
           handled: anyHandlers.length > 0 ? Object.keys(schemas) : [...handlersByType.keys()],
           known: Object.keys(schemas),
         },
         registerOptions,
-      ),
+      );
+    },
   };
   return receiver;
 }

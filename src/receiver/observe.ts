@@ -1,3 +1,4 @@
+import type { ReconcileObserver } from '../reconcile/observer.js';
 import type { AnswerCode, ReceiverResponse } from '../wire/answers.js';
 import type { RefusalCode } from '../signatures/verifier.js';
 import { messageOf, type Logger } from '../common/logger.js';
@@ -59,7 +60,7 @@ export interface ObservedHandoff {
  * @typeParam State - What {@link ReceiverObserver.start} returns for a delivery (a span, say),
  * given back to {@link ReceiverObserver.within} and {@link ReceiverObserver.end}.
  */
-export interface ReceiverObserver<State = unknown> {
+export interface ReceiverObserver<State = unknown> extends ReconcileObserver {
   /**
    * A delivery arrived. Called synchronously at the start of `receive()`, so in the caller's async
    * context: that of the HTTP request, whose server span is then the active one.

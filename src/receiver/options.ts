@@ -1,6 +1,7 @@
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import type { Handoff } from '../handoff/handoff.js';
 import type { ReceiverObserver } from './observe.js';
+import { resolveReconcile, type ReconcileOptions, type ResolvedReconcile } from '../reconcile/options.js';
 import { memoryDedupeStore } from '../dedupe/memory-store.js';
 import { JobhookError } from '../common/errors.js';
 import { isThenable } from '../common/thenable.js';
@@ -94,6 +95,16 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
    * `otelObserver()` from `jobhook/otel` for OpenTelemetry spans and metrics. Default: none.
    */
   observer?: ReceiverObserver;
+  /**
+   * Poll the tasks whose webhook never came: `{ client, jobs, afterMs?, intervalMs? }`, with the
+   * job tracker the submitting client records tasks in (`createClient({ jobs })`). Every
+   * `intervalMs` (default 30 s) the receiver polls the status of tracked tasks whose outcome is
+   * `afterMs` (default 2 min) late, and runs a `completed` or `failed` outcome through the same
+   * dedupe and handlers (`context.source === 'poll'`). With it, a job outcome's dedupe key is its
+   * task's, for the webhook and the poll alike, so the handlers run once whichever comes first.
+   * See docs/reconciliation.md.
+   */
+  reconcile?: ReconcileOptions;
 }
 
 /** What a `dedupeKey` function is given: a delivery that passed its signature and schema checks. */
@@ -123,6 +134,7 @@ export interface ResolvedOptions {
   handlerTimeoutMs: number;
   logger: SafeLogger;
   observer: ReceiverObserver | undefined;
+  reconcile: ResolvedReconcile | undefined;
 }
 
 const MIB = 1024 * 1024;
@@ -148,7 +160,20 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     // Wrapped once here, so that no logger failure anywhere can change an answer.
     logger: safeLogger(redactingLogger(options.logger ?? defaultLogger, secrets)),
     observer: observerOf(options.observer),
+    reconcile: reconcileOf(options),
   };
+}
+
+/** `reconcile`, checked; it needs somewhere to dedupe, or the webhook and the poll could both run. */
+function reconcileOf(options: ReceiverOptions<EventSchemas>): ResolvedReconcile | undefined {
+  if (options.reconcile === undefined) return undefined;
+  if (options.dedupe === false) {
+    throw new JobhookError(
+      'invalid_options',
+      '`reconcile` needs a dedupe store (or a hand-off), so that a webhook and a poll of one task run the handlers once: remove `dedupe: false`.',
+    );
+  }
+  return resolveReconcile(options.reconcile);
 }
 
 function handoffOf(options: ReceiverOptions<EventSchemas>): Handoff | undefined {

@@ -18,6 +18,7 @@ import type { ResolvedOptions } from './options.js';
 import { parseEvent, type ParsedEvent } from './parse-event.js';
 import { runHandlers, type DeliverySource, type EventHandler } from './run-handlers.js';
 import type { DeliveryInput } from './types.js';
+import { webhookOutcomeKey } from '../reconcile/receiver-reconciler.js';
 import { runHeaderChecks, verifyDelivery } from './verify-delivery.js';
 
 /**
@@ -80,6 +81,11 @@ export interface PipelineDeps {
   results: JobResultsFeed;
   report: ReportFailures;
   lifecycle: InFlight;
+  /**
+   * A webhook was answered 2xx (its outcome handled, already handled, handed off, or without
+   * handlers): with `reconcile`, the tracker then forgets its task.
+   */
+  answered2xx?: ((type: string, event: unknown) => void) | undefined;
 }
 
 /** A receiver's pipeline: webhook deliveries, and already-validated events. */
@@ -166,7 +172,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (lifecycle.closing) return Promise.resolve(answers.shuttingDown());
     const d = new Delivery('webhook', trace);
     d.input = input;
-    return counted(() => walk(p, d, 0));
+    const answered = counted(() => walk(p, d, 0));
+    const answered2xx = deps.answered2xx;
+    // Only with `reconcile`: one more turn of the microtask queue per delivery, none otherwise.
+    if (!answered2xx) return answered;
+    return answered.then((response) => {
+      if (response.status >= 200 && response.status < 300 && d.type !== '') answered2xx(d.type, d.event);
+      return response;
+    });
   }
 
   function runValidatedEvent(validated: ValidatedEvent): Promise<RunOutcome> {
@@ -357,6 +370,11 @@ function claim(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | u
 function keyOf(p: PipelineState, d: Delivery): string | undefined {
   if (d.keyed) return d.key;
   d.keyed = true;
+  // Reconciling: a job outcome's key is its task's, the same as a poll of that task gives it.
+  if (p.config.reconcile) {
+    const key = webhookOutcomeKey(d.type, d.event);
+    if (key !== undefined) return (d.key = key);
+  }
   const choice = p.config.dedupeKey;
   if (choice === 'event') return (d.key = d.payloadId ?? d.signedId);
   if (choice === 'delivery') return (d.key = d.signedId ?? d.payloadId);

@@ -7,6 +7,7 @@ import type { DefaultEvents, UnknownEvent } from '../events/schemas.js';
 import type { JobResults } from '../results/job-results.js';
 import type { HandoffJob, QueuedAttempt } from '../handoff/handoff.js';
 import type { EventHandler } from './run-handlers.js';
+import type { ReconcileResult } from '../reconcile/observer.js';
 import type { ReceiverRegisterOptions, WebhookRegistrar } from './register.js';
 
 // The public types of a receiver: what createReceiver returns and what its methods take.
@@ -79,6 +80,14 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
    * after `timeoutMs` (default 30 s): the server can then be closed, or the process exit.
    */
   close(options?: CloseOptions): Promise<void>;
+  /**
+   * With `reconcile`: one bounded pass over the tracked tasks whose outcome is overdue (what the
+   * timer runs every `intervalMs`), for a cron on a platform without long-lived timers. Resolves
+   * with what it did: status polls made, outcomes handled, tasks still running, and whether the
+   * gateway's rate limit paused it. Passes never overlap. Rejects (`invalid_options`) without
+   * `reconcile`.
+   */
+  reconcileOnce(): Promise<ReconcileResult>;
   /** Largest body accepted, in bytes; adapters enforce it while streaming. */
   readonly maxBodyBytes: number;
   /**

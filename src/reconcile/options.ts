@@ -4,12 +4,14 @@ import type { JobTracker } from '../jobs/job-tracker.js';
 /** What the reconciler calls on the gateway: a client from `jobhook/client` has both. */
 export interface ReconcileClient {
   images: {
+    /** GET /api/v1/images/{task_id}: a task's status. */
     get(
       taskId: string,
       options?: { signal?: AbortSignal; timeoutMs?: number; retries?: number },
     ): Promise<{ status: string; [field: string]: unknown }>;
   };
   webhooks?: {
+    /** GET /api/v1/webhooks: the webhooks, with their delivery counters. */
     list(options?: { signal?: AbortSignal; timeoutMs?: number; retries?: number }): Promise<
       readonly {
         url: string;

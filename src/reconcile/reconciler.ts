@@ -43,7 +43,10 @@ export function createReconciler(config: {
 }): Reconciler {
   const { options, logger, now } = config;
   const { client, jobs, intervalMs } = options;
-  const closing = new AbortController();
+  // Made at the first pass, not here: Workers refuse such work in global scope, where receivers
+  // are made (and an AbortController there is enough to refuse the script).
+  let closingController: AbortController | undefined;
+  const closing = () => (closingController ??= new AbortController());
   let closed = false;
   let pausedUntil = 0;
   let running: Promise<ReconcileResult> | undefined;
@@ -52,7 +55,7 @@ export function createReconciler(config: {
   let passes = 0;
   const backoffBase = intervalMs > 0 ? intervalMs : 30_000;
   // A poll must end well within the tracker's lease, or another instance could take the task.
-  const pollTimeoutMs = Math.max(1000, Math.min(30_000, Math.floor(jobs.leaseMs / 4)));
+  const pollTimeoutMs = Math.max(100, Math.min(30_000, Math.floor(jobs.leaseMs / 4)));
 
   const warned = new Set<string>();
   /** One line per kind of trouble until a pass goes well: a broken tracker would repeat every pass. */
@@ -118,18 +121,27 @@ export function createReconciler(config: {
     return settle(job.taskId);
   }
 
-  async function pollOne(job: TrackedJob, owner: string, result: ReconcileResult): Promise<void> {
-    if (closed || now() < pausedUntil) return release(job, owner, Math.max(pausedUntil, now()));
+  async function pollOne(
+    job: TrackedJob,
+    owner: string,
+    claimedAt: number,
+    result: ReconcileResult,
+  ): Promise<void> {
+    // A poll starts within half the lease of the claim and ends (its time-out) within a quarter
+    // more: a slow pass hands back what it could not start in time rather than poll it while
+    // another instance, finding the lease ended, polls it too.
+    const late = now() - claimedAt > jobs.leaseMs / 2;
+    if (closed || late || now() < pausedUntil) return release(job, owner, Math.max(pausedUntil, now()));
     let task: Record<string, unknown>;
     try {
       task = await client.images.get(job.taskId, {
-        signal: closing.signal,
+        signal: closing().signal,
         retries: 0,
         timeoutMs: pollTimeoutMs,
       });
       result.polled++;
     } catch (error) {
-      if (closing.signal.aborted) return release(job, owner, now());
+      if (closing().signal.aborted) return release(job, owner, now());
       result.polled++;
       const limited = rateLimitOf(error);
       if (limited) {
@@ -179,7 +191,7 @@ export function createReconciler(config: {
   async function pass(): Promise<ReconcileResult> {
     const result: ReconcileResult = { polled: 0, dispatched: 0, pending: 0, rateLimited: false };
     if (closed) return result;
-    if (now() >= pausedUntil) await watch.check(closing.signal);
+    if (now() >= pausedUntil) await watch.check(closing().signal);
     if (now() < pausedUntil) {
       result.rateLimited = true;
       return result;
@@ -188,12 +200,13 @@ export function createReconciler(config: {
     ownerPrefix ??= globalThis.crypto.randomUUID();
     const owner = `${ownerPrefix}.${(++passes).toString(36)}`;
     let claimed: readonly TrackedJob[];
+    const claimedAt = now();
     try {
       claimed = await jobs.claimDue({
         owner,
         limit: options.maxPollsPerPass,
         afterMs: options.afterMs,
-        now: now(),
+        now: claimedAt,
       });
     } catch (error) {
       warnOnce('tracker', `jobhook: the job tracker failed to hand out due tasks: ${messageOf(error)}`);
@@ -201,7 +214,7 @@ export function createReconciler(config: {
     }
     const queue = [...claimed];
     const worker = async () => {
-      for (let job = queue.shift(); job; job = queue.shift()) await pollOne(job, owner, result);
+      for (let job = queue.shift(); job; job = queue.shift()) await pollOne(job, owner, claimedAt, result);
     };
     await Promise.all(Array.from({ length: Math.min(options.concurrency, queue.length) }, worker));
     if (!result.rateLimited && claimed.length > 0) warned.clear();
@@ -244,7 +257,7 @@ export function createReconciler(config: {
     async close() {
       closed = true;
       if (timer !== undefined) clearInterval(timer);
-      closing.abort();
+      closingController?.abort();
       await running?.catch(() => undefined);
     },
   };

@@ -4,6 +4,7 @@
 import { createClient, type GatewayClient } from 'jobhook/client';
 import { memoryJobTracker, type MemoryJobTracker } from 'jobhook';
 import { startGateway, type Gateway } from 'jobhook/testing';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createReconciler,
@@ -172,6 +173,22 @@ describe('a pass', () => {
     expect(await t.reconciler.reconcileOnce()).toMatchObject({ polled: 1 });
   });
 
+  it('hands back, due at once, the tasks it could not start polling within half the lease', async () => {
+    const t = await setUp({ concurrency: 1 });
+    await t.submit(3);
+    await gateway.settled();
+    t.clock.now += 1000;
+    const get = t.client.images.get.bind(t.client.images);
+    t.client.images.get = async (...args) => {
+      t.clock.now += t.jobs.leaseMs / 2 + 1; // a slow poll on a loaded machine
+      return get(...args);
+    };
+    expect(await t.reconciler.reconcileOnce()).toMatchObject({ polled: 1, dispatched: 1 });
+    expect(t.jobs.size).toBe(2);
+    t.client.images.get = get;
+    expect(await t.reconciler.reconcileOnce()).toMatchObject({ polled: 2, dispatched: 2 });
+  });
+
   it('forgets a task the gateway does not know (404), with a warning naming it', async () => {
     const t = await setUp();
     t.jobs.track('task_nobody_submitted', t.clock.now);
@@ -248,6 +265,19 @@ describe('age', () => {
 });
 
 describe('the timer', () => {
+  it('never keeps a process alive by itself (unref)', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const script = fileURLToPath(new URL('./fixtures/timer-only.ts', import.meta.url));
+    const started = Date.now();
+    // Killed (and so rejected) at 30 s should the timer hold the process.
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], {
+      timeout: 30_000,
+    });
+    expect(stdout).toContain('created');
+    expect(Date.now() - started).toBeLessThan(30_000); // the timer is 60 s: it did not hold the exit
+  });
+
   it('runs passes every intervalMs until close(), which stops it and waits for the running pass', async () => {
     gateway = await startGateway();
     const client = createClient({ baseUrl: gateway.baseUrl, apiKey: gateway.apiKey });

@@ -1,0 +1,83 @@
+// One receiver process of the reconcile instances test: `node --import tsx instance.ts`,
+// configured by its environment (see variants.ts), listening on PORT, printing "listening" once
+// it does. It dedupes in the shared store and reconciles from the shared tracker; its handler's
+// side effect is one record per handled outcome (task id, this pid, the source) in the shared
+// service, and each status poll it makes is recorded with its start and end, so the test can tell
+// that no task was polled by two instances at once.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { createReceiver, type DedupeStore, type JobTracker } from 'jobhook';
+import { createClient } from 'jobhook/client';
+import { nodeHandler } from 'jobhook/node';
+import { redisDedupeStore, redisJobTracker } from 'jobhook/redis';
+import { postgresDedupeStore, postgresJobTracker } from 'jobhook/postgres';
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (value === undefined) throw new Error(`instance.ts needs ${name}`);
+  return value;
+};
+
+type Record = (table: 'effects' | 'polls', fields: string[]) => Promise<unknown>;
+
+async function wiring(): Promise<{ dedupe: DedupeStore; jobs: JobTracker; record: Record }> {
+  const leaseMs = Number(env('LEASE_MS'));
+  if (env('VARIANT') === 'redis') {
+    const { Redis } = await import('ioredis');
+    const redis = new Redis(env('REDIS_URL'));
+    const prefix = env('PREFIX');
+    return {
+      dedupe: redisDedupeStore({ redis, prefix: `${prefix}dedupe:`, leaseMs }),
+      jobs: redisJobTracker({ redis, prefix: `${prefix}jobs:`, leaseMs }),
+      record: (table, fields) => redis.rpush(`${prefix}${table}`, fields.join(' ')),
+    };
+  }
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: env('DATABASE_URL'), max: 8 });
+  const schema = env('SCHEMA');
+  return {
+    dedupe: postgresDedupeStore({ pool, table: `${schema}.deliveries`, leaseMs }),
+    jobs: postgresJobTracker({ pool, table: `${schema}.jobs`, leaseMs }),
+    record: (table, fields) =>
+      pool.query(`INSERT INTO "${schema}".records (kind, line) VALUES ($1, $2)`, [table, fields.join(' ')]),
+  };
+}
+
+const { dedupe, jobs, record } = await wiring();
+const pid = String(process.pid);
+// Each status poll, recorded once it ended: task id, pid, start and end (ms).
+const recordingFetch: typeof fetch = async (input, init) => {
+  const started = Date.now();
+  try {
+    return await fetch(input, init);
+  } finally {
+    const path = new URL(String(input instanceof Request ? input.url : input)).pathname;
+    const task = /^\/api\/v1\/images\/(task_\w+)$/.exec(path)?.[1];
+    if (task) await record('polls', [task, pid, String(started), String(Date.now())]);
+  }
+};
+const client = createClient({ baseUrl: env('BASE_URL'), apiKey: env('API_KEY'), fetch: recordingFetch });
+const receiver = createReceiver({
+  secret: env('SECRET'),
+  dedupe,
+  reconcile: {
+    client,
+    jobs,
+    afterMs: Number(env('AFTER_MS')),
+    intervalMs: Number(env('INTERVAL_MS')),
+    maxPollsPerPass: 40,
+    concurrency: 4,
+  },
+});
+const handle = async (event: { data: { task_id: string } }, context: { source: string }) => {
+  await record('effects', [event.data.task_id, pid, context.source]);
+};
+receiver.onJobCompleted(handle).onJobFailed(handle);
+const server = createServer(nodeHandler(receiver, { path: '/webhooks' }));
+server.listen(Number(env('PORT')), '127.0.0.1');
+await once(server, 'listening');
+console.log('listening');
+process.once('SIGTERM', () => {
+  server.close();
+  void receiver.close().then(() => process.exit(0));
+});
