@@ -13,7 +13,7 @@
  */
 import type { FastifyPluginCallback } from 'fastify';
 import { answers } from '../src/wire/answers.js';
-import { readNodeBody, type NodeReceiver } from './node-stream.js';
+import { readNodeBody, requestUrl, type NodeReceiver } from './node-stream.js';
 
 /** Options of {@link fastifyPlugin}. */
 export interface FastifyPluginOptions {
@@ -55,6 +55,7 @@ export function fastifyPlugin(
       const { status, headers, body } = await receiver.receive({
         method: request.method,
         headers: request.headers,
+        url: requestUrl(request.raw),
         body: (limits) => readNodeBody(request.raw, limits),
       });
       return reply.code(status).headers(headers).send(body);
