@@ -14,7 +14,7 @@
 import type { FastifyPluginCallback } from 'fastify';
 import { JobhookError } from '../src/common/errors.js';
 import { answers } from '../src/wire/answers.js';
-import { readNodeBody, type NodeReceiver } from './node-stream.js';
+import { readNodeBody, requestUrl, type NodeReceiver } from './node-stream.js';
 
 /**
  * Options of {@link fastifyPlugin}: given to `fastifyPlugin(receiver, { path })` or to
@@ -64,6 +64,7 @@ export function fastifyPlugin(
       const { status, headers, body } = await receiver.receive({
         method: request.method,
         headers: request.headers,
+        url: requestUrl(request.raw),
         body: (limits) => readNodeBody(request.raw, limits),
       });
       return reply.code(status).headers(headers).send(body);

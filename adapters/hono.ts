@@ -21,7 +21,12 @@ export function honoHandler(receiver: Pick<Receiver, 'fetch' | 'receive'>): Hand
     // A middleware read the body first. Only a cached `arrayBuffer()` is still the signed bytes
     // (Hono would derive one by re-encoding its text or JSON); without it the core answers 500.
     const body = 'arrayBuffer' in c.req.bodyCache ? await c.req.arrayBuffer() : undefined;
-    const result = await receiver.receive({ method: c.req.method, headers: c.req.raw.headers, body });
+    const result = await receiver.receive({
+      method: c.req.method,
+      headers: c.req.raw.headers,
+      url: c.req.url,
+      body,
+    });
     return new Response(result.body, { status: result.status, headers: result.headers });
   };
 }

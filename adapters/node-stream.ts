@@ -54,14 +54,29 @@ function receiveNodeRequest(
   given: BodyInput | undefined,
 ): Promise<ReceiverResponse> {
   const { method = 'POST', headers } = req;
-  if (given !== undefined) return receiver.receive({ method, headers, body: given });
+  const url = requestUrl(req);
+  if (given !== undefined) return receiver.receive({ method, headers, url, body: given });
   // A body parser that ran first ended the stream and kept no raw copy: `undefined` makes the core
   // answer 500 with the fix, where reading would fail or wait for data that never comes.
-  if (!req.readable) return receiver.receive({ method, headers, body: undefined });
+  if (!req.readable) return receiver.receive({ method, headers, url, body: undefined });
   // Read only if the receiver asks: not for other methods, nor for refused signature headers
   // (Node discards what was sent).
-  return receiver.receive({ method, headers, body: (limits) => readNodeBody(req, limits) });
+  return receiver.receive({ method, headers, url, body: (limits) => readNodeBody(req, limits) });
 }
+
+/**
+ * The request's absolute URL, for a `secret` function: the full path (`originalUrl` under an
+ * Express or Connect mount point) on the Host the client named. A Host that is not a plain host
+ * name is replaced by `localhost`, so that `new URL(url)` never throws in the user's function.
+ */
+export function requestUrl(req: IncomingMessage & { originalUrl?: unknown }): string {
+  const path = typeof req.originalUrl === 'string' ? req.originalUrl : (req.url ?? '/');
+  const host = req.headers.host;
+  const scheme = (req.socket as { encrypted?: boolean } | null)?.encrypted === true ? 'https' : 'http';
+  return `${scheme}://${host !== undefined && PLAIN_HOST.test(host) ? host : 'localhost'}${path.startsWith('/') ? path : '/'}`;
+}
+
+const PLAIN_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
 /**
  * Reads a Node request's body, refusing a declared `Content-Length` over the limit before reading

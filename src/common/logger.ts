@@ -1,4 +1,4 @@
-import { redactor, secretForms } from './redact.js';
+import { liveRedactor, redactor, secretForms } from './redact.js';
 import { isThenable } from './thenable.js';
 import { ignore } from './ignore.js';
 
@@ -24,9 +24,9 @@ export function quote(value: string | undefined): string {
  * {@link secretForms}). jobhook's own lines never hold a secret, but they quote messages from code
  * it does not control (a handler, a custom verifier, a dedupe store).
  */
-export function redactingLogger(logger: Logger, secrets: readonly string[]): Logger {
-  if (secretForms(secrets).length === 0) return logger;
-  const redact = redactor(secrets);
+export function redactingLogger(logger: Logger, secrets: readonly string[], growing = false): Logger {
+  if (!growing && secretForms(secrets).length === 0) return logger;
+  const redact = growing ? liveRedactor(secrets) : redactor(secrets);
   const wrapped: Logger = { error: (message) => logger.error(redact(message)) };
   if (typeof logger.warn === 'function') wrapped.warn = (message) => logger.warn!(redact(message));
   return wrapped;

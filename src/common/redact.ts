@@ -19,6 +19,22 @@ const MIN_SECRET_LENGTH = 4;
 export type Redact = (text: string) => string;
 
 /** Builds a {@link Redact} for `secrets` (computed once; call it per message). */
+/**
+ * A redactor over a list that may grow (the secrets a receiver's `secret` function found): made
+ * again when the list's length changed, so a fixed list costs one comparison per call.
+ */
+export function liveRedactor(secrets: readonly string[]): Redact {
+  let length = -1;
+  let current: Redact = (text) => text;
+  return (text) => {
+    if (secrets.length !== length) {
+      length = secrets.length;
+      current = redactor(secrets);
+    }
+    return current(text);
+  };
+}
+
 export function redactor(secrets: readonly string[]): Redact {
   const forms = secretForms(secrets);
   if (forms.length === 0) return (text) => text;

@@ -146,7 +146,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       if (typeof url === 'string') reconciler?.watchUrl(url);
       return registerReceiver(
         {
-          secret: config.secrets[0],
+          secret: config.lookup ? undefined : config.secrets[0],
+          picksSecrets: config.lookup !== undefined,
           handled: anyHandlers.length > 0 ? Object.keys(schemas) : [...handlersByType.keys()],
           known: Object.keys(schemas),
         },

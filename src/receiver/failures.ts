@@ -1,6 +1,6 @@
 import type { JobhookError } from '../common/errors.js';
 import { messageOf, quote, type SafeLogger } from '../common/logger.js';
-import { redactor } from '../common/redact.js';
+import { liveRedactor } from '../common/redact.js';
 import { isThenable } from '../common/thenable.js';
 import type { InFlight } from './in-flight.js';
 import type { ErrorHandler } from './types.js';
@@ -26,7 +26,8 @@ export function failureReporter(
   logger: SafeLogger,
   lifecycle: Pick<InFlight, 'track'>,
 ): ReportFailures {
-  const redact = redactor(secrets);
+  // Live: a receiver with a `secret` function learns its secrets as deliveries come.
+  const redact = liveRedactor(secrets);
   const handlerFailed = (error: unknown) =>
     logger.error(`jobhook: an onError handler failed: ${messageOf(error)}`);
 

@@ -1,3 +1,4 @@
+import { preparedVerifiers, type SecretLookup } from './secret-lookup.js';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import type { Handoff } from '../handoff/handoff.js';
 import type { ReceiverObserver } from './observe.js';
@@ -31,8 +32,13 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
   /**
    * The webhook's `secret_key`, or several during a rotation (any one that matches passes).
    * `whsec_…` secrets are base64 after the prefix; any other string is used as its UTF-8 bytes.
+   *
+   * Or a function that picks the secrets for each delivery, for one receiver serving several
+   * webhooks with their own secrets (one per tenant, often on one route such as
+   * `/webhooks/:account`): `secret: ({ headers, url }) => secretsFor(new URL(url!).pathname)`.
+   * See {@link SecretLookup}: nothing returned is a 401 `invalid_signature`, a throw a 500.
    */
-  secret?: string | readonly string[];
+  secret?: string | readonly string[] | SecretLookup;
   /** The signature scheme. Default: `standardWebhooks()`. A function is a custom verifier. */
   verifier?: Verifier | CustomVerifyFunction;
   /** Accept deliveries without checking any signature. Only for local experiments. */
@@ -123,7 +129,10 @@ export type DedupeKeyFunction = (delivery: VerifiedDelivery) => string | undefin
 
 export interface ResolvedOptions {
   verify: VerifyFunction | undefined;
+  /** The fixed secrets; with a `secret` function, every secret it returned so far (for redaction). */
   secrets: readonly string[];
+  /** With a `secret` function: the function, and the verifier for the secrets it returns. */
+  lookup: { find: SecretLookup; verifierFor: (secrets: readonly string[]) => VerifyFunction } | undefined;
   toleranceSeconds: number;
   now: () => number;
   dedupe: DedupeStore | undefined;
@@ -144,10 +153,18 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     throw new JobhookError('invalid_options', 'createReceiver needs an options object with your `secret`.');
   }
   const skip = options.dangerouslySkipVerification === true;
-  const secrets = skip && options.secret === undefined ? [] : secretsOf(options.secret);
+  const { secret } = options;
+  const find = typeof secret === 'function' ? secret : undefined;
+  // A lookup's secrets are learnt delivery by delivery: this list grows, and redaction follows it.
+  const secrets = typeof secret === 'function' || (skip && secret === undefined) ? [] : secretsOf(secret);
+  const lookup = find && {
+    find,
+    verifierFor: preparedVerifiers((found) => verifyFunction(options.verifier, found), secrets),
+  };
   return {
-    verify: skip ? undefined : verifyFunction(options.verifier, secrets),
+    verify: skip || lookup ? undefined : verifyFunction(options.verifier, secrets),
     secrets,
+    lookup,
     toleranceSeconds: nonNegative('toleranceSeconds', options.toleranceSeconds, 300),
     now: options.now ?? Date.now,
     dedupe:
@@ -158,7 +175,7 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     bodyTimeoutMs: nonNegative('bodyTimeoutMs', options.bodyTimeoutMs, 10_000),
     handlerTimeoutMs: nonNegative('handlerTimeoutMs', options.handlerTimeoutMs, 10_000),
     // Wrapped once here, so that no logger failure anywhere can change an answer.
-    logger: safeLogger(redactingLogger(options.logger ?? defaultLogger, secrets)),
+    logger: safeLogger(redactingLogger(options.logger ?? defaultLogger, secrets, lookup !== undefined)),
     observer: observerOf(options.observer),
     reconcile: reconcileOf(options),
   };
@@ -197,14 +214,14 @@ function dedupeKeyChoice(key: ReceiverOptions['dedupeKey']): ResolvedOptions['de
   throw new JobhookError('invalid_options', "`dedupeKey` must be 'event', 'delivery' or a function.");
 }
 
-function secretsOf(secret: ReceiverOptions['secret']): string[] {
+function secretsOf(secret: string | readonly string[] | undefined): string[] {
   const secrets: unknown[] =
     typeof secret === 'string' ? [secret] : Array.isArray(secret) ? [...(secret as unknown[])] : [];
   if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
     throw new JobhookError(
       'invalid_options',
       'createReceiver needs `secret`: the secret_key your webhook was created with (a non-empty string, ' +
-        'or an array of them during a rotation). To accept unsigned deliveries in a local experiment, ' +
+        'or an array of them during a rotation, or a function that picks them per delivery). To accept unsigned deliveries in a local experiment, ' +
         'pass `dangerouslySkipVerification: true` instead.',
     );
   }

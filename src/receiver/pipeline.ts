@@ -9,7 +9,14 @@ import type { EventSchemas } from '../events/schemas.js';
 import type { JobResultsFeed } from '../results/job-results.js';
 import type { HandoffJob } from '../handoff/handoff.js';
 import { refusalText } from '../signatures/refusals.js';
-import type { VerifyOutcome, VerifyRefusal } from '../signatures/verifier.js';
+import {
+  refuse,
+  type VerifyFunction,
+  type VerifyOutcome,
+  type VerifyRefusal,
+} from '../signatures/verifier.js';
+import { TIMED_OUT, within } from '../common/bounded.js';
+import { lookedUpSecrets } from './secret-lookup.js';
 import { deliveryClaims, STORE_FAILED, type Claim, type ClaimTaken, type DeliveryClaims } from './claims.js';
 import type { DeliveryInfo, ReportFailures } from './failures.js';
 import type { InFlight } from './in-flight.js';
@@ -28,6 +35,8 @@ import { runHeaderChecks, verifyDelivery } from './verify-delivery.js';
  * promise of either when it must wait: {@link walk} is the one place that waits for it).
  *
  *   check the request   method (405), a body at all (500), the signature headers (401)
+ *   find the secrets    with a `secret` function: its secrets for this delivery (401 none, 500
+ *                       when it fails or outlives bodyTimeoutMs), then the signature headers
  *   read the body       within maxBodyBytes (413) and bodyTimeoutMs (408)
  *   verify              the signature on the raw bytes (401)
  *   parse and validate  JSON and the type's schema (400); the job result is recorded
@@ -41,6 +50,7 @@ import { runHeaderChecks, verifyDelivery } from './verify-delivery.js';
  */
 const STEPS = [
   checkRequest,
+  findSecrets,
   readBody,
   verify,
   parseAndValidate,
@@ -104,6 +114,8 @@ export interface Pipeline {
 class Delivery implements DeliveryInfo {
   input: DeliveryInput | undefined = undefined;
   headers: HeaderReader | undefined = undefined;
+  /** With a `secret` function, the verifier for the secrets it picked for this delivery. */
+  verify: VerifyFunction | undefined = undefined;
   reader: BodyReader | undefined = undefined;
   body: Uint8Array | undefined = undefined;
   /** The body as the string it was handed over as, if it was one. */
@@ -255,13 +267,23 @@ function checkRequest(p: PipelineState, d: Delivery): ReceiverResponse | undefin
   else if ((d.body = rawBytes(input.body)) === undefined) return bodyUnavailable(p);
   else if (typeof input.body === 'string') d.text = input.body;
   d.headers = readHeaders(input.headers ?? {});
-  // A body already in hand goes straight to the verifier. Before reading one, the checks that need
-  // no body run, and the verifier is told they passed (it would make them again).
-  const check = p.config.verify?.checkHeaders;
+  return p.config.lookup ? undefined : checkSignatureHeaders(p, d, p.config.verify);
+}
+
+/**
+ * A body already in hand goes straight to the verifier. Before reading one, the checks that need
+ * no body run, and the verifier is told they passed (it would make them again).
+ */
+function checkSignatureHeaders(
+  p: PipelineState,
+  d: Delivery,
+  verifier: VerifyFunction | undefined,
+): ReceiverResponse | undefined {
+  const check = verifier?.checkHeaders;
   if (!d.reader || typeof check !== 'function') return undefined;
   d.checkedAt = p.config.now();
   const refusal = runHeaderChecks(check, {
-    headers: d.headers,
+    headers: d.headers!,
     now: d.checkedAt,
     toleranceSeconds: p.config.toleranceSeconds,
   });
@@ -273,6 +295,48 @@ function bodyUnavailable(p: PipelineState): ReceiverResponse {
   if (!p.warnedBodyUnavailable) p.config.logger.error(`jobhook: ${answers.bodyUnavailable().body}`);
   p.warnedBodyUnavailable = true;
   return answers.bodyUnavailable();
+}
+
+// ---- find the secrets (a receiver with a `secret` function) ----------------------------------
+
+function findSecrets(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
+  const { lookup } = p.config;
+  if (!lookup) return undefined;
+  let found: unknown;
+  try {
+    found = lookup.find({ headers: d.headers!, url: d.input!.url });
+  } catch (error) {
+    return secretLookupFailed(p, error);
+  }
+  const use = (given: unknown): ReceiverResponse | undefined => {
+    let secrets: readonly string[];
+    try {
+      secrets = lookedUpSecrets(given);
+    } catch (error) {
+      return secretLookupFailed(p, error);
+    }
+    // No secret for this delivery: the same answer as a wrong signature, so that a prober learns
+    // nothing about which routes or tenants exist.
+    if (secrets.length === 0) {
+      return refuseSignature(p, d, refuse('no_match', 'the `secret` function returned no secret'));
+    }
+    d.verify = lookup.verifierFor(secrets);
+    return checkSignatureHeaders(p, d, d.verify);
+  };
+  if (!isThenable(found)) return use(found);
+  return within(Promise.resolve(found), p.config.bodyTimeoutMs, { unref: true }).then(
+    (given) =>
+      given === TIMED_OUT
+        ? secretLookupFailed(p, new Error(`no answer within ${p.config.bodyTimeoutMs} ms`))
+        : use(given),
+    (error: unknown) => secretLookupFailed(p, error),
+  );
+}
+
+/** The lookup failed: a 500, which the sender retries (the secret may be found next time). */
+function secretLookupFailed(p: PipelineState, error: unknown): ReceiverResponse {
+  p.config.logger.error(`jobhook: the \`secret\` function failed: ${messageOf(error)}`);
+  return answers.internal();
 }
 
 // ---- read the body --------------------------------------------------------------------------
@@ -292,11 +356,12 @@ function verify(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | 
   const body = d.body!;
   const { config } = p;
   if (body.byteLength > config.maxBodyBytes) return answers.tooLarge(config.maxBodyBytes);
-  if (!config.verify) return undefined;
+  const verifier = d.verify ?? config.verify;
+  if (!verifier) return undefined;
   const headers = d.headers!;
   const { toleranceSeconds } = config;
   const outcome = verifyDelivery(
-    config.verify,
+    verifier,
     d.checkedAt === undefined
       ? { headers, body, now: config.now(), toleranceSeconds }
       : { headers, body, now: d.checkedAt, toleranceSeconds, headersChecked: true },

@@ -1,3 +1,4 @@
+import { JobhookError } from '../common/errors.js';
 import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 
 /**
@@ -29,7 +30,7 @@ export type RegistrarResult<C extends WebhookRegistrar> = ReturnType<C['webhooks
 
 /**
  * Options of `receiver.register()`: `client` (from `jobhook/client`'s `createClient`), `url`, and
- * every option of `client.webhooks.register` except `secret` (the receiver's first secret) and
+ * every option of `client.webhooks.register`; `secret` defaults to the receiver's first secret and
  * `events`, which defaults to the types the receiver has handlers for (all the gateway sends when
  * an `onAny` handler exists) and may be given to override that.
  */
@@ -38,12 +39,19 @@ export type ReceiverRegisterOptions<C extends WebhookRegistrar> = RegistrarOptio
   client: C;
   /** Default: the gateway event types this receiver has handlers for. */
   events?: readonly string[];
+  /**
+   * The secret the webhook is created with. Default: the receiver's first secret. Required when
+   * the receiver's `secret` is a function (one webhook per tenant: register each with its own).
+   */
+  secret?: string;
 };
 
 /** What a receiver knows that registration needs. */
 export interface ReceiverFacts {
   /** The receiver's first secret: the one new webhooks are created with. */
   secret: string | undefined;
+  /** Whether the receiver picks its secrets with a function (then `register` needs `secret`). */
+  picksSecrets: boolean;
   /** Types that have a handler (every known type when an `onAny` handler exists). */
   handled: readonly string[];
   /** Types that have a schema. */
@@ -55,12 +63,21 @@ export function registerReceiver<C extends WebhookRegistrar>(
   facts: ReceiverFacts,
   options: ReceiverRegisterOptions<C>,
 ): RegistrarResult<C> {
-  const { client, events: given, ...rest } = options;
+  const { client, events: given, secret: chosen, ...rest } = options;
+  const secret = chosen ?? facts.secret;
+  if (secret === undefined && facts.picksSecrets) {
+    return Promise.reject(
+      new JobhookError(
+        'invalid_options',
+        "receiver.register needs `secret` when the receiver's secret is a function: the secret this webhook is created with.",
+      ),
+    ) as RegistrarResult<C>;
+  }
   // Only types the gateway can send: a custom schema for another type would be refused with a 400.
   const supported = (types: readonly string[]) =>
     types.filter((type) => (GATEWAY_EVENT_TYPES as readonly string[]).includes(type));
   const handled = supported(facts.handled);
   const events = given ?? (handled.length > 0 ? handled : supported(facts.known));
-  const request = { ...rest, events, ...(facts.secret !== undefined && { secret: facts.secret }) };
+  const request = { ...rest, events, ...(secret !== undefined && { secret }) };
   return client.webhooks.register(request as never) as RegistrarResult<C>;
 }

@@ -23,6 +23,11 @@ export interface DeliveryInput {
    * parsed object means a body parser consumed it first.
    */
   body: BodyInput | BodyReader | null | undefined;
+  /**
+   * The request's absolute URL, for a `secret` function that picks secrets by path. The adapters
+   * pass it; a direct `receive()` call may leave it out.
+   */
+  url?: string | undefined;
 }
 
 /** Options of `receiver.close()`. */

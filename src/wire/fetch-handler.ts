@@ -5,6 +5,7 @@ import type { HeadersInput } from './headers.js';
 type Receive = (input: {
   method?: string;
   headers: HeadersInput;
+  url?: string;
   body: BodyReader;
 }) => Promise<ReceiverResponse>;
 
@@ -20,6 +21,7 @@ export function createFetchHandler(receive: Receive) {
     const result = await receive({
       method: request.method,
       headers: request.headers,
+      url: request.url,
       body: (limits) => readFetchBody(request, limits),
     });
     return new Response(result.body, { status: result.status, headers: result.headers });

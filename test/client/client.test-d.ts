@@ -59,6 +59,8 @@ test('registration resolves to { webhook, created }', () => {
   void receiver.register({ client });
   // @ts-expect-error: the options of createClient are not a client
   void receiver.register({ client: { apiKey: 'k', baseUrl: 'https://x' }, url: 'https://x' });
-  // @ts-expect-error: the receiver fills in its own secret
-  void receiver.register({ client, url: 'https://x', secret: 'other' });
+  // The receiver fills in its first secret; one that picks secrets per tenant passes each one.
+  void receiver.register({ client, url: 'https://x', secret: 'whsec_other' });
+  // @ts-expect-error: a secret is a string
+  void receiver.register({ client, url: 'https://x', secret: 42 });
 });
