@@ -77,6 +77,8 @@ Options:
                         id is evt_<id>, so repeating one repeats the event: tests dedupe
   --timestamp <s>       The webhook-timestamp in Unix seconds (default: now); to test clock skew
   --timeout <ms>        Give up waiting for the answer after this long (default 10000)
+  --max-answer-bytes <n> Read at most this much of the answer (default 1048576); a longer
+                        one fails, exit code 1
   -h, --help            Show this help
 
 Exit code 0 when the receiver answers 2xx, 1 otherwise.

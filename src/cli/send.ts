@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { signDelivery } from 'jobhook/testing';
 import { CommandError, UsageError, env, httpUrl, integer, out, parse } from './args.js';
 import { sendHelp } from './help.js';
+import { readBodyCapped } from '../client/read-body.js';
 import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 import { samplePayload } from '../events/sample-payload.js';
 
@@ -13,6 +14,7 @@ export async function send(args: string[]): Promise<number> {
     id: { type: 'string' },
     timestamp: { type: 'string' },
     timeout: { type: 'string' },
+    'max-answer-bytes': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -36,6 +38,7 @@ export async function send(args: string[]): Promise<number> {
   }
   const timestamp = integer(values.timestamp, '--timestamp');
   const timeoutMs = integer(values.timeout, '--timeout') ?? 10_000;
+  const maxAnswerBytes = integer(values['max-answer-bytes'], '--max-answer-bytes') ?? 1024 * 1024;
 
   // A repeated --id repeats the event too (its payload id follows the delivery id), so the
   // receiver, which dedupes by the event's id, answers the second send as a duplicate.
@@ -67,8 +70,16 @@ export async function send(args: string[]): Promise<number> {
   } catch (error) {
     throw new CommandError(`could not deliver to ${url.href}: ${reason(error, timeoutMs)}`);
   }
-  const body = await response.text();
   out(`${response.status} ${response.statusText}`.trim());
+  // A receiver decides how much it answers: read at most maxAnswerBytes, never an endless stream.
+  const body = await readBodyCapped(response, maxAnswerBytes).catch((error: unknown) => {
+    throw new CommandError(`could not read the answer of ${url.href}: ${reason(error, timeoutMs)}`);
+  });
+  if (body === undefined) {
+    throw new CommandError(
+      `the answer is longer than ${maxAnswerBytes} bytes (--max-answer-bytes); stopped reading it`,
+    );
+  }
   if (body !== '') out(body);
   return response.ok ? 0 : 1;
 }
