@@ -40,6 +40,31 @@ export function env(name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/**
+ * The settings the CLI reads from the environment, by the names the README uses; each older
+ * `JOBHOOK_*` name still works, with a deprecation note on stderr.
+ */
+export const SETTINGS = {
+  baseUrl: { name: 'GATEWAY_URL', old: 'JOBHOOK_BASE_URL' },
+  apiKey: { name: 'GATEWAY_API_KEY', old: 'JOBHOOK_API_KEY' },
+  secret: { name: 'WEBHOOK_SECRET', old: 'JOBHOOK_SECRET' },
+} as const;
+
+const noted = new Set<string>();
+
+/** A setting from its environment variable, or from the deprecated name it replaces. */
+export function setting(which: keyof typeof SETTINGS): string | undefined {
+  const { name, old } = SETTINGS[which];
+  const value = env(name);
+  if (value !== undefined) return value;
+  const legacy = env(old);
+  if (legacy !== undefined && !noted.has(old)) {
+    noted.add(old);
+    process.stderr.write(`jobhook: note: ${old} is deprecated; set ${name} instead\n`);
+  }
+  return legacy;
+}
+
 /** Parses an absolute http(s) URL, or throws a UsageError that names `what`. */
 export function httpUrl(value: string, what: string): URL {
   let url: URL;

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { startGateway } from 'jobhook/testing';
-import { failWhenPromptContains } from '../testing/gateway/config.js';
+import { failWhenPromptContains, INTERACTIVE_RETRY_DELAYS_MS } from '../testing/gateway/config.js';
 import { CommandError, UsageError, integer, out, parse } from './args.js';
 import { gatewayHelp } from './help.js';
+import { freshSecret } from './secret.js';
 
 /** `jobhook gateway`: the simulator in the foreground until SIGINT or SIGTERM. */
 export async function gateway(args: string[]): Promise<number> {
@@ -33,7 +34,7 @@ export async function gateway(args: string[]): Promise<number> {
   const deliveries = {
     ...(ca !== undefined && { ca }),
     ...(dropRate !== undefined && { dropRate }),
-    ...(values['no-retries'] && { retryDelaysMs: [] }),
+    retryDelaysMs: values['no-retries'] ? [] : INTERACTIVE_RETRY_DELAYS_MS,
   };
 
   const simulator = await startGateway({
@@ -52,8 +53,11 @@ export async function gateway(args: string[]): Promise<number> {
     throw error;
   });
   out('Gateway simulator running; Ctrl+C stops it.');
-  out(`JOBHOOK_BASE_URL=${simulator.baseUrl}`);
-  out(`JOBHOOK_API_KEY=${simulator.apiKey}`);
+  // Lines to paste into a .env file, by the names the README and the other commands use.
+  out(`GATEWAY_URL=${simulator.baseUrl}`);
+  out(`GATEWAY_API_KEY=${simulator.apiKey}`);
+  out(`WEBHOOK_SECRET=${freshSecret()}`);
+  out('(WEBHOOK_SECRET is a fresh secret for your receiver: it signs what it registers with.)');
   out(`Console: ${simulator.consoleUrl} (open it in a browser)`);
 
   // What the simulator answered and delivered, as it happens (it keeps both as growing lists).

@@ -8,6 +8,7 @@ Commands:
   gateway                 Run the gateway simulator in the foreground
   generate "<prompt>"     Submit an image job; with --wait, print its image URL when it ends
   jobs                    List tracked jobs still waiting for their outcome, oldest first
+  secret                  Print a fresh webhook secret (whsec_...)
   send <url> [payload]    Send a signed test delivery to a receiver and print its answer
   webhooks list           List the webhooks of an account
   webhooks register <url> Create or reuse the webhook that delivers to <url>
@@ -19,15 +20,26 @@ Options:
   -h, --help              Show help (also: jobhook <command> --help)
   -v, --version           Show the version
 
+Environment: GATEWAY_URL, GATEWAY_API_KEY and WEBHOOK_SECRET stand in for --base-url, --api-key
+and --secret (the older JOBHOOK_BASE_URL, JOBHOOK_API_KEY and JOBHOOK_SECRET still work).
+
 Exit codes: 0 success, 1 failure (unreachable, refused, a non-2xx answer), 2 bad command line.
+`;
+
+export const secretHelp = `Usage: jobhook secret
+
+Prints a fresh webhook secret: whsec_ and 32 random bytes in base64, the Standard Webhooks form.
+Give it to your receiver (createReceiver({ secret })) and register the webhook with it; keep it
+out of source control, like an API key.
 `;
 
 export const gatewayHelp = `Usage: jobhook gateway [options]
 
 Runs the in-memory gateway simulator on 127.0.0.1 until Ctrl+C (SIGINT) or SIGTERM, and prints
-its base URL and an API key as JOBHOOK_BASE_URL=... and JOBHOOK_API_KEY=... lines, then each
-request and delivery as it happens. Jobs complete after a few milliseconds, and deliveries to
-registered webhooks are signed with their secret_key and retried a few times on failure.
+GATEWAY_URL=..., GATEWAY_API_KEY=... and a fresh WEBHOOK_SECRET=... (lines for a .env file), then
+each request and delivery as it happens. Jobs complete after a few milliseconds, and deliveries to
+registered webhooks are signed with their secret_key and retried on failure after 1, 2, 4, 8
+and 16 s (each attempt may take 15 s): longer than a receiver's handler time-out.
 
 Open <base URL>/_console in a browser for the live console: the webhooks, the jobs, and each
 delivery with every attempt (time, status, the receiver's answer, latency), updated as they
@@ -59,8 +71,8 @@ Options:
   --model <model>       The model (or set JOBHOOK_MODEL; default "default")
   --aspect-ratio <w:h>  The aspect ratio (default 1:1)
   --timeout <ms>        With --wait: give up waiting after this long (default 600000)
-  --api-key <key>       The API key (or set JOBHOOK_API_KEY)
-  --base-url <url>      The gateway's base URL (or set JOBHOOK_BASE_URL)
+  --api-key <key>       The API key (or set GATEWAY_API_KEY)
+  --base-url <url>      The gateway's base URL (or set GATEWAY_URL)
   --json                Print the gateway's answer (with --wait: the finished task) as JSON
   -h, --help            Show this help
 
@@ -75,11 +87,14 @@ job.failed event is generated; a payload file is sent byte for byte, as it is.
 
 Options:
   --type <type>         job.completed (default) or job.failed, for the generated payload
-  --secret <secret>     The receiver's secret (or set JOBHOOK_SECRET); whsec_... or any string
+  --secret <secret>     The receiver's secret (or set WEBHOOK_SECRET); whsec_... or any string
   --id <id>             The webhook-id header (default: a fresh msg_...); the generated payload's
                         id is evt_<id>, so repeating one repeats the event: tests dedupe
   --timestamp <s>       The webhook-timestamp in Unix seconds (default: now); to test clock skew
-  --timeout <ms>        Give up waiting for the answer after this long (default 10000)
+  --timeout <ms>        Give up waiting for the answer after this long (default 15000: above
+                        the receiver's handlerTimeoutMs, so its own time-out answer arrives)
+  --max-answer-bytes <n> Read at most this much of the answer (default 1048576); a longer
+                        one fails, exit code 1
   -h, --help            Show this help
 
 Exit code 0 when the receiver answers 2xx, 1 otherwise.
@@ -95,8 +110,8 @@ Commands:
   delete <id>           Delete the webhook with this numeric id
 
 Options of every command:
-  --api-key <key>       The API key (or set JOBHOOK_API_KEY)
-  --base-url <url>      The gateway's base URL (or set JOBHOOK_BASE_URL)
+  --api-key <key>       The API key (or set GATEWAY_API_KEY)
+  --base-url <url>      The gateway's base URL (or set GATEWAY_URL)
   --json                Print the gateway's data as JSON
   -h, --help            Show help (also: jobhook webhooks <command> --help)
 `;
@@ -106,8 +121,8 @@ export const webhooksListHelp = `Usage: jobhook webhooks list [options]
 Lists the webhooks of the account: id, status, events, deliveries sent and failed, URL, last error.
 
 Options:
-  --api-key <key>       The API key (or set JOBHOOK_API_KEY)
-  --base-url <url>      The gateway's base URL (or set JOBHOOK_BASE_URL)
+  --api-key <key>       The API key (or set GATEWAY_API_KEY)
+  --base-url <url>      The gateway's base URL (or set GATEWAY_URL)
   --json                Print the list as JSON
   -h, --help            Show this help
 `;
@@ -118,11 +133,11 @@ Makes sure exactly one active webhook delivers to <url>: reuses one with the sam
 creates it; then deletes older webhooks for the same URL. Webhooks for other URLs are untouched.
 
 Options:
-  --secret <secret>     The receiver's secret, sent as secret_key (or set JOBHOOK_SECRET)
+  --secret <secret>     The receiver's secret, sent as secret_key (or set WEBHOOK_SECRET)
   --events <list>       Comma-separated event types (default job.completed,job.failed)
   --rotate-secret       Create a new webhook even if one fits, then delete the old one
-  --api-key <key>       The API key (or set JOBHOOK_API_KEY)
-  --base-url <url>      The gateway's base URL (or set JOBHOOK_BASE_URL)
+  --api-key <key>       The API key (or set GATEWAY_API_KEY)
+  --base-url <url>      The gateway's base URL (or set GATEWAY_URL)
   --json                Print the result as JSON
   -h, --help            Show this help
 `;
@@ -132,8 +147,8 @@ export const webhooksDeleteHelp = `Usage: jobhook webhooks delete <id> [options]
 Deletes the webhook with this numeric id.
 
 Options:
-  --api-key <key>       The API key (or set JOBHOOK_API_KEY)
-  --base-url <url>      The gateway's base URL (or set JOBHOOK_BASE_URL)
+  --api-key <key>       The API key (or set GATEWAY_API_KEY)
+  --base-url <url>      The gateway's base URL (or set GATEWAY_URL)
   --json                Print the gateway's answer as JSON
   -h, --help            Show this help
 `;

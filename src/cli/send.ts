@@ -1,9 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { signDelivery } from 'jobhook/testing';
-import { CommandError, UsageError, env, httpUrl, integer, out, parse } from './args.js';
+import { CommandError, UsageError, httpUrl, integer, out, parse, setting } from './args.js';
 import { sendHelp } from './help.js';
+import { readBodyCapped } from '../client/read-body.js';
 import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 import { samplePayload } from '../events/sample-payload.js';
+
+/**
+ * Above the receiver's default handlerTimeoutMs (10 s): its 500 handler_timeout arrives before
+ * `send` gives up (docs/timeouts.md).
+ */
+export const DEFAULT_SEND_TIMEOUT_MS = 15_000;
 
 /** `jobhook send <url> [payload-file]`: one signed delivery; prints the answer. */
 export async function send(args: string[]): Promise<number> {
@@ -13,6 +20,7 @@ export async function send(args: string[]): Promise<number> {
     id: { type: 'string' },
     timestamp: { type: 'string' },
     timeout: { type: 'string' },
+    'max-answer-bytes': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -23,8 +31,8 @@ export async function send(args: string[]): Promise<number> {
   if (target === undefined) throw new UsageError('send needs the receiver URL');
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   const url = httpUrl(target, 'the receiver URL');
-  const secret = values.secret ?? env('JOBHOOK_SECRET');
-  if (secret === undefined) throw new UsageError('send needs --secret, or JOBHOOK_SECRET in the environment');
+  const secret = values.secret ?? setting('secret');
+  if (secret === undefined) throw new UsageError('send needs --secret, or WEBHOOK_SECRET in the environment');
   const type = GATEWAY_EVENT_TYPES.find((known) => known === (values.type ?? 'job.completed'));
   if (type === undefined) {
     throw new UsageError(
@@ -35,7 +43,8 @@ export async function send(args: string[]): Promise<number> {
     throw new UsageError('--type applies to the generated payload; a payload file is sent as it is');
   }
   const timestamp = integer(values.timestamp, '--timestamp');
-  const timeoutMs = integer(values.timeout, '--timeout') ?? 10_000;
+  const timeoutMs = integer(values.timeout, '--timeout') ?? DEFAULT_SEND_TIMEOUT_MS;
+  const maxAnswerBytes = integer(values['max-answer-bytes'], '--max-answer-bytes') ?? 1024 * 1024;
 
   // A repeated --id repeats the event too (its payload id follows the delivery id), so the
   // receiver, which dedupes by the event's id, answers the second send as a duplicate.
@@ -67,8 +76,16 @@ export async function send(args: string[]): Promise<number> {
   } catch (error) {
     throw new CommandError(`could not deliver to ${url.href}: ${reason(error, timeoutMs)}`);
   }
-  const body = await response.text();
   out(`${response.status} ${response.statusText}`.trim());
+  // A receiver decides how much it answers: read at most maxAnswerBytes, never an endless stream.
+  const body = await readBodyCapped(response, maxAnswerBytes).catch((error: unknown) => {
+    throw new CommandError(`could not read the answer of ${url.href}: ${reason(error, timeoutMs)}`);
+  });
+  if (body === undefined) {
+    throw new CommandError(
+      `the answer is longer than ${maxAnswerBytes} bytes (--max-answer-bytes); stopped reading it`,
+    );
+  }
   if (body !== '') out(body);
   return response.ok ? 0 : 1;
 }

@@ -5,7 +5,7 @@ import {
   type GatewayClient,
   type Webhook,
 } from 'jobhook/client';
-import { CommandError, UsageError, env, httpUrl, out, parse } from './args.js';
+import { CommandError, UsageError, httpUrl, out, parse, setting } from './args.js';
 import { jsonText, tableLines } from './terminal.js';
 import { webhooksDeleteHelp, webhooksHelp, webhooksListHelp, webhooksRegisterHelp } from './help.js';
 import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
@@ -65,7 +65,7 @@ const subcommands: Record<string, (args: string[]) => Promise<number>> = {
       .map((event) => event.trim())
       .filter(Boolean);
     if (events.length === 0) throw new UsageError('--events needs at least one event type');
-    const secret = values.secret ?? env('JOBHOOK_SECRET');
+    const secret = values.secret ?? setting('secret');
     const result = await registerWebhook(clientFrom(values), {
       url,
       events,
@@ -103,16 +103,15 @@ const subcommands: Record<string, (args: string[]) => Promise<number>> = {
   },
 };
 
-/** A client from --api-key/--base-url or JOBHOOK_API_KEY/JOBHOOK_BASE_URL; a UsageError without them. */
+/** A client from --api-key/--base-url or GATEWAY_API_KEY/GATEWAY_URL; a UsageError without them. */
 export function clientFrom(values: {
   'api-key'?: string | undefined;
   'base-url'?: string | undefined;
 }): GatewayClient {
-  const apiKey = values['api-key'] ?? env('JOBHOOK_API_KEY');
-  const baseUrl = values['base-url'] ?? env('JOBHOOK_BASE_URL');
-  if (apiKey === undefined) throw new UsageError('no API key: pass --api-key or set JOBHOOK_API_KEY');
-  if (baseUrl === undefined)
-    throw new UsageError('no gateway address: pass --base-url or set JOBHOOK_BASE_URL');
+  const apiKey = values['api-key'] ?? setting('apiKey');
+  const baseUrl = values['base-url'] ?? setting('baseUrl');
+  if (apiKey === undefined) throw new UsageError('no API key: pass --api-key or set GATEWAY_API_KEY');
+  if (baseUrl === undefined) throw new UsageError('no gateway address: pass --base-url or set GATEWAY_URL');
   return createClient({ apiKey, baseUrl: httpUrl(baseUrl, 'the base URL').href });
 }
 

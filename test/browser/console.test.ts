@@ -139,6 +139,19 @@ describe.skipIf(!executablePath)('the gateway console in chromium', () => {
     expect(after.json.data).toEqual([]);
   }, 60_000);
 
+  test('a dropped delivery (deliveries.dropRate) shows as dropped, with no attempt', async () => {
+    const gateway = await start({ deliveries: { dropRate: 1 } });
+    const app = await startReceiverApp();
+    cleanups.push(app.close);
+    const page = await open(gateway);
+    await register(gateway, app.url);
+    await submit(page, 'a lost delivery', 'completed');
+    const first = delivery(page, 1);
+    await expect.poll(() => first.getAttribute('data-state')).toBe('dropped');
+    expect(await first.textContent()).toContain('dropped (never sent: deliveries.dropRate)');
+    expect(await first.textContent()).toContain('No attempt: the simulator dropped this delivery.');
+  }, 60_000);
+
   test('hostile answers and webhook URLs show as text: no element, no script from them', async () => {
     const gateway = await start({ deliveries: { retryDelaysMs: [] } });
     const hostile = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script><b>bold</b>';

@@ -49,7 +49,7 @@ describe('bad command lines', () => {
     [['send'], /needs the receiver URL/],
     [['send', 'not a url', '--secret', 's'], /not an absolute URL/],
     [['send', 'ftp://127.0.0.1/', '--secret', 's'], /http or https/],
-    [['send', 'http://127.0.0.1:9/'], /--secret, or JOBHOOK_SECRET/],
+    [['send', 'http://127.0.0.1:9/'], /--secret, or WEBHOOK_SECRET/],
     [['send', 'http://127.0.0.1:9/', '--secret'], /argument missing/],
     [['send', 'http://127.0.0.1:9/', '--secret', 's', '--bogus'], /Unknown option '--bogus'/],
     [['send', 'http://127.0.0.1:9/', '--secret', 's', '--type', 'job.started'], /--type must be/],
@@ -120,8 +120,8 @@ describe('jobhook send', () => {
     expect(result.stdout).not.toContain(SECRET);
   });
 
-  it('delivers a job.failed with --type, the secret taken from JOBHOOK_SECRET', async () => {
-    const result = await runCli(['send', url, '--type', 'job.failed'], { JOBHOOK_SECRET: SECRET });
+  it('delivers a job.failed with --type, the secret taken from WEBHOOK_SECRET', async () => {
+    const result = await runCli(['send', url, '--type', 'job.failed'], { WEBHOOK_SECRET: SECRET });
     expect(result.code).toBe(0);
     expect(failed).toHaveLength(1);
     expect(failed[0]!.data.error).toEqual({ code: expect.any(String), message: expect.any(String) });
@@ -205,7 +205,7 @@ describe('jobhook webhooks', () => {
   let env: Record<string, string>;
   beforeAll(async () => {
     gateway = await startGateway();
-    env = { JOBHOOK_API_KEY: gateway.apiKey, JOBHOOK_BASE_URL: gateway.baseUrl };
+    env = { GATEWAY_API_KEY: gateway.apiKey, GATEWAY_URL: gateway.baseUrl };
   });
   afterAll(() => gateway.close());
 
@@ -257,8 +257,8 @@ describe('jobhook webhooks', () => {
   it('takes --api-key and --base-url over the environment, and reports a refused key in one line', async () => {
     const flags = ['--api-key', gateway.apiKey, '--base-url', gateway.baseUrl];
     const ok = await runCli(['webhooks', 'list', ...flags], {
-      JOBHOOK_API_KEY: 'wrong',
-      JOBHOOK_BASE_URL: 'x',
+      GATEWAY_API_KEY: 'wrong',
+      GATEWAY_URL: 'x',
     });
     expect(ok.code).toBe(0);
 
@@ -280,8 +280,8 @@ describe('jobhook webhooks', () => {
     const baseUrl = `http://127.0.0.1:${(failing.address() as AddressInfo).port}`;
     try {
       const result = await runCli(['webhooks', 'register', 'https://app.test/hook'], {
-        JOBHOOK_API_KEY: 'sk_test',
-        JOBHOOK_BASE_URL: baseUrl,
+        GATEWAY_API_KEY: 'sk_test',
+        GATEWAY_URL: baseUrl,
       });
       expect(result.code).toBe(1);
       expect(oneLineError(result)).toMatch(/503/);
@@ -327,13 +327,13 @@ describe('jobhook gateway', () => {
       const printed = await new Promise<Record<string, string>>((resolve, reject) => {
         child!.stdout!.on('data', (chunk: Buffer) => {
           output += chunk.toString();
-          const url = /^JOBHOOK_BASE_URL=(.+)$/m.exec(output)?.[1];
-          const key = /^JOBHOOK_API_KEY=(.+)$/m.exec(output)?.[1];
-          if (url && key) resolve({ JOBHOOK_BASE_URL: url, JOBHOOK_API_KEY: key });
+          const url = /^GATEWAY_URL=(.+)$/m.exec(output)?.[1];
+          const key = /^GATEWAY_API_KEY=(.+)$/m.exec(output)?.[1];
+          if (url && key) resolve({ GATEWAY_URL: url, GATEWAY_API_KEY: key });
         });
         child!.on('exit', (code) => reject(new Error(`jobhook gateway exited (${code}): ${output}`)));
       });
-      const client = createClient({ apiKey: printed.JOBHOOK_API_KEY!, baseUrl: printed.JOBHOOK_BASE_URL! });
+      const client = createClient({ apiKey: printed.GATEWAY_API_KEY!, baseUrl: printed.GATEWAY_URL! });
 
       // A receiver registered through the CLI gets one typed event per job.
       const events: string[] = [];
@@ -417,8 +417,8 @@ describe('jobhook gateway', () => {
     const [baseUrl, key] = await new Promise<[string, string]>((resolve, reject) => {
       child!.stdout!.on('data', (chunk: Buffer) => {
         output += chunk.toString();
-        const url = /^JOBHOOK_BASE_URL=(.+)$/m.exec(output)?.[1];
-        const apiKey = /^JOBHOOK_API_KEY=(.+)$/m.exec(output)?.[1];
+        const url = /^GATEWAY_URL=(.+)$/m.exec(output)?.[1];
+        const apiKey = /^GATEWAY_API_KEY=(.+)$/m.exec(output)?.[1];
         if (url && apiKey) resolve([url, apiKey]);
       });
       child!.on('exit', (code) => reject(new Error(`jobhook gateway exited (${code}): ${output}`)));

@@ -20,7 +20,7 @@ beforeAll(async () => {
             : { status: 'completed' },
     },
   });
-  env = { JOBHOOK_API_KEY: gateway.apiKey, JOBHOOK_BASE_URL: gateway.baseUrl };
+  env = { GATEWAY_API_KEY: gateway.apiKey, GATEWAY_URL: gateway.baseUrl };
 });
 afterAll(() => gateway.close());
 
@@ -81,7 +81,7 @@ describe('jobhook generate', () => {
     expect(oneLineError(result)).toMatch(message);
   });
 
-  it('needs JOBHOOK_API_KEY and JOBHOOK_BASE_URL, like webhooks', async () => {
+  it('needs GATEWAY_API_KEY and GATEWAY_URL, like webhooks', async () => {
     const result = await runCli(['generate', 'a fox']);
     expect(result.code).toBe(2);
     expect(oneLineError(result)).toMatch(/no API key/);

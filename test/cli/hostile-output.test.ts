@@ -58,8 +58,8 @@ describe('the CLI prints nothing a terminal would obey', () => {
   it('webhooks list: the table is printable, one row per webhook', async () => {
     const baseUrl = await hostileGateway(200, { success: true, data: [webhook] });
     const result = await runCli(['webhooks', 'list'], {
-      JOBHOOK_API_KEY: 'sk_test',
-      JOBHOOK_BASE_URL: baseUrl,
+      GATEWAY_API_KEY: 'sk_test',
+      GATEWAY_URL: baseUrl,
     });
     expect(result.code).toBe(0);
     expect(result.stdout).not.toMatch(CONTROL);
@@ -73,8 +73,8 @@ describe('the CLI prints nothing a terminal would obey', () => {
   it('webhooks list --json: printable, and the data parses back intact', async () => {
     const baseUrl = await hostileGateway(200, { success: true, data: [webhook] });
     const result = await runCli(['webhooks', 'list', '--json'], {
-      JOBHOOK_API_KEY: 'sk_test',
-      JOBHOOK_BASE_URL: baseUrl,
+      GATEWAY_API_KEY: 'sk_test',
+      GATEWAY_URL: baseUrl,
     });
     expect(result.code).toBe(0);
     expect(result.stdout).not.toMatch(CONTROL);
@@ -87,8 +87,8 @@ describe('the CLI prints nothing a terminal would obey', () => {
       error: { code: `invalid_request${HOSTILE}`, message: `bad ${HOSTILE}\nsecond line` },
     });
     const result = await runCli(['webhooks', 'delete', '3'], {
-      JOBHOOK_API_KEY: 'sk_test',
-      JOBHOOK_BASE_URL: baseUrl,
+      GATEWAY_API_KEY: 'sk_test',
+      GATEWAY_URL: baseUrl,
     });
     expect(result.code).toBe(1);
     expect(result.stderr).not.toMatch(CONTROL);
@@ -113,8 +113,8 @@ describe('the CLI prints nothing a terminal would obey', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data }));
     });
     const result = await runCli(['generate', 'a fox', '--wait'], {
-      JOBHOOK_API_KEY: apiKey,
-      JOBHOOK_BASE_URL: baseUrl,
+      GATEWAY_API_KEY: apiKey,
+      GATEWAY_URL: baseUrl,
     });
     expect(result.code).toBe(1);
     expect(oneLineError(result)).toBe(

@@ -7,7 +7,7 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built `jobhook` binary as a child process, with only the JOBHOOK_* variables given. */
+/** Runs the built `jobhook` binary as a child process, with only the settings variables given. */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   const child = start(args, env);
   let stdout = '';
@@ -23,7 +23,9 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
 /** Starts the binary; the caller reads its streams and ends it. */
 export function start(args: string[], env: Record<string, string> = {}): ChildProcess {
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('JOBHOOK_')),
+    Object.entries(process.env).filter(
+      ([name]) => !/^(JOBHOOK_|GATEWAY_)/.test(name) && name !== 'WEBHOOK_SECRET',
+    ),
   );
   return spawn(process.execPath, [cli, ...args], {
     env: { ...inherited, NO_COLOR: '1', ...env },
@@ -51,8 +53,8 @@ export async function startGatewayCli(args: string[] = []) {
   const printed = await new Promise<{ baseUrl: string; apiKey: string; consoleUrl: string }>(
     (resolve, reject) => {
       child.stdout!.on('data', () => {
-        const baseUrl = /^JOBHOOK_BASE_URL=(.+)$/m.exec(output)?.[1];
-        const apiKey = /^JOBHOOK_API_KEY=(.+)$/m.exec(output)?.[1];
+        const baseUrl = /^GATEWAY_URL=(.+)$/m.exec(output)?.[1];
+        const apiKey = /^GATEWAY_API_KEY=(.+)$/m.exec(output)?.[1];
         const consoleUrl = /^Console: (\S+)/m.exec(output)?.[1];
         if (baseUrl && apiKey && consoleUrl) resolve({ baseUrl, apiKey, consoleUrl });
       });

@@ -74,7 +74,11 @@ export interface GatewayOptions {
      * `[]` sends each delivery once and never retries.
      */
     retryDelaysMs?: readonly number[];
-    /** How long one attempt may take before it counts as failed, in ms. Default 5,000. */
+    /**
+     * How long one attempt may take before it counts as failed, in ms. Default 15,000: above a
+     * receiver's default `handlerTimeoutMs` (10,000), so its own time-out answer (500, retried)
+     * arrives before the simulator gives up (docs/timeouts.md).
+     */
     timeoutMs?: number;
     /**
      * Share of deliveries (0 to 1) sent twice at once, both copies with the same `webhook-id` and
@@ -121,6 +125,16 @@ export interface ResolvedGatewayOptions {
 /** Fast by default: the simulator serves tests, where a real gateway's hours-long schedule would stall. */
 export const DEFAULT_RETRY_DELAYS_MS = [50, 100, 200, 400, 800] as const;
 
+/** Above a receiver's default handlerTimeoutMs (10 s): see docs/timeouts.md. */
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 15_000;
+
+/**
+ * `jobhook gateway`'s schedule, for a developer's receiver rather than a test: 31 s in all, longer
+ * than one handler time-out (10 s by default), so a delivery that met a slow handler (a 500
+ * handler_timeout, then 409 while it still runs) is retried after the handler has finished.
+ */
+export const INTERACTIVE_RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 16_000] as const;
+
 export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGatewayOptions {
   return {
     port: options.port ?? 0,
@@ -136,7 +150,7 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     stepMs: options.jobs?.stepMs ?? 10,
     outcome: options.jobs?.outcome ?? failWhenPromptContains('fail'),
     retryDelaysMs: delays(options.deliveries?.retryDelaysMs),
-    deliveryTimeoutMs: options.deliveries?.timeoutMs ?? 5000,
+    deliveryTimeoutMs: options.deliveries?.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     duplicateRate: rate('deliveries.duplicateRate', options.deliveries?.duplicateRate),
     dropRate: rate('deliveries.dropRate', options.deliveries?.dropRate),
     trustedCa: trust(options.deliveries?.ca),
