@@ -1,7 +1,7 @@
 // Option mistakes on the pg-boss and NATS hand-offs and workers: a JobhookError invalid_options that
 // names the option, before anything is sent anywhere.
 import { describe, expect, it } from 'vitest';
-import { createReceiver, JobhookError } from 'jobhook';
+import { createReceiver, type JobhookError } from 'jobhook';
 import { natsHandoff, runNatsWorker } from 'jobhook/nats';
 import { pgBossHandoff, runPgBossWorker } from 'jobhook/pg-boss';
 import { SECRET } from '../support/deliveries.js';
