@@ -1,10 +1,13 @@
 // Option mistakes on the pg-boss and NATS hand-offs and workers: a JobhookError invalid_options that
 // names the option, before anything is sent anywhere.
+import { jetstream } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import { createReceiver, type JobhookError } from 'jobhook';
 import { natsHandoff, runNatsWorker } from 'jobhook/nats';
 import { pgBossHandoff, runPgBossWorker } from 'jobhook/pg-boss';
 import { SECRET } from '../support/deliveries.js';
+import { NATS_URL, natsAvailable, runTag } from '../support/services.js';
 
 const invalid = (pattern: RegExp) =>
   expect.objectContaining({
@@ -46,5 +49,20 @@ describe('natsHandoff and runNatsWorker', () => {
     await expect(runNatsWorker(receiver, { js, attempts: 0 })).rejects.toThrow(invalid(/`attempts`/));
     await expect(runNatsWorker(receiver, { js, backoffMs: [] })).rejects.toThrow(invalid(/`backoffMs`/));
     await expect(runNatsWorker(receiver, { js, consumer: 'a.b' })).rejects.toThrow(invalid(/`consumer`/));
+  });
+});
+
+describe.runIf(await natsAvailable())('natsHandoff on a stream that does not exist', () => {
+  it('refuses to list or retry rather than create it', async () => {
+    const nc = await connect({ servers: NATS_URL });
+    try {
+      const handoff = natsHandoff({ js: jetstream(nc), stream: `JOBHOOK_NONE_${runTag()}` });
+      await expect(handoff.listFailed()).rejects.toThrow(
+        invalid(/there is no JetStream stream JOBHOOK_NONE_/),
+      );
+      await expect(handoff.retryFailed('1')).rejects.toThrow(invalid(/there is no JetStream stream/));
+    } finally {
+      await nc.close();
+    }
   });
 });
