@@ -72,6 +72,16 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
   }
   const ensureStream = streamEnsurer(js, place, options.warn ?? ((line) => console.warn(line)));
 
+  /** For listing and retrying: the stream must exist (a mistyped name is not created, it is refused). */
+  async function existingStream() {
+    const jsm = await js.jetstreamManager();
+    await jsm.streams.info(place.stream).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+      throw new JobhookError('invalid_options', `natsHandoff: there is no JetStream stream ${place.stream}.`);
+    });
+    return jsm;
+  }
+
   async function publish(job: HandoffJob) {
     await ensureStream();
     await js.publish(place.subject, JSON.stringify(job), {
@@ -87,7 +97,7 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
     enqueue: (job) => storeWithin(publish(job), timeoutMs),
     async listFailed(listOptions) {
       const limit = failedLimit(listOptions);
-      const jsm = await ensureStream();
+      const jsm = await existingStream();
       const failed: FailedEvent[] = [];
       let seq = 1;
       while (failed.length < limit) {
@@ -104,7 +114,7 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
     async retryFailed(id) {
       const seq = Number(id);
       if (!Number.isSafeInteger(seq) || seq <= 0) return false;
-      const jsm = await ensureStream();
+      const jsm = await existingStream();
       const stored = await jsm.streams.getMessage(place.stream, { seq }).catch(missingAsNull);
       if (!stored || stored.subject !== place.failedSubject) return false;
       const record = stored.json<FailedRecord>();

@@ -54,7 +54,8 @@ export const DEFAULT_BACKOFF_MS: readonly number[] = Array.from({ length: 9 }, (
  * worker died.
  *
  * Handlers see `context.attempt`: the delivery count, plus the attempts an event made before it
- * was retried by hand.
+ * was retried by hand. An event retried by hand gets one more attempt (as on BullMQ and pg-boss);
+ * failing again, it is kept as failed again.
  */
 export async function runNatsWorker(
   receiver: QueuedJobRunner,
@@ -148,7 +149,9 @@ export async function runNatsWorker(
       await receiver.handleQueued(job, { attempt });
     } catch (error) {
       const hopeless = error instanceof JobhookError && error.code === 'invalid_job';
-      if (hopeless || delivery >= attempts) return recordFailed(msg, job, messageOf(error), attempt);
+      // An event retried by hand gets one more attempt, as on BullMQ and pg-boss.
+      const last = before > 0 || delivery >= attempts;
+      if (hopeless || last) return recordFailed(msg, job, messageOf(error), attempt);
       msg.nak(backoffMs[Math.min(delivery - 1, backoffMs.length - 1)]);
       return;
     } finally {

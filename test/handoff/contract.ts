@@ -190,7 +190,7 @@ export function handoffContract(engine: EngineUnderTest, available: boolean): vo
       expect(await opened.pending()).toBe(0);
     });
 
-    it('retries a failed event by hand with context.attempt counting on; retrying it again runs nothing', async () => {
+    it('retries a failed event by hand: one more attempt each time, context.attempt counting on; retrying it again runs nothing', async () => {
       const opened = await open(2);
       const receiver = createReceiver({ secret: SECRET, handoff: opened.handoff });
       const payload = completed();
@@ -211,18 +211,27 @@ export function handoffContract(engine: EngineUnderTest, available: boolean): vo
       await until(async () => (await opened.handoff.listFailed()).length === 1, 'the event to fail for good');
       const [failed] = await opened.handoff.listFailed();
 
-      broken = false;
+      // Retried while still broken: one more attempt, then failed again, attempts counting on.
       expect(await opened.handoff.retryFailed(failed!.id)).toBe(true);
+      await until(
+        async () => (await opened.handoff.listFailed())[0]?.attempts === 3,
+        'the retry to fail again',
+      );
+      expect(attempts).toEqual([1, 2, 3]);
+      const [again] = await opened.handoff.listFailed();
+
+      broken = false;
+      expect(await opened.handoff.retryFailed(again!.id)).toBe(true);
       await until(
         async () => handled.length === 1 && (await opened.pending()) === 0,
         'the retried event to run',
       );
       expect(handled).toEqual([payload.id]);
-      expect(attempts).toEqual([1, 2, 3]);
+      expect(attempts).toEqual([1, 2, 3, 4]);
       expect(await opened.handoff.listFailed()).toEqual([]);
 
       // Retried again (a second operator, `failed retry --all` run twice): it succeeded meanwhile.
-      expect(await opened.handoff.retryFailed(failed!.id)).toBe(false);
+      expect(await opened.handoff.retryFailed(again!.id)).toBe(false);
       expect(await opened.handoff.retryFailed('no-such-event')).toBe(false);
       expect(await opened.pending()).toBe(0);
       expect(handled).toHaveLength(1);
