@@ -33,7 +33,8 @@ export function redactingLogger(logger: Logger, secrets: readonly string[], grow
 }
 
 /**
- * An error's message without its stack: log lines never carry stack traces. Never throws, even for
+ * An error's message without its stack (a handler failure's log line adds the stack of its cause
+ * itself). Never throws, even for
  * a thrown value that cannot be made a string (`Object.create(null)`, a throwing `toString`).
  */
 export function messageOf(error: unknown): string {

@@ -5,6 +5,24 @@ import { isThenable } from '../common/thenable.js';
 import type { InFlight } from './in-flight.js';
 import type { ErrorHandler } from './types.js';
 
+/** The longest stack written to the log, in characters: enough for the frames that matter. */
+const MAX_STACK = 4_000;
+
+/**
+ * The stack of the error a failure wraps, as lines to append to its log line (`''` when there is
+ * none: a time-out, a thrown string). Never throws, whatever the thrown value's getters do.
+ */
+function causeStack(failure: JobhookError): string {
+  try {
+    const { cause } = failure;
+    if (!(cause instanceof Error) || typeof cause.stack !== 'string') return '';
+    const stack = cause.stack.length > MAX_STACK ? `${cause.stack.slice(0, MAX_STACK)}…` : cause.stack;
+    return `\n  caused by ${stack.replace(/\n/g, '\n  ')}`;
+  } catch {
+    return '';
+  }
+}
+
 /** The delivery as `onError` sees it. */
 export interface DeliveryInfo {
   deliveryId: string | undefined;
@@ -46,7 +64,11 @@ export function failureReporter(
       // read, so the stack is redacted too, at no cost (formatting a stack is not cheap).
       failure.message = redact(failure.message);
       if (errorHandlers.length === 0) {
-        logger.error(`jobhook: delivery ${quote(delivery.deliveryId)}: ${failure.message}`);
+        // With the stack of what the handler threw, so the failing line can be found from the log
+        // alone; the logger redacts the secrets from the whole line, stack included.
+        logger.error(
+          `jobhook: delivery ${quote(delivery.deliveryId)}: ${failure.message}${causeStack(failure)}`,
+        );
       }
       for (const handler of errorHandlers) callErrorHandler(handler, failure, delivery);
     }
