@@ -11,7 +11,7 @@ import { registerReceiver } from './register.js';
 import type { DeliveryContext, EventHandler } from './run-handlers.js';
 import { queuedJobRunner } from './run-queued.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
-import { receiverReconciler, taskIdOf } from '../reconcile/receiver-reconciler.js';
+import { receiverReconciler, taskIdOf } from './reconcile-step.js';
 import type { CloseOptions, ErrorHandler, EventMap, Receiver } from './types.js';
 
 // `& EventMap` only tells the compiler the job events always exist; it changes no field type.

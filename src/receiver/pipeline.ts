@@ -25,7 +25,7 @@ import type { ResolvedOptions } from './options.js';
 import { parseEvent, type ParsedEvent } from './parse-event.js';
 import { runHandlers, type DeliverySource, type EventHandler } from './run-handlers.js';
 import type { DeliveryInput } from './types.js';
-import { webhookOutcomeKey } from '../reconcile/receiver-reconciler.js';
+import { webhookOutcomeKey } from './reconcile-step.js';
 import { runHeaderChecks, verifyDelivery } from './verify-delivery.js';
 
 /**

@@ -1,10 +1,10 @@
 import type { SafeLogger } from '../common/logger.js';
 import type { EventSchemas } from '../events/schemas.js';
-import { checkPayload } from '../receiver/parse-event.js';
-import type { ReconcileObserver } from './observer.js';
-import { resolveReconcile, type ReconcileOptions } from './options.js';
-import { outcomeKey } from './polled-event.js';
-import { createReconciler, type DispatchOutcome, type Reconciler } from './reconciler.js';
+import { checkPayload } from './parse-event.js';
+import type { ReconcileObserver } from '../reconcile/observer.js';
+import { resolveReconcile, type ReconcileOptions } from '../reconcile/options.js';
+import { outcomeKey } from '../reconcile/polled-event.js';
+import { createReconciler, type DispatchOutcome, type Reconciler } from '../reconcile/reconciler.js';
 
 /** An event found by polling, validated, to run from the claim step on. */
 export interface PolledRun {
