@@ -90,9 +90,12 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
 
   async function close(closeOptions: CloseOptions = {}): Promise<void> {
     const timeoutMs = closeTimeoutOf(closeOptions);
+    // Closing from this very call on: a delivery that comes while the reconciler stops gets 503
+    // (awaiting the reconciler first let one in and run its handlers during close()).
+    const draining = lifecycle.close(timeoutMs);
     // No new pass, no poll in flight; a polled outcome being handled is drained with the rest.
     await reconciler?.close();
-    const drained = await lifecycle.close(timeoutMs);
+    const drained = await draining;
     await results.close();
     if (!drained) {
       config.logger.error(
