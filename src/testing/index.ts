@@ -18,3 +18,4 @@ export {
   type RecordedRequest,
   type WebhookRecord,
 } from './gateway/index.js';
+export type { ListStyle } from './gateway/pages.js';
