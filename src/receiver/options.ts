@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import { preparedVerifiers, type SecretLookup } from './secret-lookup.js';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import type { Handoff } from '../handoff/handoff.js';
@@ -85,6 +86,13 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
    */
   handlerTimeoutMs?: number;
   /**
+   * How long the sender waits for an answer, in ms, when you know it (the simulator's is 15,000).
+   * Only checked: `handlerTimeoutMs` at or above it logs a warning when the receiver is made,
+   * since the sender would give up (and retry, getting 409) before a slow handler's 500 comes.
+   * See docs/timeouts.md.
+   */
+  senderTimeoutMs?: number;
+  /**
    * Where jobhook writes. Default: errors to `console.error`, nothing else. The receiver's secrets
    * never reach it: any line that would quote one (say, from a handler's error) has `[redacted]`.
    */
@@ -148,10 +156,52 @@ export interface ResolvedOptions {
 
 const MIB = 1024 * 1024;
 
+const RECEIVER_OPTIONS = optionNames<ReceiverOptions<EventSchemas>>()([
+  'secret',
+  'verifier',
+  'dangerouslySkipVerification',
+  'toleranceSeconds',
+  'now',
+  'schemas',
+  'dedupe',
+  'dedupeKey',
+  'handoff',
+  'maxBodyBytes',
+  'bodyTimeoutMs',
+  'handlerTimeoutMs',
+  'senderTimeoutMs',
+  'logger',
+  'results',
+  'observer',
+  'reconcile',
+]);
+
+/** Warns, once, when a slow handler's answer would come after the sender gave up. */
+function warnOnTimeouts(
+  logger: SafeLogger,
+  handlerTimeoutMs: number,
+  senderTimeoutMs: number | undefined,
+): void {
+  if (senderTimeoutMs === undefined) return;
+  if (handlerTimeoutMs === 0 || handlerTimeoutMs >= senderTimeoutMs) {
+    logger.warn(
+      `jobhook: handlerTimeoutMs (${handlerTimeoutMs === 0 ? 'none' : `${handlerTimeoutMs} ms`}) is not below the sender's ` +
+        `time-out (${senderTimeoutMs} ms): a slow handler's 500 would come after the sender gave up, and its retry ` +
+        'would get 409 while the handler still runs. Lower handlerTimeoutMs (see docs/timeouts.md).',
+    );
+  }
+}
+
 export function resolveOptions(options: ReceiverOptions<EventSchemas>): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
     throw new JobhookError('invalid_options', 'createReceiver needs an options object with your `secret`.');
   }
+  refuseUnknownOptions(options, RECEIVER_OPTIONS, 'createReceiver', {
+    apiKey: 'createClient({ apiKey })',
+    baseUrl: 'createClient({ baseUrl })',
+    path: "the adapter's options, e.g. nodeHandler(receiver, { path })",
+    timeoutMs: 'handlerTimeoutMs or bodyTimeoutMs',
+  });
   const skip = options.dangerouslySkipVerification === true;
   const { secret } = options;
   const find = typeof secret === 'function' ? secret : undefined;
@@ -161,7 +211,7 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     find,
     verifierFor: preparedVerifiers((found) => verifyFunction(options.verifier, found), secrets),
   };
-  return {
+  const resolved: ResolvedOptions = {
     verify: skip || lookup ? undefined : verifyFunction(options.verifier, secrets),
     secrets,
     lookup,
@@ -179,6 +229,15 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     observer: observerOf(options.observer),
     reconcile: reconcileOf(options),
   };
+  const sender = options.senderTimeoutMs;
+  if (sender !== undefined && !(typeof sender === 'number' && sender > 0 && Number.isFinite(sender))) {
+    throw new JobhookError(
+      'invalid_options',
+      '`senderTimeoutMs` must be a number of milliseconds above 0, such as 15000.',
+    );
+  }
+  warnOnTimeouts(resolved.logger, resolved.handlerTimeoutMs, sender);
+  return resolved;
 }
 
 /** `reconcile`, checked; it needs somewhere to dedupe, or the webhook and the poll could both run. */
