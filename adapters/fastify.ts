@@ -11,6 +11,7 @@
  *
  * @module jobhook/fastify
  */
+import { optionNames, refuseUnknownOptions } from '../src/common/known-options.js';
 import type { FastifyPluginCallback } from 'fastify';
 import { JobhookError } from '../src/common/errors.js';
 import { answers } from '../src/wire/answers.js';
@@ -25,6 +26,8 @@ export interface FastifyPluginOptions {
   path?: string;
 }
 
+const FASTIFY_PLUGIN_OPTIONS = optionNames<FastifyPluginOptions>()(['path']);
+
 /**
  * A Fastify plugin that adds the webhook route in its own encapsulated scope: there no content type
  * is parsed, and the receiver reads the raw bytes itself (within `maxBodyBytes` and
@@ -35,6 +38,7 @@ export function fastifyPlugin(
   receiver: NodeReceiver,
   options: FastifyPluginOptions = {},
 ): FastifyPluginCallback<FastifyPluginOptions> {
+  refuseUnknownOptions(options, FASTIFY_PLUGIN_OPTIONS, 'fastifyPlugin');
   return (scope, registered, done) => {
     let path: string;
     try {

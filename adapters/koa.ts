@@ -16,6 +16,7 @@
  *
  * @module jobhook/koa
  */
+import { optionNames, refuseUnknownOptions } from '../src/common/known-options.js';
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { answerNodeRequest, type NodeReceiver } from './node-stream.js';
@@ -25,6 +26,8 @@ export interface KoaHandlerOptions {
   /** Answer only this path (`ctx.path`, so query strings are ignored); other paths go to `next()`. */
   path?: string;
 }
+
+const KOA_HANDLER_OPTIONS = optionNames<KoaHandlerOptions>()(['path']);
 
 /**
  * A Koa middleware that answers deliveries with `receiver`. Without `path` it answers every request
@@ -38,6 +41,7 @@ export interface KoaHandlerOptions {
  * `body_unavailable`, naming the fix, so the sender retries rather than getting a 401 for good.
  */
 export function koaHandler(receiver: NodeReceiver, options: KoaHandlerOptions = {}): Middleware {
+  refuseUnknownOptions(options, KOA_HANDLER_OPTIONS, 'koaHandler');
   const { path } = options;
   return async (ctx, next) => {
     if (path !== undefined && ctx.path !== path) {

@@ -11,6 +11,7 @@
  *
  * @module jobhook/node
  */
+import { optionNames, refuseUnknownOptions } from '../src/common/known-options.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answers } from '../src/wire/answers.js';
 import { answerNodeRequest, type NodeReceiver } from './node-stream.js';
@@ -33,11 +34,14 @@ export type NodeHandler = (
   next?: (error?: unknown) => void,
 ) => void;
 
+const NODE_HANDLER_OPTIONS = optionNames<NodeHandlerOptions>()(['path']);
+
 /**
  * Answers deliveries with `receiver`: pass it to `http.createServer`, or `app.use` it in Connect,
  * Express, Polka and other connect-style apps.
  */
 export function nodeHandler(receiver: NodeReceiver, options: NodeHandlerOptions = {}): NodeHandler {
+  refuseUnknownOptions(options, NODE_HANDLER_OPTIONS, 'nodeHandler');
   const { path } = options;
   return (req, res, next) => {
     if (path !== undefined && !matchesPath(req, path)) {

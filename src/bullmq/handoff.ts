@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import type { Job, JobsOptions } from 'bullmq';
 import { JobhookError } from '../common/errors.js';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
@@ -62,6 +63,13 @@ export const DEFAULT_JOB_OPTIONS = {
   removeOnFail: false,
 } as const satisfies JobsOptions;
 
+const BULLMQ_HANDOFF_OPTIONS = optionNames<BullmqHandoffOptions>()([
+  'queue',
+  'retentionMs',
+  'jobOptions',
+  'timeoutMs',
+]);
+
 /**
  * Verify, then enqueue: passed as `createReceiver({ secret, handoff: bullmqHandoff({ queue }) })`,
  * the receiver answers 2xx once the verified, validated event is a job in the queue, and
@@ -78,6 +86,7 @@ export const DEFAULT_JOB_OPTIONS = {
  * `maxmemory-policy noeviction`, as BullMQ asks.
  */
 export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
+  refuseUnknownOptions(options, BULLMQ_HANDOFF_OPTIONS, 'bullmqHandoff');
   const queue = options?.queue;
   if (!queue || typeof queue.add !== 'function' || typeof queue.name !== 'string') {
     throw new JobhookError(

@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import type { ConnectionOptions, Job, Worker, WorkerOptions } from 'bullmq';
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
@@ -28,6 +29,14 @@ export interface WorkerHandle {
   close(): Promise<void>;
 }
 
+const RUN_WORKER_OPTIONS = optionNames<RunWorkerOptions>()([
+  'connection',
+  'queueName',
+  'concurrency',
+  'workerOptions',
+  'onWorkerError',
+]);
+
 /**
  * Runs the receiver's handlers for the jobs `bullmqHandoff` queued, in this process: each job's
  * event goes to `receiver.handleQueued`, with the receiver's handler time-out and `onError`
@@ -41,6 +50,7 @@ export interface WorkerHandle {
  * `jobhook/bullmq` itself loads without it.
  */
 export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOptions): Promise<WorkerHandle> {
+  refuseUnknownOptions(options, RUN_WORKER_OPTIONS, 'runWorker');
   if (!receiver || typeof receiver.handleQueued !== 'function') {
     throw new JobhookError('invalid_options', 'runWorker needs the receiver whose handlers should run.');
   }

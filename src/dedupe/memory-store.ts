@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import type { ClaimResult, DedupeStore } from './dedupe-store.js';
 
 /** Options of {@link memoryDedupeStore}. */
@@ -51,11 +52,19 @@ interface List {
 
 const newList = (): List => ({ oldest: undefined, newest: undefined, count: 0 });
 
+const MEMORY_DEDUPE_STORE_OPTIONS = optionNames<MemoryDedupeOptions>()([
+  'maxEntries',
+  'ttlMs',
+  'leaseMs',
+  'now',
+]);
+
 /**
  * The default store: one process's memory, bounded in size and age. Claims are leases, as the
  * {@link DedupeStore} contract says, so no key stays busy past `leaseMs` without renewal.
  */
 export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedupeStore {
+  refuseUnknownOptions(options, MEMORY_DEDUPE_STORE_OPTIONS, 'memoryDedupeStore');
   const maxEntries = options.maxEntries ?? 10_000;
   const ttlMs = options.ttlMs ?? 24 * 60 * 60 * 1000;
   const leaseMs = options.leaseMs ?? 30_000;

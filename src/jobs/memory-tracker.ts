@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import type { ClaimDueRequest, JobTracker, TrackedJob } from './job-tracker.js';
 import { checkTaskId, resolveTrackerTimes, type TrackerTimes } from './options.js';
 
@@ -28,12 +29,15 @@ interface Entry {
   dueAt: number | undefined;
 }
 
+const MEMORY_JOB_TRACKER_OPTIONS = optionNames<MemoryJobTrackerOptions>()(['now', 'leaseMs', 'maxAgeMs']);
+
 /**
  * One process's tracker: the tasks this process submitted, polled by this process. It does not
  * survive a restart: use `redisJobTracker` or `postgresJobTracker` when submitter and receiver
  * are different processes, or when a restart must not forget what was submitted.
  */
 export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJobTracker {
+  refuseUnknownOptions(options, MEMORY_JOB_TRACKER_OPTIONS, 'memoryJobTracker');
   const { leaseMs, maxAgeMs } = resolveTrackerTimes('memoryJobTracker', options);
   const now = options.now ?? Date.now;
   // Insertion order is submission order for tasks tracked as they are submitted: `pending` sorts

@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import type { JetStreamClient, MsgRequest } from '@nats-io/jetstream';
 import { JobhookError } from '../common/errors.js';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
@@ -46,6 +47,15 @@ export interface FailedRecord {
 /** The header that carries the attempts a retried event had made. */
 export const ATTEMPTS_HEADER = 'Jobhook-Attempts';
 
+const NATS_HANDOFF_OPTIONS = optionNames<NatsHandoffOptions>()([
+  'js',
+  'stream',
+  'subject',
+  'duplicateWindowMs',
+  'timeoutMs',
+  'warn',
+]);
+
 /**
  * Verify, then enqueue, on NATS JetStream: passed as `createReceiver({ secret, handoff:
  * natsHandoff({ js }) })`, the receiver publishes each verified, validated event with
@@ -58,6 +68,7 @@ export const ATTEMPTS_HEADER = 'Jobhook-Attempts';
  * new message: size the window to outlast the sender's retries (`duplicateWindowMs`).
  */
 export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
+  refuseUnknownOptions(options, NATS_HANDOFF_OPTIONS, 'natsHandoff');
   const js = options?.js;
   if (!js || typeof js.publish !== 'function' || typeof js.jetstreamManager !== 'function') {
     throw new JobhookError(

@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
@@ -43,6 +44,18 @@ export interface NatsWorkerHandle {
 /** The default pauses before retries: 2 s doubling, at most 512 s (2 + 4 + ... + 512 ≈ 17 min). */
 export const DEFAULT_BACKOFF_MS: readonly number[] = Array.from({ length: 9 }, (_, i) => 2000 * 2 ** i);
 
+const RUN_NATS_WORKER_OPTIONS = optionNames<RunNatsWorkerOptions>()([
+  'js',
+  'stream',
+  'subject',
+  'consumer',
+  'attempts',
+  'backoffMs',
+  'ackWaitMs',
+  'concurrency',
+  'onWorkerError',
+]);
+
 /**
  * Runs the receiver's handlers for the events `natsHandoff` published, in this process, from a
  * durable pull consumer with explicit acks: an event is acked once its handlers succeeded; a
@@ -61,6 +74,7 @@ export async function runNatsWorker(
   receiver: QueuedJobRunner,
   options: RunNatsWorkerOptions,
 ): Promise<NatsWorkerHandle> {
+  refuseUnknownOptions(options, RUN_NATS_WORKER_OPTIONS, 'runNatsWorker');
   if (!receiver || typeof receiver.handleQueued !== 'function') {
     throw new JobhookError('invalid_options', 'runNatsWorker needs the receiver whose handlers should run.');
   }

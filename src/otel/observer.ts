@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import {
   context,
   metrics,
@@ -51,6 +52,8 @@ interface Instruments {
   dispatched: Counter;
 }
 
+const OTEL_OBSERVER_OPTIONS = optionNames<OtelObserverOptions>()(['tracerProvider', 'meterProvider']);
+
 /**
  * An observer that reports each delivery to OpenTelemetry: pass it as
  * `createReceiver({ secret, observer: otelObserver() })`.
@@ -71,6 +74,7 @@ interface Instruments {
  * no-op span and a few no-op calls.
  */
 export function otelObserver(options: OtelObserverOptions = {}): ReceiverObserver<Span> & ReconcileObserver {
+  refuseUnknownOptions(options, OTEL_OBSERVER_OPTIONS, 'otelObserver');
   const tracer: Tracer = (options.tracerProvider ?? trace).getTracer(SCOPE);
   // The metrics API has no proxy: a meter taken before the SDK registers stays a no-op. So the
   // instruments follow the provider that is registered now (one global read per delivery).

@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import type PgBoss from 'pg-boss';
 import { JobhookError } from '../common/errors.js';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
@@ -38,6 +39,14 @@ export const DEFAULT_SEND_OPTIONS = {
   retryBackoff: true,
 } as const satisfies PgBoss.SendOptions;
 
+const PG_BOSS_HANDOFF_OPTIONS = optionNames<PgBossHandoffOptions>()([
+  'boss',
+  'queue',
+  'schema',
+  'sendOptions',
+  'timeoutMs',
+]);
+
 /**
  * Verify, then enqueue, on PostgreSQL: passed as `createReceiver({ secret, handoff:
  * pgBossHandoff({ boss }) })`, the receiver answers 2xx once the verified, validated event is a
@@ -54,6 +63,7 @@ export const DEFAULT_SEND_OPTIONS = {
  * Past that retention, a delivery of the same event is queued again.
  */
 export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
+  refuseUnknownOptions(options, PG_BOSS_HANDOFF_OPTIONS, 'pgBossHandoff');
   const boss = options?.boss;
   if (!boss || typeof boss.send !== 'function' || typeof boss.getJobById !== 'function') {
     throw new JobhookError(

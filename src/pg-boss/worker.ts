@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import type PgBoss from 'pg-boss';
 import { JobhookError } from '../common/errors.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
@@ -23,6 +24,13 @@ export interface PgBossWorkerHandle {
   close(): Promise<void>;
 }
 
+const RUN_PG_BOSS_WORKER_OPTIONS = optionNames<RunPgBossWorkerOptions>()([
+  'boss',
+  'queue',
+  'concurrency',
+  'pollingIntervalSeconds',
+]);
+
 /**
  * Runs the receiver's handlers for the jobs `pgBossHandoff` queued, in this process: each job's
  * event goes to `receiver.handleQueued`, with `context.attempt` (pg-boss's retry count plus one)
@@ -36,6 +44,7 @@ export async function runPgBossWorker(
   receiver: QueuedJobRunner,
   options: RunPgBossWorkerOptions,
 ): Promise<PgBossWorkerHandle> {
+  refuseUnknownOptions(options, RUN_PG_BOSS_WORKER_OPTIONS, 'runPgBossWorker');
   if (!receiver || typeof receiver.handleQueued !== 'function') {
     throw new JobhookError(
       'invalid_options',

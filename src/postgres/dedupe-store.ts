@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import type { ClaimResult, DedupeStore } from '../dedupe/dedupe-store.js';
 import { withTimeout } from '../dedupe/with-timeout.js';
 import { JobhookError } from '../common/errors.js';
@@ -55,6 +56,16 @@ const HOUR = 60 * 60 * 1000;
 /** `$n` milliseconds from the database's clock: every instance shares that one clock. */
 const msFromNow = (n: number) => `now() + make_interval(secs => $${n}::float8 / 1000)`;
 
+const POSTGRES_DEDUPE_STORE_OPTIONS = optionNames<PostgresDedupeOptions>()([
+  'pool',
+  'table',
+  'leaseMs',
+  'ttlMs',
+  'createTable',
+  'cleanupIntervalMs',
+  'timeoutMs',
+]);
+
 /**
  * A {@link DedupeStore} in a PostgreSQL table, shared by every instance that reaches the database.
  * Each call is one statement (one round trip); the first call also creates the table unless
@@ -62,6 +73,7 @@ const msFromNow = (n: number) => `now() + make_interval(secs => $${n}::float8 / 
  * so of concurrent claims exactly one inserts or takes over the row.
  */
 export function postgresDedupeStore(options: PostgresDedupeOptions): PostgresDedupeStore {
+  refuseUnknownOptions(options, POSTGRES_DEDUPE_STORE_OPTIONS, 'postgresDedupeStore');
   const pool = options?.pool;
   if (!pool || typeof pool.query !== 'function') {
     throw new JobhookError(

@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import { JobhookError } from '../common/errors.js';
 import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
 import { checkTaskId, resolveTrackerTimes, trackerCall, type TrackerTimes } from '../jobs/options.js';
@@ -54,12 +55,23 @@ export function postgresJobTrackerMigration(table: string = DEFAULT_TABLE): stri
   ].join('\n');
 }
 
+const POSTGRES_JOB_TRACKER_OPTIONS = optionNames<PostgresJobTrackerOptions>()([
+  'pool',
+  'table',
+  'createTable',
+  'timeoutMs',
+  'now',
+  'leaseMs',
+  'maxAgeMs',
+]);
+
 /**
  * A {@link JobTracker} in a PostgreSQL table, shared by every process that reaches the database.
  * Each call is one statement; a claim takes due rows with `FOR UPDATE SKIP LOCKED`, so concurrent
  * claimants never take the same task.
  */
 export function postgresJobTracker(options: PostgresJobTrackerOptions): PostgresJobTracker {
+  refuseUnknownOptions(options, POSTGRES_JOB_TRACKER_OPTIONS, 'postgresJobTracker');
   const pool = options?.pool;
   if (!pool || typeof pool.query !== 'function') {
     throw new JobhookError(

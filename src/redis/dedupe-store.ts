@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import { withTimeout } from '../dedupe/with-timeout.js';
 import { JobhookError } from '../common/errors.js';
@@ -45,6 +46,14 @@ export interface RedisDedupeStore extends DedupeStore {
 
 const HOUR = 60 * 60 * 1000;
 
+const REDIS_DEDUPE_STORE_OPTIONS = optionNames<RedisDedupeOptions>()([
+  'redis',
+  'prefix',
+  'leaseMs',
+  'ttlMs',
+  'timeoutMs',
+]);
+
 /**
  * A {@link DedupeStore} shared by every instance that reaches one Redis. Each call is one round
  * trip: a Lua script that compares the owner and writes in one step (EVALSHA, falling back to
@@ -55,6 +64,7 @@ const HOUR = 60 * 60 * 1000;
  * forgotten.
  */
 export function redisDedupeStore(options: RedisDedupeOptions): RedisDedupeStore {
+  refuseUnknownOptions(options, REDIS_DEDUPE_STORE_OPTIONS, 'redisDedupeStore');
   const redis = options?.redis;
   if (!redis || typeof redis.evalsha !== 'function' || typeof redis.eval !== 'function') {
     throw new JobhookError(

@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import { JobhookError } from '../common/errors.js';
 import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
 import { checkTaskId, resolveTrackerTimes, trackerCall, type TrackerTimes } from '../jobs/options.js';
@@ -26,12 +27,22 @@ export interface RedisJobTracker extends JobTracker {
   readonly prefix: string;
 }
 
+const REDIS_JOB_TRACKER_OPTIONS = optionNames<RedisJobTrackerOptions>()([
+  'redis',
+  'prefix',
+  'timeoutMs',
+  'now',
+  'leaseMs',
+  'maxAgeMs',
+]);
+
 /**
  * A {@link JobTracker} shared by every process that reaches one Redis: a client in a batch script
  * tracks, receivers on any number of instances poll, each task by one instance at a time. Each
  * call is one Lua script (one round trip).
  */
 export function redisJobTracker(options: RedisJobTrackerOptions): RedisJobTracker {
+  refuseUnknownOptions(options, REDIS_JOB_TRACKER_OPTIONS, 'redisJobTracker');
   const redis = options?.redis;
   if (!redis || typeof redis.evalsha !== 'function' || typeof redis.eval !== 'function') {
     throw new JobhookError(

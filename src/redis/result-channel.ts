@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import { JobhookError } from '../common/errors.js';
 import { isJobResult, type JobResult } from '../results/job-result.js';
 import type { ResultChannel } from '../results/result-channel.js';
@@ -40,6 +41,8 @@ export interface RedisResultChannelOptions {
 /** A message larger than this is not a result jobhook published (a body is at most 1 MiB). */
 const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
 
+const REDIS_RESULT_CHANNEL_OPTIONS = optionNames<RedisResultChannelOptions>()(['redis', 'prefix']);
+
 /**
  * Shares job results between the instances of an app over Redis pub/sub:
  * `createReceiver({ secret, results: redisResultChannel({ redis }) })`. A delivery received by any
@@ -54,6 +57,7 @@ const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
  * private.
  */
 export function redisResultChannel(options: RedisResultChannelOptions): ResultChannel {
+  refuseUnknownOptions(options, REDIS_RESULT_CHANNEL_OPTIONS, 'redisResultChannel');
   const redis = options?.redis;
   if (typeof redis?.publish !== 'function' || typeof redis.duplicate !== 'function') {
     throw new JobhookError('invalid_options', 'redisResultChannel needs `redis`: an ioredis client.');

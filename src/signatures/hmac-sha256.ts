@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import { decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { isBase64Digest, toBase64, toHex } from '../common/bytes.js';
 import { andThen, isThenable } from '../common/thenable.js';
@@ -26,12 +27,15 @@ const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
 const isDigest = (text: string, encoding: 'hex' | 'base64') =>
   encoding === 'hex' ? HEX_DIGEST.test(text) : isBase64Digest(text);
 
+const HMAC_SHA256_OPTIONS = optionNames<HmacSha256Options>()(['header', 'prefix', 'encoding']);
+
 /**
  * The common "HMAC-SHA256 of the raw body, hex or base64, in one header" scheme (GitHub-style
  * with `{ header: 'x-hub-signature-256', prefix: 'sha256=' }`). It signs no timestamp and no id,
  * so replays are stopped only by the dedupe store, keyed by the payload's `id`.
  */
 export function hmacSha256(options: HmacSha256Options): Verifier {
+  refuseUnknownOptions(options, HMAC_SHA256_OPTIONS, 'hmacSha256');
   const header = typeof options?.header === 'string' ? options.header.toLowerCase() : '';
   if (!header) {
     throw new JobhookError('invalid_options', 'hmacSha256() needs the name of the signature header.');

@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
 import { decodeUtf8, randomHex } from '#runtime';
 import { JobhookError } from '../common/errors.js';
 import { isThenable } from '../common/thenable.js';
@@ -62,6 +63,14 @@ function bodyOfBytes(bytes: Uint8Array): Uint8Array<ArrayBuffer> | string {
   return copy;
 }
 
+const SIGN_DELIVERY_OPTIONS = optionNames<SignDeliveryOptions>()([
+  'secret',
+  'payload',
+  'id',
+  'timestamp',
+  'scheme',
+]);
+
 /**
  * Signs a test delivery; send `headers` and `body` as they are (with `fetch`, supertest, …). A
  * payload given as UTF-8 bytes comes back as the same text; other bytes (not JSON, which is UTF-8)
@@ -70,6 +79,7 @@ function bodyOfBytes(bytes: Uint8Array): Uint8Array<ArrayBuffer> | string {
  * browsers, `jobhook/testing` resolves to a build whose `signDelivery` returns a promise.)
  */
 export function signDelivery(options: SignDeliveryOptions): SignedTestDelivery {
+  refuseUnknownOptions(options, SIGN_DELIVERY_OPTIONS, 'signDelivery');
   const signed = signAnywhere(options);
   if (isThenable(signed)) {
     throw new JobhookError(
