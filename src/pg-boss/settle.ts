@@ -33,14 +33,13 @@ export async function settleJob(
   job: RanJob,
   outcome: { ok: true } | { ok: false; error: unknown },
   onError: (error: Error) => void,
-  now: () => number = Date.now,
 ): Promise<boolean> {
   const store = outcome.ok
     ? () => boss.complete(queue, job.id)
     : () => boss.fail(queue, job.id, errorOutput(outcome.error));
   let last: unknown;
   for (let tries = 0; ; tries++) {
-    if (now() >= job.expiresAt && (tries > 0 || !outcome.ok)) break;
+    if (Date.now() >= job.expiresAt && (tries > 0 || !outcome.ok)) break;
     try {
       await store();
       return true;
@@ -48,7 +47,7 @@ export async function settleJob(
       last = error;
     }
     const pause = SETTLE_BACKOFF_MS[Math.min(tries, SETTLE_BACKOFF_MS.length - 1)]!;
-    await sleep(Math.max(0, Math.min(pause, job.expiresAt - now())));
+    await sleep(Math.max(0, Math.min(pause, job.expiresAt - Date.now())));
   }
   const what = outcome.ok ? 'its completion' : 'its failure';
   const why = last instanceof Error ? `: ${last.message}` : '';
