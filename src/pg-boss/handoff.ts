@@ -1,4 +1,5 @@
 import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type PgBoss from 'pg-boss';
 import { JobhookError } from '../common/errors.js';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
@@ -120,13 +121,27 @@ export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
   };
 }
 
-/** Creates the queue once (pg-boss 10 needs it before `send` and `work`); tries again after a failure. */
+/**
+ * Creates the queue once (pg-boss 10 needs it before `send` and `fetch`); tries again after a
+ * failure. Processes that start together on a fresh schema create it at once, and PostgreSQL may
+ * end one of those `createQueue`s as a deadlock (each waits on the other's new partition): the
+ * loser looks again and finds the queue the other made; any failure is tried 4 times in all.
+ */
 export function queueCreator(boss: PgBoss, queue: string): () => Promise<void> {
   let created: Promise<void> | undefined;
+  const create = async () => {
+    for (let tries = 1; ; tries++) {
+      try {
+        if (!(await boss.getQueue(queue))) await boss.createQueue(queue);
+        return;
+      } catch (error) {
+        if (tries >= 4) throw error;
+      }
+      await sleep(50 * 2 ** tries * Math.random());
+    }
+  };
   return () =>
-    (created ??= (async () => {
-      if (!(await boss.getQueue(queue))) await boss.createQueue(queue);
-    })().catch((error: unknown) => {
+    (created ??= create().catch((error: unknown) => {
       created = undefined;
       throw error;
     }));

@@ -15,7 +15,7 @@ const invalid = (pattern: RegExp) =>
     message: expect.stringMatching(pattern),
   }) as JobhookError;
 
-const boss = { send() {}, getJobById() {}, work() {} } as never;
+const boss = { send() {}, getJobById() {}, fetch() {}, complete() {} } as never;
 const js = { publish() {}, jetstreamManager() {} } as never;
 const receiver = createReceiver({ secret: SECRET });
 
@@ -29,6 +29,9 @@ describe('pgBossHandoff and runPgBossWorker', () => {
     await expect(runPgBossWorker(receiver, { boss: undefined as never })).rejects.toThrow(invalid(/`boss`/));
     await expect(runPgBossWorker(receiver, { boss, concurrency: 0 })).rejects.toThrow(
       invalid(/`concurrency`/),
+    );
+    await expect(runPgBossWorker(receiver, { boss, pollingIntervalSeconds: 0.1 })).rejects.toThrow(
+      invalid(/`pollingIntervalSeconds`/),
     );
   });
 

@@ -70,6 +70,14 @@ export const pgBossVariant: Variant = {
         await drained(() => count(`'created', 'retry', 'active'`));
         const failed = await count(`'failed'`);
         log(`queue drained: ${await count(`'completed'`)} completed jobs, ${failed} failed`);
+        // Jobs pg-boss started more than once (a killed worker's, or an outcome that was lost):
+        // with the repeated side effects, they tell a retry by pg-boss from a run twice at once.
+        const { rows } = await pool.query<{ id: string; retry_count: number }>(
+          `SELECT id, retry_count FROM "${schema}".job
+            WHERE name = 'jobhook' AND retry_count > 0 ORDER BY started_on LIMIT 40`,
+        );
+        if (rows.length > 0)
+          log(`jobs started again: ${rows.map((row) => `${row.id} (${row.retry_count + 1}x)`).join(', ')}`);
         return { failedJobs: failed };
       },
       effects: () => redisEffects(effects.redis, effects.prefix, 'set'),

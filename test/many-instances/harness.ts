@@ -60,6 +60,8 @@ export interface ScenarioResult {
   killedPid: string;
   /** The worker process killed with SIGKILL, when the variant asked for it (`workers.kill`). */
   killedWorkerPid: string | undefined;
+  /** Worker processes that exited by themselves (crashed) before the scenario ended. */
+  crashedWorkers: string[];
   /** Deliveries whose last attempt failed although their webhook still existed. */
   unanswered: DeliveryAttempt[];
   /** Deliveries to the second webhook that stopped when it was deleted (the gateway stops retrying). */
@@ -95,15 +97,42 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
   const started = Date.now();
   const prepared = await variant.prepare();
   const instances: Instance[] = [];
+  let stopping = false;
   const cleanups: (() => Promise<unknown>)[] = [() => prepared.cleanup()];
   try {
     const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
     instances.push(...(await Promise.all(ports.map((port) => startInstance(port, prepared.env)))));
     cleanups.unshift(() => Promise.all(instances.map((instance) => stopChild(instance.child, 'SIGKILL'))));
-    const startWorker = () =>
-      startChild(prepared.workers!.script, { ...prepared.env, SECRETS: JSON.stringify(SECRETS) });
+    // A worker that exits on its own (a crash, not the SIGKILL below) leaves its running jobs to be
+    // retried by the others: its repetitions are no broker's fault, so it is logged and reported.
+    const crashedWorkers: string[] = [];
+    let killing: Child | undefined;
+    const startWorker = async () => {
+      const worker = await startChild(prepared.workers!.script, {
+        ...prepared.env,
+        SECRETS: JSON.stringify(SECRETS),
+      });
+      let stderr = '';
+      worker.process.stderr!.on('data', (data: Buffer) => (stderr = (stderr + data.toString()).slice(-2000)));
+      worker.process.once('exit', (code, signal) => {
+        if (worker === killing || stopping) return;
+        const pid = String(worker.process.pid);
+        crashedWorkers.push(pid);
+        // The error's message and where it was thrown, not the dump of its fields.
+        const why = stderr
+          .split('\n')
+          .filter((line) => /^\s*(\w*Error\b|error:|at )/.test(line))
+          .slice(0, 6)
+          .map((line) => line.trim());
+        log(`worker ${pid} exited by itself (${signal ?? code}): ${why.join(' | ')}`);
+      });
+      return worker;
+    };
     const workers = await Promise.all(Array.from({ length: prepared.workers?.count ?? 0 }, startWorker));
-    cleanups.unshift(() => Promise.all(workers.map((worker) => stopChild(worker, 'SIGKILL'))));
+    cleanups.unshift(() => {
+      stopping = true;
+      return Promise.all(workers.map((worker) => stopChild(worker, 'SIGKILL')));
+    });
     const proxy = await startChild('./proxy-process.ts', { BACKENDS: JSON.stringify(ports) });
     cleanups.unshift(() => stopChild(proxy, 'SIGKILL'));
     const proxyUrl = `http://127.0.0.1:${proxy.readyLine.split(' ')[1]}`;
@@ -163,6 +192,7 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
           if (!prepared.workers?.kill) return;
           const worker = workers[0]!;
           killedWorkerPid = String(worker.process.pid);
+          killing = worker;
           await stopChild(worker, 'SIGKILL');
           log(`worker ${killedWorkerPid} killed`);
           workerRestarted = startWorker().then((started) => {
@@ -253,6 +283,7 @@ export async function runScenario(variant: Variant, options: ScenarioOptions): P
       repeated,
       killedPid,
       killedWorkerPid,
+      crashedWorkers,
       unanswered,
       cutByDeletion,
       drained,

@@ -11,6 +11,7 @@ import { redisDedupeStore } from 'jobhook/redis';
 import { postgresDedupeStore } from 'jobhook/postgres';
 import { bullmqHandoff } from 'jobhook/bullmq';
 import { app, type Effect } from './app.js';
+import { startBoss } from './start-boss.js';
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -53,10 +54,10 @@ async function wiring(): Promise<{ options: Omit<ReceiverOptions, 'secret'>; eff
       };
     }
     case 'pg-boss': {
-      const { default: PgBoss } = await import('pg-boss');
       const { pgBossHandoff } = await import('jobhook/pg-boss');
       const schema = env('SCHEMA');
-      const boss = new PgBoss({
+      // Connections cut mid-run: the hand-off's answer says it (503).
+      const boss = await startBoss({
         connectionString: env('DATABASE_URL'),
         schema,
         application_name: env('APP_NAME'),
@@ -64,8 +65,6 @@ async function wiring(): Promise<{ options: Omit<ReceiverOptions, 'secret'>; eff
         schedule: false,
         max: 8,
       });
-      boss.on('error', () => undefined); // connections cut mid-run: the hand-off's answer says it (503)
-      await boss.start();
       // A job whose worker was killed comes back after 5 s rather than pg-boss's 15 minutes.
       const sendOptions = { expireInSeconds: 5, retryDelay: 1 };
       return {
