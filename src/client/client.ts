@@ -1,6 +1,6 @@
 import { JobhookError } from '../common/errors.js';
 import { redactor } from '../common/redact.js';
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/options.js';
 import { markIncomplete, readPages } from './pages.js';
 import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
 import { checkApiKey, positiveOption } from './options.js';

@@ -1,6 +1,6 @@
 import { JobhookError } from '../common/errors.js';
 import { GatewayError } from './errors.js';
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/options.js';
 
 /** How the client retries a failed call; `retries: 0` turns retries off. */
 export interface RetryOptions {

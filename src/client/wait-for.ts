@@ -1,5 +1,5 @@
 import { JobhookError } from '../common/errors.js';
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/options.js';
 import { redactValues, type Redact } from '../common/redact.js';
 import type { JobResult } from '../results/job-result.js';
 import type { JobResults } from '../results/job-results.js';

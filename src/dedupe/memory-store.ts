@@ -1,4 +1,4 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/options.js';
 import type { ClaimResult, DedupeStore } from './dedupe-store.js';
 
 /** Options of {@link memoryDedupeStore}. */

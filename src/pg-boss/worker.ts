@@ -1,4 +1,4 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/options.js';
 import type PgBoss from 'pg-boss';
 import { JobhookError } from '../common/errors.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';

@@ -1,4 +1,4 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/options.js';
 import { JobhookError } from '../common/errors.js';
 import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
 import { checkTaskId, resolveTrackerTimes, trackerCall, type TrackerTimes } from '../jobs/options.js';

@@ -1,4 +1,4 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/options.js';
 import { JobhookError } from '../common/errors.js';
 import { isJobResult, type JobResult } from '../results/job-result.js';
 import type { ResultChannel } from '../results/result-channel.js';

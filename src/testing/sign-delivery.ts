@@ -1,4 +1,4 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/options.js';
 import { decodeUtf8, randomHex } from '#runtime';
 import { JobhookError } from '../common/errors.js';
 import { isThenable } from '../common/thenable.js';
