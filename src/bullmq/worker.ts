@@ -1,4 +1,5 @@
-import { optionNames, refuseUnknownOptions } from '../common/options.js';
+import { checkOption, optionNames, refuseUnknownOptions } from '../common/options.js';
+import { checkReceiver } from '../handoff/queued-receiver.js';
 import type { ConnectionOptions, Job, Worker, WorkerOptions } from 'bullmq';
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
@@ -51,15 +52,15 @@ const RUN_WORKER_OPTIONS = optionNames<RunWorkerOptions>()([
  */
 export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOptions): Promise<WorkerHandle> {
   refuseUnknownOptions(options, RUN_WORKER_OPTIONS, 'runWorker');
-  if (!receiver || typeof receiver.handleQueued !== 'function') {
-    throw new JobhookError('invalid_options', 'runWorker needs the receiver whose handlers should run.');
-  }
-  if (!options?.connection) {
-    throw new JobhookError(
-      'invalid_options',
-      'runWorker needs `connection`: where Redis is, e.g. { host: "127.0.0.1", port: 6379 }.',
-    );
-  }
+  checkReceiver('runWorker', receiver);
+  const connection = options?.connection;
+  checkOption(
+    'runWorker',
+    'connection',
+    connection,
+    Boolean(connection),
+    'where Redis is, e.g. { host: "127.0.0.1", port: 6379 }',
+  );
   const { Worker, UnrecoverableError } = await import('bullmq');
   const processJob = async (job: Job<HandoffJob>) => {
     try {

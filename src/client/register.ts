@@ -1,6 +1,5 @@
-import { JobhookError } from '../common/errors.js';
 import { GatewayError } from './errors.js';
-import { optionNames, refuseUnknownOptions } from '../common/options.js';
+import { checkOption, func, invalidOption, optionNames, refuseUnknownOptions } from '../common/options.js';
 import type { RequestOptions } from './request.js';
 import { resolveRetry, withRetries, type RetryOptions } from './retry.js';
 import { mayBeIncomplete } from './pages.js';
@@ -71,6 +70,9 @@ const REGISTER_OPTIONS = optionNames<RegisterWebhookOptions>()([
   'onWarning',
 ]);
 
+/** How the function is named in its messages: `client.webhooks.register` or `registerWebhook`. */
+const WHERE = 'register';
+
 /** Six retries, backing off from 0.5 s to at most 10 s with jitter: about 25 s at the longest. */
 export const DEFAULT_STARTUP_RETRIES = { limit: 6, baseDelayMs: 500, maxDelayMs: 10_000 } as const;
 
@@ -83,11 +85,8 @@ export async function withStartupRetries<T>(
   const given =
     option === false ? { limit: 0 } : typeof option === 'number' ? { limit: option } : (option ?? {});
   const { onRetry: _onRetry, ...retryOptions } = given;
-  const retry = resolveRetry({ ...DEFAULT_STARTUP_RETRIES, ...retryOptions }, 'startupRetries');
-  if (given.onRetry !== undefined && typeof given.onRetry !== 'function') {
-    throw new JobhookError('invalid_options', '`startupRetries` must have a function as `onRetry`.');
-  }
-  return withRetries(attempt, retry, signal, given.onRetry);
+  const retry = resolveRetry({ ...DEFAULT_STARTUP_RETRIES, ...retryOptions }, WHERE, 'startupRetries');
+  return withRetries(attempt, retry, signal, func(WHERE, 'startupRetries.onRetry', given.onRetry));
 }
 
 /** What {@link registerWebhook} (and `receiver.register()`) did. */
@@ -116,7 +115,7 @@ export async function registerWebhook(
   client: WebhooksClient,
   options: RegisterWebhookOptions,
 ): Promise<RegisterWebhookResult> {
-  refuseUnknownOptions(options, REGISTER_OPTIONS, 'register', {
+  refuseUnknownOptions(options, REGISTER_OPTIONS, WHERE, {
     onRetry: 'startupRetries: { onRetry }',
     retries: 'startupRetries',
   });
@@ -133,8 +132,7 @@ async function registerOnce(
 ): Promise<RegisterWebhookResult> {
   const url = normaliseUrl(options.url);
   const events = [...new Set(options.events)];
-  if (events.length === 0)
-    throw new JobhookError('invalid_options', 'registerWebhook needs at least one event type.');
+  checkOption(WHERE, 'events', options.events, events.length > 0, 'a non-empty list of event types');
   const request: RequestOptions = options.signal ? { signal: options.signal } : {};
   const fits = (webhook: Webhook) =>
     webhook.status === 'active' &&
@@ -196,10 +194,7 @@ function normaliseUrl(url: string): string {
   try {
     return new URL(url).href;
   } catch {
-    throw new JobhookError(
-      'invalid_options',
-      'registerWebhook needs `url`: the absolute URL of your receiver.',
-    );
+    throw invalidOption(WHERE, 'url', 'the absolute URL of your receiver', url);
   }
 }
 
@@ -224,8 +219,5 @@ function incompleteListWarning(url: string): string {
 }
 
 function warn(options: RegisterWebhookOptions, message: string): void {
-  if (options.onWarning !== undefined && typeof options.onWarning !== 'function') {
-    throw new JobhookError('invalid_options', 'registerWebhook `onWarning` must be a function.');
-  }
-  (options.onWarning ?? ((line: string) => console.warn(line)))(message);
+  (func(WHERE, 'onWarning', options.onWarning) ?? ((line: string) => console.warn(line)))(message);
 }

@@ -81,6 +81,9 @@ export function optionNames<T>() {
   ): readonly string[] => names;
 }
 
+/** The unit of a time-out or timer that 0 turns off. */
+export const MS_OR_NONE = 'ms, 0 for none';
+
 /** What sort of thing was given, in words, without its value (a value can be a secret). */
 export function kindOf(value: unknown): string {
   if (value === undefined) return 'nothing';
@@ -122,17 +125,25 @@ export function checkOption(where: string, name: string, given: unknown, valid: 
   if (!valid) throw invalidOption(where, name, rule, given);
 }
 
-/** A whole number of at least `min` (default 1, "a positive integer"); `fallback` when absent. */
+/**
+ * A whole number of at least `min` (default 1, "a positive integer"); `fallback` when absent, and
+ * required when `fallback` is `undefined` (likewise for the number checkers below).
+ */
 export function wholeNumber(
   where: string,
   name: string,
   value: unknown,
-  fallback: number,
+  fallback: number | undefined,
   { min = 1, unit }: { min?: number; unit?: string } = {},
 ): number {
-  if (value === undefined) return fallback;
+  if (value === undefined && fallback !== undefined) return fallback;
   if (Number.isSafeInteger(value) && (value as number) >= min) return value as number;
-  const rule = min === 1 ? 'a positive integer' : min === 0 ? 'a whole number, 0 or more' : `a whole number, at least ${min}`;
+  const rule =
+    min === 1
+      ? 'a positive integer'
+      : min === 0
+        ? 'a whole number, 0 or more'
+        : `a whole number, at least ${min}`;
   throw invalidOption(where, name, withUnit(rule, unit), value);
 }
 
@@ -141,7 +152,7 @@ export function positiveInteger(
   where: string,
   name: string,
   value: unknown,
-  fallback: number,
+  fallback: number | undefined,
   unit?: string,
 ): number {
   return wholeNumber(where, name, value, fallback, { unit });
@@ -154,7 +165,7 @@ export function nonNegativeNumber(
   where: string,
   name: string,
   value: unknown,
-  fallback: number,
+  fallback: number | undefined,
   rule: NumberRule = {},
 ): number {
   return numberFrom(where, name, value, fallback, false, rule);
@@ -165,7 +176,7 @@ export function positiveNumber(
   where: string,
   name: string,
   value: unknown,
-  fallback: number,
+  fallback: number | undefined,
   rule: NumberRule = {},
 ): number {
   return numberFrom(where, name, value, fallback, true, rule);
@@ -175,11 +186,11 @@ function numberFrom(
   where: string,
   name: string,
   value: unknown,
-  fallback: number,
+  fallback: number | undefined,
   above: boolean,
   { infinite = false, unit }: NumberRule,
 ): number {
-  if (value === undefined) return fallback;
+  if (value === undefined && fallback !== undefined) return fallback;
   if (typeof value === 'number' && (above ? value > 0 : value >= 0) && (infinite || Number.isFinite(value))) {
     return value;
   }

@@ -1,3 +1,4 @@
+import { MS_OR_NONE, nonNegativeNumber } from '../common/options.js';
 import { JobhookError } from '../common/errors.js';
 import { defaultSchemas, type EventMapOf, type EventSchemas, type MergedSchemas } from '../events/schemas.js';
 import { jobResults } from '../results/job-results.js';
@@ -164,11 +165,10 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
 /** `close({ timeoutMs })`: a number of at least 0 (0 waits without a bound), default 30 s. */
 function closeTimeoutOf(options: CloseOptions): number {
   const given: unknown = options?.timeoutMs;
-  if (given === undefined) return 30_000;
-  if (typeof given !== 'number' || !(given >= 0)) {
-    throw new JobhookError('invalid_options', '`close({ timeoutMs })` must be a number of at least 0.');
-  }
-  return given;
+  return nonNegativeNumber('receiver.close', 'timeoutMs', given, 30_000, {
+    infinite: true,
+    unit: MS_OR_NONE,
+  });
 }
 
 function assertFunction(handler: unknown): void {
