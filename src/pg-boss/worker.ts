@@ -1,6 +1,6 @@
-import { optionNames, refuseUnknownOptions } from '../common/options.js';
+import { checkOption, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
+import { checkReceiver } from '../handoff/queued-receiver.js';
 import type PgBoss from 'pg-boss';
-import { JobhookError } from '../common/errors.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
 import { checkQueueName, queueCreator } from './handoff.js';
 
@@ -45,22 +45,18 @@ export async function runPgBossWorker(
   options: RunPgBossWorkerOptions,
 ): Promise<PgBossWorkerHandle> {
   refuseUnknownOptions(options, RUN_PG_BOSS_WORKER_OPTIONS, 'runPgBossWorker');
-  if (!receiver || typeof receiver.handleQueued !== 'function') {
-    throw new JobhookError(
-      'invalid_options',
-      'runPgBossWorker needs the receiver whose handlers should run.',
-    );
-  }
+  checkReceiver('runPgBossWorker', receiver);
   const boss = options?.boss;
-  if (!boss || typeof boss.work !== 'function') {
-    throw new JobhookError('invalid_options', 'runPgBossWorker needs `boss`: a started pg-boss instance.');
-  }
+  checkOption(
+    'runPgBossWorker',
+    'boss',
+    boss,
+    typeof boss?.work === 'function',
+    'a started pg-boss instance',
+  );
   const queue = options.queue ?? 'jobhook';
   checkQueueName('runPgBossWorker', queue);
-  const concurrency = options.concurrency ?? 8;
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
-    throw new JobhookError('invalid_options', 'runPgBossWorker: `concurrency` must be a positive integer.');
-  }
+  const concurrency = positiveInteger('runPgBossWorker', 'concurrency', options.concurrency, 8);
   await queueCreator(boss, queue)();
 
   const running = new Set<Promise<unknown>>();
