@@ -1,4 +1,4 @@
-import { checkOption, optionNames, refuseUnknownOptions } from '../common/options.js';
+import { checkOption, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
 import { checkReceiver } from '../handoff/queued-receiver.js';
 import type { ConnectionOptions, Job, Worker, WorkerOptions } from 'bullmq';
 import { JobhookError } from '../common/errors.js';
@@ -58,9 +58,10 @@ export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOpt
     'runWorker',
     'connection',
     connection,
-    Boolean(connection),
+    typeof connection === 'object' && connection !== null,
     'where Redis is, e.g. { host: "127.0.0.1", port: 6379 }',
   );
+  const concurrency = positiveInteger('runWorker', 'concurrency', options.concurrency, 8);
   const { Worker, UnrecoverableError } = await import('bullmq');
   const processJob = async (job: Job<HandoffJob>) => {
     try {
@@ -77,7 +78,7 @@ export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOpt
   const worker = new Worker<HandoffJob>(options.queueName ?? 'jobhook', processJob, {
     ...options.workerOptions,
     connection: options.connection,
-    concurrency: options.concurrency ?? 8,
+    concurrency,
     autorun: true,
   });
   // A worker with no 'error' listener would crash the process on a lost connection.

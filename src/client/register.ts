@@ -119,6 +119,12 @@ export async function registerWebhook(
     onRetry: 'startupRetries: { onRetry }',
     retries: 'startupRetries',
   });
+  // Checked before the first request, rather than when the first warning comes.
+  func(WHERE, 'onWarning', options.onWarning);
+  const events = options.events as unknown;
+  const listed =
+    Array.isArray(events) && events.length > 0 && events.every((type) => typeof type === 'string');
+  checkOption(WHERE, 'events', events, listed, 'a non-empty list of event types');
   return await withStartupRetries(
     () => registerOnce(client, options),
     options.startupRetries,
@@ -132,7 +138,6 @@ async function registerOnce(
 ): Promise<RegisterWebhookResult> {
   const url = normaliseUrl(options.url);
   const events = [...new Set(options.events)];
-  checkOption(WHERE, 'events', options.events, events.length > 0, 'a non-empty list of event types');
   const request: RequestOptions = options.signal ? { signal: options.signal } : {};
   const fits = (webhook: Webhook) =>
     webhook.status === 'active' &&
@@ -219,5 +224,5 @@ function incompleteListWarning(url: string): string {
 }
 
 function warn(options: RegisterWebhookOptions, message: string): void {
-  (func(WHERE, 'onWarning', options.onWarning) ?? ((line: string) => console.warn(line)))(message);
+  (options.onWarning ?? ((line: string) => console.warn(line)))(message);
 }
