@@ -1,5 +1,12 @@
 import { GatewayError } from './errors.js';
-import { checkOption, func, invalidOption, optionNames, refuseUnknownOptions } from '../common/options.js';
+import {
+  checkOption,
+  func,
+  invalidOption,
+  optionNames,
+  refuseUnknownOptions,
+  wholeNumber,
+} from '../common/options.js';
 import type { RequestOptions } from './request.js';
 import { resolveRetry, withRetries, type RetryOptions } from './retry.js';
 import { mayBeIncomplete } from './pages.js';
@@ -82,6 +89,17 @@ export async function withStartupRetries<T>(
   option: number | false | StartupRetryOptions | undefined,
   signal: AbortSignal | undefined,
 ): Promise<T> {
+  const rule = 'a number of retries, false, or an object such as { limit: 6, onRetry }';
+  const shaped = option === undefined || typeof option === 'number' || typeof option === 'boolean';
+  checkOption(
+    WHERE,
+    'startupRetries',
+    option,
+    shaped || (typeof option === 'object' && option !== null),
+    rule,
+  );
+  // A number is the limit: checked under the name it was given as.
+  if (typeof option === 'number') wholeNumber(WHERE, 'startupRetries', option, 0, { min: 0 });
   const given =
     option === false ? { limit: 0 } : typeof option === 'number' ? { limit: option } : (option ?? {});
   const { onRetry: _onRetry, ...retryOptions } = given;

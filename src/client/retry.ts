@@ -46,7 +46,8 @@ export function resolveRetry(
   const rule = 'a number of retries (0 for none) or an object such as { limit: 2 }';
   checkOption(where, name, option, typeof options === 'object' && options !== null, rule);
   refuseUnknownOptions(options, RETRY_OPTIONS, `${where}'s \`${name}\``);
-  const limit = wholeNumber(where, `${name}.limit`, options.limit, 2, {
+  const limitName = typeof option === 'number' ? name : `${name}.limit`;
+  const limit = wholeNumber(where, limitName, options.limit, 2, {
     min: 0,
     unit: '0 turns retries off',
   });
