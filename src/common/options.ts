@@ -159,36 +159,27 @@ export function positiveInteger(
 }
 
 type NumberRule = { infinite?: boolean; unit?: string };
+type NumberCheck = (
+  where: string,
+  name: string,
+  value: unknown,
+  fallback: number | undefined,
+  rule?: NumberRule,
+) => number;
 
 /** A number of at least 0, finite unless `infinite` (then Infinity is "no limit"); `fallback` when absent. */
-export function nonNegativeNumber(
-  where: string,
-  name: string,
-  value: unknown,
-  fallback: number | undefined,
-  rule: NumberRule = {},
-): number {
-  return numberFrom(where, name, value, fallback, false, rule);
-}
+export const nonNegativeNumber: NumberCheck = (...check) => numberFrom(false, ...check);
 
 /** A number above 0, finite unless `infinite` (then Infinity is "no limit"); `fallback` when absent. */
-export function positiveNumber(
-  where: string,
-  name: string,
-  value: unknown,
-  fallback: number | undefined,
-  rule: NumberRule = {},
-): number {
-  return numberFrom(where, name, value, fallback, true, rule);
-}
+export const positiveNumber: NumberCheck = (...check) => numberFrom(true, ...check);
 
 function numberFrom(
+  above: boolean,
   where: string,
   name: string,
   value: unknown,
   fallback: number | undefined,
-  above: boolean,
-  { infinite = false, unit }: NumberRule,
+  { infinite = false, unit }: NumberRule = {},
 ): number {
   if (value === undefined && fallback !== undefined) return fallback;
   if (typeof value === 'number' && (above ? value > 0 : value >= 0) && (infinite || Number.isFinite(value))) {
