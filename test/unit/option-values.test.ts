@@ -247,3 +247,21 @@ test.each(cases)(
     expect(message).not.toContain('7.25');
   },
 );
+
+test.each([
+  [Number.NaN, 'NaN'],
+  [Number.POSITIVE_INFINITY, 'an infinite number'],
+  [0, 'zero'],
+  [1.5, 'a fraction'],
+  [2 ** 60, 'a number too large to be exact'],
+  ['', 'an empty string'],
+  [null, 'null'],
+  [[], 'an empty array'],
+  [{ bytes: 1 }, 'an object'],
+  [() => 1, 'a function'],
+  [10n, 'a bigint'],
+])('the message tells what kind of value was given: %s is %s', (value, kind) => {
+  expect(() => createReceiver({ secret: SECRET, maxBodyBytes: value as never })).toThrow(
+    `createReceiver: \`maxBodyBytes\` must be a positive integer (bytes); got ${kind}.`,
+  );
+});
