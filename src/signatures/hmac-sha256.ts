@@ -69,7 +69,7 @@ export function hmacSha256(options: HmacSha256Options): Verifier {
       return verify;
     },
     sign({ secret, body }: SignInput) {
-      return andThen(signHmac(secretBytes(secret), [body]), (digest) => ({
+      return andThen(signHmac(secretBytes(secret, 'signDelivery'), [body]), (digest) => ({
         [header]: prefix + (encoding === 'hex' ? toHex(digest) : toBase64(digest)),
       }));
     },

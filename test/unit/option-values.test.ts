@@ -59,6 +59,8 @@ const rows: Row[] = [
   ['createReceiver', 'handoff', (v) => receiverWith({ handoff: v })],
   ['createReceiver', 'observer', (v) => receiverWith({ observer: v })],
   ['createReceiver', 'secret', (v) => createReceiver(any({ secret: v })), NUMBER_ONLY],
+  // A whsec_ secret that is not base64 after its prefix: the secret itself must not be shown.
+  ['createReceiver', 'secret', (v) => createReceiver(any({ secret: `whsec_${String(v)}` })), [TEXT]],
   ['createReceiver', 'results.maxEntries', (v) => receiverWith({ results: { maxEntries: v } })],
   ['createReceiver', 'results.maxAgeMs', (v) => receiverWith({ results: { maxAgeMs: v } })],
   ['createReceiver', 'reconcile', (v) => receiverWith({ reconcile: v })],
@@ -197,6 +199,7 @@ const rows: Row[] = [
   ['hmacSha256', 'prefix', (v) => hmacSha256(any({ header: 'x-signature', prefix: v })), NUMBER_ONLY],
   ['hmacSha256', 'encoding', (v) => hmacSha256(any({ header: 'x-signature', encoding: v }))],
   ['signDelivery', 'secret', (v) => signDelivery(any({ secret: v, payload: {} })), NUMBER_ONLY],
+  ['signDelivery', 'secret', (v) => signDelivery(any({ secret: `whsec_${String(v)}`, payload: {} })), [TEXT]],
   ['signDelivery', 'id', (v) => signDelivery(any({ secret: SECRET, payload: {}, id: v })), NUMBER_ONLY],
   ['signDelivery', 'timestamp', (v) => signDelivery(any({ secret: SECRET, payload: {}, timestamp: v }))],
   ['signDelivery', 'scheme', (v) => signDelivery(any({ secret: SECRET, payload: {}, scheme: v }))],
