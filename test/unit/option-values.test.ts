@@ -71,6 +71,11 @@ const rows: Row[] = [
   ['createReceiver', 'reconcile.concurrency', (v) => reconcileWith({ concurrency: v })],
   ['createReceiver', 'reconcile.maxPollsPerPass', (v) => reconcileWith({ maxPollsPerPass: v })],
   ['createReceiver', 'reconcile.webhookUrl', (v) => reconcileWith({ webhookUrl: v }), NUMBER_ONLY],
+  ['receiver.onJobCompleted', 'handler', (v) => receiver.onJobCompleted(v as never)],
+  ['receiver.onJobFailed', 'handler', (v) => receiver.onJobFailed(v as never)],
+  ['receiver.on', 'handler', (v) => receiver.on('job.completed', v as never)],
+  ['receiver.onAny', 'handler', (v) => receiver.onAny(v as never)],
+  ['receiver.onError', 'handler', (v) => receiver.onError(v as never)],
   ['receiver.close', 'timeoutMs', (v) => createReceiver({ secret: SECRET }).close(any({ timeoutMs: v }))],
 
   ['createClient', 'apiKey', (v) => createClient(any({ apiKey: v, baseUrl: 'https://gw.example' }))],
