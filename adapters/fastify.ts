@@ -11,7 +11,7 @@
  *
  * @module jobhook/fastify
  */
-import { optionNames, refuseUnknownOptions } from '../src/common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../src/common/options.js';
 import type { FastifyPluginCallback } from 'fastify';
 import { JobhookError } from '../src/common/errors.js';
 import { answers } from '../src/wire/answers.js';

@@ -1,6 +1,13 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import {
+  checkOption,
+  invalidOption,
+  MS_OR_NONE,
+  nonNegativeNumber,
+  optionNames,
+  positiveInteger,
+  refuseUnknownOptions,
+} from '../common/options.js';
 import type { Job, JobsOptions } from 'bullmq';
-import { JobhookError } from '../common/errors.js';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
 import type { Handoff, HandoffJob } from '../handoff/handoff.js';
 import { storeWithin } from '../handoff/store-within.js';
@@ -54,6 +61,7 @@ export interface BullmqHandoff extends Handoff, FailedEvents {
 }
 
 const HOUR = 60 * 60 * 1000;
+const WHERE = 'bullmqHandoff';
 
 /** The job options the hand-off uses unless `jobOptions` says otherwise. */
 export const DEFAULT_JOB_OPTIONS = {
@@ -88,23 +96,10 @@ const BULLMQ_HANDOFF_OPTIONS = optionNames<BullmqHandoffOptions>()([
 export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
   refuseUnknownOptions(options, BULLMQ_HANDOFF_OPTIONS, 'bullmqHandoff');
   const queue = options?.queue;
-  if (!queue || typeof queue.add !== 'function' || typeof queue.name !== 'string') {
-    throw new JobhookError(
-      'invalid_options',
-      "bullmqHandoff needs `queue`: a BullMQ queue, e.g. new Queue('jobhook', { connection }).",
-    );
-  }
-  const retentionMs = options.retentionMs ?? 72 * HOUR;
-  if (!Number.isSafeInteger(retentionMs) || retentionMs <= 0) {
-    throw new JobhookError(
-      'invalid_options',
-      'bullmqHandoff: `retentionMs` must be a positive integer (ms).',
-    );
-  }
-  const timeoutMs = options.timeoutMs ?? 5000;
-  if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
-    throw new JobhookError('invalid_options', 'bullmqHandoff: `timeoutMs` must be 0 or more.');
-  }
+  const valid = typeof queue?.add === 'function' && typeof queue.name === 'string';
+  checkOption(WHERE, 'queue', queue, valid, "a BullMQ queue, e.g. new Queue('jobhook', { connection })");
+  const retentionMs = positiveInteger(WHERE, 'retentionMs', options.retentionMs, 72 * HOUR, 'ms');
+  const timeoutMs = nonNegativeNumber(WHERE, 'timeoutMs', options.timeoutMs, 5000, { unit: MS_OR_NONE });
   const jobOptions: JobsOptions = { ...DEFAULT_JOB_OPTIONS, ...options.jobOptions };
 
   return {
@@ -118,7 +113,7 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
       await storeWithin(queue.add(job.type, job, keyed), timeoutMs);
     },
     async listFailed(listOptions) {
-      const limit = failedLimit(listOptions);
+      const limit = failedLimit(listOptions, 'bullmqHandoff.listFailed');
       // BullMQ lists the failed set newest first.
       const jobs = await queueMethod(queue, 'getFailed')(0, limit - 1);
       return jobs.filter(Boolean).map(failedEventOf).reverse();
@@ -142,10 +137,7 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
 function queueMethod<M extends 'getFailed' | 'getJob'>(queue: BullmqQueue, name: M) {
   const method = queue[name];
   if (typeof method !== 'function') {
-    throw new JobhookError(
-      'invalid_options',
-      `bullmqHandoff: \`queue\` has no ${name}(): pass a BullMQ Queue.`,
-    );
+    throw invalidOption(WHERE, 'queue', `a BullMQ Queue, with ${name}()`, queue);
   }
   return method.bind(queue) as NonNullable<BullmqQueue[M]>;
 }

@@ -1,4 +1,5 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { checkOption, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
+import { checkReceiver } from '../handoff/queued-receiver.js';
 import type { ConnectionOptions, Job, Worker, WorkerOptions } from 'bullmq';
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
@@ -51,15 +52,16 @@ const RUN_WORKER_OPTIONS = optionNames<RunWorkerOptions>()([
  */
 export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOptions): Promise<WorkerHandle> {
   refuseUnknownOptions(options, RUN_WORKER_OPTIONS, 'runWorker');
-  if (!receiver || typeof receiver.handleQueued !== 'function') {
-    throw new JobhookError('invalid_options', 'runWorker needs the receiver whose handlers should run.');
-  }
-  if (!options?.connection) {
-    throw new JobhookError(
-      'invalid_options',
-      'runWorker needs `connection`: where Redis is, e.g. { host: "127.0.0.1", port: 6379 }.',
-    );
-  }
+  checkReceiver('runWorker', receiver);
+  const connection = options?.connection;
+  checkOption(
+    'runWorker',
+    'connection',
+    connection,
+    typeof connection === 'object' && connection !== null,
+    'where Redis is, e.g. { host: "127.0.0.1", port: 6379 }',
+  );
+  const concurrency = positiveInteger('runWorker', 'concurrency', options.concurrency, 8);
   const { Worker, UnrecoverableError } = await import('bullmq');
   const processJob = async (job: Job<HandoffJob>) => {
     try {
@@ -76,7 +78,7 @@ export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOpt
   const worker = new Worker<HandoffJob>(options.queueName ?? 'jobhook', processJob, {
     ...options.workerOptions,
     connection: options.connection,
-    concurrency: options.concurrency ?? 8,
+    concurrency,
     autorun: true,
   });
   // A worker with no 'error' listener would crash the process on a lost connection.

@@ -1,9 +1,17 @@
-import { JobhookError } from '../common/errors.js';
 import { redactor } from '../common/redact.js';
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import {
+  checkOption,
+  func,
+  invalidOption,
+  optionNames,
+  positiveInteger,
+  positiveNumber,
+  refuseUnknownOptions,
+} from '../common/options.js';
+import { JOB_TRACKER } from '../jobs/options.js';
 import { markIncomplete, readPages } from './pages.js';
 import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
-import { checkApiKey, positiveOption } from './options.js';
+import { checkApiKey } from './options.js';
 import { createTransport, type RequestOptions } from './request.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
 import { resolveWaitOptions, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
@@ -114,61 +122,62 @@ export interface GatewayClient {
   };
 }
 
+const WHERE = 'createClient';
+
+/** An absolute URL, or undefined for anything else. */
+function urlOf(value: unknown): URL | undefined {
+  try {
+    return new URL(value as string);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A client for the gateway's API. Every failure rejects with a GatewayError. */
 export function createClient(options: ClientOptions): GatewayClient {
   if (typeof options !== 'object' || options === null) {
-    throw new JobhookError(
-      'invalid_options',
-      'createClient needs an options object with `apiKey` and `baseUrl`.',
-    );
+    throw invalidOption(WHERE, 'options', 'an object with `apiKey` and `baseUrl`', options);
   }
   refuseUnknownOptions(options, CLIENT_OPTIONS, 'createClient', {
     secret: 'createReceiver({ secret })',
     onRetry: "webhooks.register's startupRetries: { onRetry }",
   });
   const apiKey = checkApiKey(options.apiKey);
-  let base: URL;
-  try {
-    base = new URL(options.baseUrl);
-  } catch {
-    throw new JobhookError(
-      'invalid_options',
-      'createClient needs `baseUrl`: the gateway address, such as https://gateway.example.com.',
-    );
-  }
-  if (options.fetch !== undefined && typeof options.fetch !== 'function') {
-    throw new JobhookError('invalid_options', 'createClient `fetch` must be a fetch function.');
-  }
-  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const base = urlOf(options.baseUrl);
+  checkOption(
+    WHERE,
+    'baseUrl',
+    options.baseUrl,
+    base !== undefined,
+    'the gateway address, such as https://gateway.example.com',
+  );
+  const fetchImpl = func(WHERE, 'fetch', options.fetch) ?? globalThis.fetch.bind(globalThis);
   // Whatever the gateway sends may quote the key (an echoed Authorization header): every error
   // built from it, in the transport and in waits, goes through this one redaction.
   const redactKey = redactor([apiKey]);
-  const baseUrl = base.href.replace(/\/+$/, '');
+  const baseUrl = base!.href.replace(/\/+$/, '');
   const request = createTransport({
     apiKey,
     redactKey,
     baseUrl,
     fetch: fetchImpl,
-    timeoutMs: positiveOption('timeoutMs', options.timeoutMs, 30_000, { unit: 'milliseconds' }),
-    retry: resolveRetry(options.retries),
-    maxResponseBytes: positiveOption('maxResponseBytes', options.maxResponseBytes, 10 * 1024 * 1024, {
-      whole: true,
-      unit: 'bytes',
-    }),
+    timeoutMs: positiveNumber(WHERE, 'timeoutMs', options.timeoutMs, 30_000, { unit: 'ms' }),
+    retry: resolveRetry(options.retries, WHERE),
+    maxResponseBytes: positiveInteger(
+      WHERE,
+      'maxResponseBytes',
+      options.maxResponseBytes,
+      10 * 1024 * 1024,
+      'bytes',
+    ),
   });
 
   const getImage = (taskId: string, requestOptions?: RequestOptions) =>
     request<ImageTask>('GET', `/api/v1/images/${encodeURIComponent(taskId)}`, undefined, requestOptions);
   const { waitFor } = waitService(getImage, redactKey);
-  if (
-    options.jobs !== undefined &&
-    (typeof options.jobs !== 'object' || typeof options.jobs?.track !== 'function')
-  ) {
-    throw new JobhookError(
-      'invalid_options',
-      'createClient `jobs` must be a job tracker: memoryJobTracker(), redisJobTracker(...) or postgresJobTracker(...).',
-    );
-  }
+  const { jobs } = options;
+  const tracker = jobs === undefined || (typeof jobs === 'object' && typeof jobs?.track === 'function');
+  checkOption(WHERE, 'jobs', jobs, tracker, JOB_TRACKER);
   const track = submissionTracker(options.jobs, options.logger, redactKey);
 
   const client: GatewayClient = {

@@ -1,4 +1,5 @@
 import { JobhookError } from '../common/errors.js';
+import { checkOption } from '../common/options.js';
 
 /**
  * Checks `createClient`'s `apiKey`: a non-empty string of printable ASCII, as a bearer token is.
@@ -8,18 +9,17 @@ import { JobhookError } from '../common/errors.js';
  * names the kind of character, never the key.
  */
 export function checkApiKey(apiKey: unknown): string {
-  if (typeof apiKey !== 'string' || apiKey.length === 0) {
-    throw new JobhookError('invalid_options', 'createClient needs `apiKey`: a non-empty string.');
-  }
-  const fault = apiKeyFault(apiKey);
+  const rule = 'the API key: printable ASCII with no spaces';
+  checkOption('createClient', 'apiKey', apiKey, typeof apiKey === 'string' && apiKey.length > 0, rule);
+  const fault = apiKeyFault(apiKey as string);
   if (fault !== undefined) {
+    // The kind of fault stands where the kind of value would: it tells how to fix the key.
     throw new JobhookError(
       'invalid_options',
-      `createClient's \`apiKey\` ${fault}; an API key is printable ASCII with no spaces. ` +
-        'Check how it is read (the key itself is not shown here).',
+      `createClient: \`apiKey\` must be ${rule}; got a string that ${fault}. Check how it is read.`,
     );
   }
-  return apiKey;
+  return apiKey as string;
 }
 
 /** What is wrong with a key's characters, or undefined when they are all printable ASCII. */
@@ -34,25 +34,4 @@ function apiKeyFault(apiKey: string): string | undefined {
     return 'contains a character outside ASCII (a typographic quote or an invisible space?)';
   }
   return undefined;
-}
-
-/**
- * A number option of the client in milliseconds or bytes: `fallback` when absent, else a positive
- * finite number (a whole one for `whole`). Throws a JobhookError (`invalid_options`) naming it.
- */
-export function positiveOption(
-  name: string,
-  value: unknown,
-  fallback: number,
-  { whole = false, unit }: { whole?: boolean; unit: string },
-): number {
-  if (value === undefined) return fallback;
-  const valid = whole ? Number.isSafeInteger(value) : Number.isFinite(value);
-  if (!valid || (value as number) <= 0) {
-    throw new JobhookError(
-      'invalid_options',
-      `\`${name}\` must be a ${whole ? 'whole ' : ''}number of ${unit} above 0, such as ${fallback}.`,
-    );
-  }
-  return value as number;
 }

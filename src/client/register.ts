@@ -1,6 +1,12 @@
-import { JobhookError } from '../common/errors.js';
 import { GatewayError } from './errors.js';
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import {
+  checkOption,
+  func,
+  invalidOption,
+  optionNames,
+  refuseUnknownOptions,
+  wholeNumber,
+} from '../common/options.js';
 import type { RequestOptions } from './request.js';
 import { resolveRetry, withRetries, type RetryOptions } from './retry.js';
 import { mayBeIncomplete } from './pages.js';
@@ -71,6 +77,9 @@ const REGISTER_OPTIONS = optionNames<RegisterWebhookOptions>()([
   'onWarning',
 ]);
 
+/** How the function is named in its messages: `client.webhooks.register` or `registerWebhook`. */
+const WHERE = 'register';
+
 /** Six retries, backing off from 0.5 s to at most 10 s with jitter: about 25 s at the longest. */
 export const DEFAULT_STARTUP_RETRIES = { limit: 6, baseDelayMs: 500, maxDelayMs: 10_000 } as const;
 
@@ -80,14 +89,22 @@ export async function withStartupRetries<T>(
   option: number | false | StartupRetryOptions | undefined,
   signal: AbortSignal | undefined,
 ): Promise<T> {
+  const rule = 'a number of retries, false, or an object such as { limit: 6, onRetry }';
+  const shaped = option === undefined || typeof option === 'number' || typeof option === 'boolean';
+  checkOption(
+    WHERE,
+    'startupRetries',
+    option,
+    shaped || (typeof option === 'object' && option !== null),
+    rule,
+  );
+  // A number is the limit: checked under the name it was given as.
+  if (typeof option === 'number') wholeNumber(WHERE, 'startupRetries', option, 0, { min: 0 });
   const given =
     option === false ? { limit: 0 } : typeof option === 'number' ? { limit: option } : (option ?? {});
   const { onRetry: _onRetry, ...retryOptions } = given;
-  const retry = resolveRetry({ ...DEFAULT_STARTUP_RETRIES, ...retryOptions }, 'startupRetries');
-  if (given.onRetry !== undefined && typeof given.onRetry !== 'function') {
-    throw new JobhookError('invalid_options', '`startupRetries` must have a function as `onRetry`.');
-  }
-  return withRetries(attempt, retry, signal, given.onRetry);
+  const retry = resolveRetry({ ...DEFAULT_STARTUP_RETRIES, ...retryOptions }, WHERE, 'startupRetries');
+  return withRetries(attempt, retry, signal, func(WHERE, 'startupRetries.onRetry', given.onRetry));
 }
 
 /** What {@link registerWebhook} (and `receiver.register()`) did. */
@@ -116,10 +133,16 @@ export async function registerWebhook(
   client: WebhooksClient,
   options: RegisterWebhookOptions,
 ): Promise<RegisterWebhookResult> {
-  refuseUnknownOptions(options, REGISTER_OPTIONS, 'register', {
+  refuseUnknownOptions(options, REGISTER_OPTIONS, WHERE, {
     onRetry: 'startupRetries: { onRetry }',
     retries: 'startupRetries',
   });
+  // Checked before the first request, rather than when the first warning comes.
+  func(WHERE, 'onWarning', options.onWarning);
+  const events = options.events as unknown;
+  const listed =
+    Array.isArray(events) && events.length > 0 && events.every((type) => typeof type === 'string');
+  checkOption(WHERE, 'events', events, listed, 'a non-empty list of event types');
   return await withStartupRetries(
     () => registerOnce(client, options),
     options.startupRetries,
@@ -133,8 +156,6 @@ async function registerOnce(
 ): Promise<RegisterWebhookResult> {
   const url = normaliseUrl(options.url);
   const events = [...new Set(options.events)];
-  if (events.length === 0)
-    throw new JobhookError('invalid_options', 'registerWebhook needs at least one event type.');
   const request: RequestOptions = options.signal ? { signal: options.signal } : {};
   const fits = (webhook: Webhook) =>
     webhook.status === 'active' &&
@@ -196,10 +217,7 @@ function normaliseUrl(url: string): string {
   try {
     return new URL(url).href;
   } catch {
-    throw new JobhookError(
-      'invalid_options',
-      'registerWebhook needs `url`: the absolute URL of your receiver.',
-    );
+    throw invalidOption(WHERE, 'url', 'the absolute URL of your receiver', url);
   }
 }
 
@@ -224,8 +242,5 @@ function incompleteListWarning(url: string): string {
 }
 
 function warn(options: RegisterWebhookOptions, message: string): void {
-  if (options.onWarning !== undefined && typeof options.onWarning !== 'function') {
-    throw new JobhookError('invalid_options', 'registerWebhook `onWarning` must be a function.');
-  }
   (options.onWarning ?? ((line: string) => console.warn(line)))(message);
 }

@@ -1,4 +1,4 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, positiveNumber, refuseUnknownOptions } from '../common/options.js';
 import { redactCause, redactor, type Redact } from '../common/redact.js';
 import {
   GatewayError,
@@ -7,7 +7,6 @@ import {
   GatewayResponseTooLargeError,
   GatewayTimeoutError,
 } from './errors.js';
-import { positiveOption } from './options.js';
 import { readBodyCapped } from './read-body.js';
 import { fetchSameOrigin } from './redirects.js';
 import {
@@ -51,6 +50,9 @@ export type Transport = <T>(
 
 const REQUEST_OPTIONS = optionNames<RequestOptions>()(['signal', 'timeoutMs', 'retries']);
 
+/** Where a call's own options (its last argument) are named in a message. */
+const CALL = "a client call's options (the last argument)";
+
 /** One gateway call: envelope in, `data` or a GatewayError out, with time-outs and retries. */
 export function createTransport(config: TransportConfig): Transport {
   const { redactKey } = config;
@@ -60,8 +62,8 @@ export function createTransport(config: TransportConfig): Transport {
     body?: unknown,
     options: RequestOptions = {},
   ) {
-    refuseUnknownOptions(options, REQUEST_OPTIONS, "A client call's options (the last argument)");
-    const retry = options.retries === undefined ? config.retry : resolveRetry(options.retries);
+    refuseUnknownOptions(options, REQUEST_OPTIONS, CALL);
+    const retry = options.retries === undefined ? config.retry : resolveRetry(options.retries, CALL);
     // A webhook's secret_key rides in the body; a gateway that echoes the request must not leak it.
     const secret = isRecord(body) && typeof body.secret_key === 'string' ? body.secret_key : undefined;
     const redact = secret === undefined ? redactKey : redactor([config.apiKey, secret]);
@@ -78,9 +80,7 @@ async function once(
   body: unknown,
   options: RequestOptions,
 ) {
-  const timeoutMs = positiveOption('timeoutMs', options.timeoutMs, config.timeoutMs, {
-    unit: 'milliseconds',
-  });
+  const timeoutMs = positiveNumber(CALL, 'timeoutMs', options.timeoutMs, config.timeoutMs, { unit: 'ms' });
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(), timeoutMs);
   const either = options.signal ? eitherSignal(options.signal, timer.signal) : undefined;

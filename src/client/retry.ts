@@ -1,6 +1,12 @@
-import { JobhookError } from '../common/errors.js';
 import { GatewayError } from './errors.js';
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import {
+  checkOption,
+  func,
+  nonNegativeNumber,
+  optionNames,
+  refuseUnknownOptions,
+  wholeNumber,
+} from '../common/options.js';
 
 /** How the client retries a failed call; `retries: 0` turns retries off. */
 export interface RetryOptions {
@@ -31,36 +37,29 @@ export interface ResolvedRetry {
  * `name`): a mistake throws a JobhookError (`invalid_options`) that names it, rather than retrying
  * forever (a limit of NaN never runs out) or failing at the first retry.
  */
-export function resolveRetry(option: number | RetryOptions | undefined, name = 'retries'): ResolvedRetry {
+export function resolveRetry(
+  option: number | RetryOptions | undefined,
+  where: string,
+  name = 'retries',
+): ResolvedRetry {
   const options: RetryOptions = typeof option === 'number' ? { limit: option } : (option ?? {});
-  const invalid = (what: string) => new JobhookError('invalid_options', `\`${name}\` ${what}.`);
-  if (typeof options !== 'object' || options === null) {
-    throw invalid('must be a number of retries (0 for none) or an object such as { limit: 2 }');
-  }
-  refuseUnknownOptions(options, RETRY_OPTIONS, `\`${name}\``);
-  const limit = options.limit ?? 2;
-  if (!Number.isSafeInteger(limit) || limit < 0) {
-    throw invalid('must have a whole number of retries, 0 or more, as its limit (0 turns retries off)');
-  }
+  const rule = 'a number of retries (0 for none) or an object such as { limit: 2 }';
+  checkOption(where, name, option, typeof options === 'object' && options !== null, rule);
+  refuseUnknownOptions(options, RETRY_OPTIONS, `${where}'s \`${name}\``);
+  const limitName = typeof option === 'number' ? name : `${name}.limit`;
+  const limit = wholeNumber(where, limitName, options.limit, 2, {
+    min: 0,
+    unit: '0 turns retries off',
+  });
   const methods = options.methods ?? ['GET', 'DELETE'];
-  if (!Array.isArray(methods) || !methods.every((method) => typeof method === 'string')) {
-    throw invalid("must have a list of HTTP methods as `methods`, such as ['GET', 'DELETE']");
-  }
-  const delay = (key: 'baseDelayMs' | 'maxDelayMs', fallback: number) => {
-    const value = options[key] ?? fallback;
-    if (!Number.isFinite(value) || value < 0)
-      throw invalid(`must have a number of ms, 0 or more, as \`${key}\``);
-    return value;
-  };
-  if (options.sleep !== undefined && typeof options.sleep !== 'function') {
-    throw invalid('must have a function as `sleep`');
-  }
+  const listed = Array.isArray(methods) && methods.every((method) => typeof method === 'string');
+  checkOption(where, `${name}.methods`, methods, listed, "a list of HTTP methods, such as ['GET', 'DELETE']");
   return {
     limit,
     methods: methods.map((method) => method.toUpperCase()),
-    baseDelayMs: delay('baseDelayMs', 250),
-    maxDelayMs: delay('maxDelayMs', 30_000),
-    sleep: options.sleep ?? sleep,
+    baseDelayMs: nonNegativeNumber(where, `${name}.baseDelayMs`, options.baseDelayMs, 250, { unit: 'ms' }),
+    maxDelayMs: nonNegativeNumber(where, `${name}.maxDelayMs`, options.maxDelayMs, 30_000, { unit: 'ms' }),
+    sleep: func(where, `${name}.sleep`, options.sleep) ?? sleep,
   };
 }
 

@@ -1,5 +1,10 @@
-import { JobhookError } from '../common/errors.js';
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import {
+  checkOption,
+  invalidOption,
+  optionNames,
+  positiveNumber,
+  refuseUnknownOptions,
+} from '../common/options.js';
 import { redactValues, type Redact } from '../common/redact.js';
 import type { JobResult } from '../results/job-result.js';
 import type { JobResults } from '../results/job-results.js';
@@ -9,6 +14,8 @@ import { isRetryable } from './retry.js';
 import { pollSlots } from './poll-slots.js';
 import { timerQueue, type Sleeper } from './timer-queue.js';
 import type { ImageTask } from './types.js';
+
+const WHERE = 'waitFor';
 
 /** Options of `client.images.waitFor` and `client.images.generateAndWait`. */
 export interface WaitOptions {
@@ -74,7 +81,7 @@ export function waitService(
     // A throw in the executor (a bad task id or option) rejects the promise.
     return new Promise<CompletedImageTask>((resolve, reject) => {
       if (typeof taskId !== 'string' || taskId.length === 0) {
-        throw new JobhookError('invalid_options', 'waitFor needs the task_id of a submitted job.');
+        throw invalidOption(WHERE, 'taskId', 'the task_id of a submitted job', taskId);
       }
       wait(taskId, resolveWaitOptions(options), start, resolve, reject);
     });
@@ -202,21 +209,27 @@ const WAIT_OPTIONS = optionNames<WaitOptions>()([
 
 /** Checks and completes the options; throws a JobhookError (`invalid_options`) that names a bad one. */
 export function resolveWaitOptions(options: WaitOptions): ResolvedWait {
-  refuseUnknownOptions(options, WAIT_OPTIONS, 'waitFor', { retries: 'createClient({ retries })' });
+  refuseUnknownOptions(options, WAIT_OPTIONS, WHERE, { retries: 'createClient({ retries })' });
   const receiver = options.receiver;
-  if (receiver !== undefined && typeof receiver?.results?.watch !== 'function') {
-    throw new JobhookError('invalid_options', '`receiver` must be a receiver made by createReceiver.');
-  }
+  const valid = receiver === undefined || typeof receiver?.results?.watch === 'function';
+  checkOption(WHERE, 'receiver', receiver, valid, 'a receiver made by createReceiver');
   // Polling is the safety net, so its intervals are finite; the wait as a whole may be endless.
-  const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs, receiver ? 5_000 : 1_000, false);
+  const ms = { unit: 'ms' };
+  const pollIntervalMs = positiveNumber(
+    WHERE,
+    'pollIntervalMs',
+    options.pollIntervalMs,
+    receiver ? 5_000 : 1_000,
+    ms,
+  );
   return {
     receiver,
-    timeoutMs: positive('timeoutMs', options.timeoutMs, 600_000, true),
+    timeoutMs: positiveNumber(WHERE, 'timeoutMs', options.timeoutMs, 600_000, { ...ms, infinite: true }),
     signal: options.signal,
     pollIntervalMs,
     maxPollIntervalMs: Math.max(
       pollIntervalMs,
-      positive('maxPollIntervalMs', options.maxPollIntervalMs, 30_000, false),
+      positiveNumber(WHERE, 'maxPollIntervalMs', options.maxPollIntervalMs, 30_000, ms),
     ),
   };
 }
@@ -237,13 +250,4 @@ function failure(taskId: string, task: Readonly<Record<string, unknown>>, redact
 /** ±10 %, so that waiters started together do not poll in step. */
 function jitter(ms: number): number {
   return ms * (0.9 + Math.random() * 0.2);
-}
-
-function positive(name: string, value: number | undefined, fallback: number, infinite: boolean): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !(value > 0) || (!infinite && !Number.isFinite(value))) {
-    const none = infinite ? ' (Infinity for no limit)' : '';
-    throw new JobhookError('invalid_options', `\`${name}\` must be a number of milliseconds above 0${none}.`);
-  }
-  return value;
 }

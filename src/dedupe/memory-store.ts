@@ -1,4 +1,4 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { func, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
 import type { ClaimResult, DedupeStore } from './dedupe-store.js';
 
 /** Options of {@link memoryDedupeStore}. */
@@ -65,10 +65,11 @@ const MEMORY_DEDUPE_STORE_OPTIONS = optionNames<MemoryDedupeOptions>()([
  */
 export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedupeStore {
   refuseUnknownOptions(options, MEMORY_DEDUPE_STORE_OPTIONS, 'memoryDedupeStore');
-  const maxEntries = options.maxEntries ?? 10_000;
-  const ttlMs = options.ttlMs ?? 24 * 60 * 60 * 1000;
-  const leaseMs = options.leaseMs ?? 30_000;
-  const now = options.now ?? Date.now;
+  const where = 'memoryDedupeStore';
+  const maxEntries = positiveInteger(where, 'maxEntries', options.maxEntries, 10_000);
+  const ttlMs = positiveInteger(where, 'ttlMs', options.ttlMs, 24 * 60 * 60 * 1000, 'ms');
+  const leaseMs = positiveInteger(where, 'leaseMs', options.leaseMs, 30_000, 'ms');
+  const now = func(where, 'now', options.now) ?? Date.now;
   // Linked lists rather than iterating the Map from its start: each visit of a Map skips the holes
   // that deleting its head leaves behind, which made eviction slow on the hot path.
   const entries = new Map<string, Entry>();

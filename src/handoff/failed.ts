@@ -1,4 +1,4 @@
-import { JobhookError } from '../common/errors.js';
+import { positiveInteger } from '../common/options.js';
 
 /**
  * Events whose handlers kept failing: a hand-off keeps each one, with its error, after the job's
@@ -37,10 +37,6 @@ export interface FailedEvent {
 }
 
 /** The `limit` of `listFailed`, checked. */
-export function failedLimit(options: { limit?: number } | undefined): number {
-  const limit = options?.limit ?? 100;
-  if (!Number.isSafeInteger(limit) || limit <= 0) {
-    throw new JobhookError('invalid_options', 'listFailed: `limit` must be a positive integer.');
-  }
-  return limit;
+export function failedLimit(options: { limit?: number } | undefined, where = 'listFailed'): number {
+  return positiveInteger(where, 'limit', options?.limit, 100);
 }

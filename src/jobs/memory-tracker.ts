@@ -1,4 +1,4 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/options.js';
 import type { ClaimDueRequest, JobTracker, TrackedJob } from './job-tracker.js';
 import { checkTaskId, resolveTrackerTimes, type TrackerTimes } from './options.js';
 

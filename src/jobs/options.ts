@@ -1,3 +1,4 @@
+import { positiveInteger } from '../common/options.js';
 import { JobhookError } from '../common/errors.js';
 import { bounded } from '../common/bounded.js';
 import { messageOf } from '../common/logger.js';
@@ -11,15 +12,14 @@ export interface TrackerTimes {
   maxAgeMs?: number;
 }
 
+/** What a `jobs` option must be, in the message that refuses anything else. */
+export const JOB_TRACKER =
+  'a job tracker: memoryJobTracker(), redisJobTracker(...) or postgresJobTracker(...)';
+
 /** Checks a tracker's times, naming the tracker and the option in the error. */
 export function resolveTrackerTimes(tracker: string, options: TrackerTimes | undefined) {
-  const positive = (name: keyof TrackerTimes) => {
-    const value = options?.[name] ?? TRACKER_DEFAULTS[name];
-    if (!Number.isSafeInteger(value) || value <= 0) {
-      throw new JobhookError('invalid_options', `${tracker}: \`${name}\` must be a positive integer (ms).`);
-    }
-    return value;
-  };
+  const positive = (name: keyof TrackerTimes) =>
+    positiveInteger(tracker, name, options?.[name], TRACKER_DEFAULTS[name], 'ms');
   return { leaseMs: positive('leaseMs'), maxAgeMs: positive('maxAgeMs') };
 }
 

@@ -1,4 +1,4 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { checkOption, optionNames, positiveNumber, refuseUnknownOptions } from '../common/options.js';
 import type { JetStreamClient, MsgRequest } from '@nats-io/jetstream';
 import { JobhookError } from '../common/errors.js';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
@@ -70,17 +70,16 @@ const NATS_HANDOFF_OPTIONS = optionNames<NatsHandoffOptions>()([
 export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
   refuseUnknownOptions(options, NATS_HANDOFF_OPTIONS, 'natsHandoff');
   const js = options?.js;
-  if (!js || typeof js.publish !== 'function' || typeof js.jetstreamManager !== 'function') {
-    throw new JobhookError(
-      'invalid_options',
-      'natsHandoff needs `js`: a JetStream client, e.g. jetstream(await connect({ servers })).',
-    );
-  }
+  const valid = typeof js?.publish === 'function' && typeof js.jetstreamManager === 'function';
+  checkOption(
+    'natsHandoff',
+    'js',
+    js,
+    valid,
+    'a JetStream client, e.g. jetstream(await connect({ servers }))',
+  );
   const place = natsPlace('natsHandoff', options);
-  const timeoutMs = options.timeoutMs ?? 5000;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw new JobhookError('invalid_options', 'natsHandoff: `timeoutMs` must be more than 0.');
-  }
+  const timeoutMs = positiveNumber('natsHandoff', 'timeoutMs', options.timeoutMs, 5000, { unit: 'ms' });
   const ensureStream = streamEnsurer(js, place, options.warn ?? ((line) => console.warn(line)));
 
   /** For listing and retrying: the stream must exist (a mistyped name is not created, it is refused). */
@@ -107,7 +106,7 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
     subject: place.subject,
     enqueue: (job) => storeWithin(publish(job), timeoutMs),
     async listFailed(listOptions) {
-      const limit = failedLimit(listOptions);
+      const limit = failedLimit(listOptions, 'natsHandoff.listFailed');
       const jsm = await existingStream();
       const failed: FailedEvent[] = [];
       let seq = 1;

@@ -1,5 +1,8 @@
 import type { JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
-import { JobhookError } from '../common/errors.js';
+import { nameMatching, positiveInteger } from '../common/options.js';
+
+/** A stream or consumer name: letters, digits, _ and -. */
+export const NATS_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Where the hand-off's events live in JetStream: resolved from the options of both sides. */
 export interface NatsPlace {
@@ -19,27 +22,29 @@ export function natsPlace(
   caller: string,
   options: { stream?: string; subject?: string; duplicateWindowMs?: number },
 ): NatsPlace {
-  const stream = options.stream ?? 'JOBHOOK';
-  if (typeof stream !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(stream)) {
-    throw new JobhookError(
-      'invalid_options',
-      `${caller}: \`stream\` must be a JetStream stream name (letters, digits, _ -).`,
-    );
-  }
-  const subject = options.subject ?? 'jobhook.events';
-  if (typeof subject !== 'string' || !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(subject)) {
-    throw new JobhookError(
-      'invalid_options',
-      `${caller}: \`subject\` must be a NATS subject without wildcards.`,
-    );
-  }
-  const duplicateWindowMs = options.duplicateWindowMs ?? 72 * HOUR;
-  if (!Number.isSafeInteger(duplicateWindowMs) || duplicateWindowMs <= 0) {
-    throw new JobhookError(
-      'invalid_options',
-      `${caller}: \`duplicateWindowMs\` must be a positive integer (ms).`,
-    );
-  }
+  const stream = nameMatching(
+    caller,
+    'stream',
+    options.stream,
+    'JOBHOOK',
+    NATS_NAME,
+    'a JetStream stream name (letters, digits, _ -)',
+  );
+  const subject = nameMatching(
+    caller,
+    'subject',
+    options.subject,
+    'jobhook.events',
+    /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/,
+    'a NATS subject without wildcards',
+  );
+  const duplicateWindowMs = positiveInteger(
+    caller,
+    'duplicateWindowMs',
+    options.duplicateWindowMs,
+    72 * HOUR,
+    'ms',
+  );
   return { stream, subject, failedSubject: `${subject}.failed`, duplicateWindowMs };
 }
 

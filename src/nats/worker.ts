@@ -1,10 +1,18 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import {
+  checkOption,
+  nameMatching,
+  numberList,
+  optionNames,
+  positiveInteger,
+  refuseUnknownOptions,
+} from '../common/options.js';
+import { checkReceiver } from '../handoff/queued-receiver.js';
 import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
 import { ATTEMPTS_HEADER, type FailedRecord } from './handoff.js';
-import { isNotFound, natsPlace, streamEnsurer } from './stream.js';
+import { isNotFound, NATS_NAME, natsPlace, streamEnsurer } from './stream.js';
 
 /** Options of {@link runNatsWorker}. */
 export interface RunNatsWorkerOptions {
@@ -75,35 +83,25 @@ export async function runNatsWorker(
   options: RunNatsWorkerOptions,
 ): Promise<NatsWorkerHandle> {
   refuseUnknownOptions(options, RUN_NATS_WORKER_OPTIONS, 'runNatsWorker');
-  if (!receiver || typeof receiver.handleQueued !== 'function') {
-    throw new JobhookError('invalid_options', 'runNatsWorker needs the receiver whose handlers should run.');
-  }
+  checkReceiver('runNatsWorker', receiver);
   const js = options?.js;
-  if (!js || typeof js.jetstreamManager !== 'function') {
-    throw new JobhookError('invalid_options', 'runNatsWorker needs `js`: a JetStream client.');
-  }
+  checkOption('runNatsWorker', 'js', js, typeof js?.jetstreamManager === 'function', 'a JetStream client');
   const place = natsPlace('runNatsWorker', options);
-  const consumer = options.consumer ?? 'jobhook-workers';
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(consumer)) {
-    throw new JobhookError(
-      'invalid_options',
-      'runNatsWorker: `consumer` must be a consumer name (letters, digits, _ -).',
-    );
-  }
-  const attempts = positive('attempts', options.attempts ?? 10);
-  const ackWaitMs = positive('ackWaitMs', options.ackWaitMs ?? 30_000);
-  const concurrency = positive('concurrency', options.concurrency ?? 8);
-  const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
-  if (
-    !Array.isArray(backoffMs) ||
-    backoffMs.length === 0 ||
-    !backoffMs.every((ms) => Number.isFinite(ms) && ms >= 0)
-  ) {
-    throw new JobhookError(
-      'invalid_options',
-      'runNatsWorker: `backoffMs` must be a non-empty list of pauses (ms).',
-    );
-  }
+  const consumer = nameMatching(
+    'runNatsWorker',
+    'consumer',
+    options.consumer,
+    'jobhook-workers',
+    NATS_NAME,
+    'a consumer name (letters, digits, _ -)',
+  );
+  const attempts = positiveInteger('runNatsWorker', 'attempts', options.attempts, 10);
+  const ackWaitMs = positiveInteger('runNatsWorker', 'ackWaitMs', options.ackWaitMs, 30_000, 'ms');
+  const concurrency = positiveInteger('runNatsWorker', 'concurrency', options.concurrency, 8);
+  const backoffMs = numberList('runNatsWorker', 'backoffMs', options.backoffMs, DEFAULT_BACKOFF_MS, {
+    nonEmpty: true,
+    unit: 'ms',
+  });
   const onWorkerError =
     options.onWorkerError ?? ((error: Error) => console.error(`jobhook: worker: ${messageOf(error)}`));
 
@@ -198,11 +196,4 @@ export async function runNatsWorker(
       while (running.size > 0) await Promise.allSettled([...running]);
     },
   };
-}
-
-function positive(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new JobhookError('invalid_options', `runNatsWorker: \`${name}\` must be a positive integer.`);
-  }
-  return value;
 }

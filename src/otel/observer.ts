@@ -1,4 +1,4 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { optionNames, refuseUnknownOptions } from '../common/options.js';
 import {
   context,
   metrics,

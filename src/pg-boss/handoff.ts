@@ -1,7 +1,13 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import {
+  checkOption,
+  MS_OR_NONE,
+  nameMatching,
+  nonNegativeNumber,
+  optionNames,
+  refuseUnknownOptions,
+} from '../common/options.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type PgBoss from 'pg-boss';
-import { JobhookError } from '../common/errors.js';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
 import type { Handoff, HandoffJob } from '../handoff/handoff.js';
 import { storeWithin } from '../handoff/store-within.js';
@@ -66,25 +72,27 @@ const PG_BOSS_HANDOFF_OPTIONS = optionNames<PgBossHandoffOptions>()([
 export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
   refuseUnknownOptions(options, PG_BOSS_HANDOFF_OPTIONS, 'pgBossHandoff');
   const boss = options?.boss;
-  if (!boss || typeof boss.send !== 'function' || typeof boss.getJobById !== 'function') {
-    throw new JobhookError(
-      'invalid_options',
-      'pgBossHandoff needs `boss`: a started pg-boss instance, e.g. new PgBoss(connectionString).',
-    );
-  }
+  const valid = typeof boss?.send === 'function' && typeof boss.getJobById === 'function';
+  checkOption(
+    'pgBossHandoff',
+    'boss',
+    boss,
+    valid,
+    'a started pg-boss instance, e.g. new PgBoss(connectionString)',
+  );
   const queue = options.queue ?? 'jobhook';
   checkQueueName('pgBossHandoff', queue);
-  const schema = options.schema ?? 'pgboss';
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,49}$/.test(schema)) {
-    throw new JobhookError(
-      'invalid_options',
-      "pgBossHandoff: `schema` must be the name of pg-boss's schema.",
-    );
-  }
-  const timeoutMs = options.timeoutMs ?? 5000;
-  if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
-    throw new JobhookError('invalid_options', 'pgBossHandoff: `timeoutMs` must be 0 or more.');
-  }
+  const schema = nameMatching(
+    'pgBossHandoff',
+    'schema',
+    options.schema,
+    'pgboss',
+    /^[A-Za-z_][A-Za-z0-9_]{0,49}$/,
+    "the name of pg-boss's schema",
+  );
+  const timeoutMs = nonNegativeNumber('pgBossHandoff', 'timeoutMs', options.timeoutMs, 5000, {
+    unit: MS_OR_NONE,
+  });
   const sendOptions: PgBoss.SendOptions = { ...DEFAULT_SEND_OPTIONS, ...options.sendOptions };
   const ensureQueue = queueCreator(boss, queue);
 
@@ -103,7 +111,7 @@ export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
     queue,
     enqueue: (job) => storeWithin(store(job), timeoutMs),
     async listFailed(listOptions) {
-      const limit = failedLimit(listOptions);
+      const limit = failedLimit(listOptions, 'pgBossHandoff.listFailed');
       await ensureQueue();
       const { rows } = await boss.getDb().executeSql(
         `SELECT id, data, output, retry_count, completed_on FROM "${schema}".job
@@ -148,12 +156,8 @@ export function queueCreator(boss: PgBoss, queue: string): () => Promise<void> {
 }
 
 export function checkQueueName(caller: string, queue: unknown): void {
-  if (typeof queue !== 'string' || !/^[\w.\-/]+$/.test(queue)) {
-    throw new JobhookError(
-      'invalid_options',
-      `${caller}: \`queue\` must be a pg-boss queue name (letters, digits, _ . - /).`,
-    );
-  }
+  const valid = typeof queue === 'string' && /^[\w.\-/]+$/.test(queue);
+  checkOption(caller, 'queue', queue, valid, 'a pg-boss queue name (letters, digits, _ . - /)');
 }
 
 interface FailedRow {

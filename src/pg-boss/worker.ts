@@ -1,6 +1,6 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { checkOption, func, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
+import { checkReceiver } from '../handoff/queued-receiver.js';
 import type PgBoss from 'pg-boss';
-import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
 import { checkQueueName, queueCreator } from './handoff.js';
@@ -58,31 +58,29 @@ export async function runPgBossWorker(
   options: RunPgBossWorkerOptions,
 ): Promise<PgBossWorkerHandle> {
   refuseUnknownOptions(options, RUN_PG_BOSS_WORKER_OPTIONS, 'runPgBossWorker');
-  if (!receiver || typeof receiver.handleQueued !== 'function') {
-    throw new JobhookError(
-      'invalid_options',
-      'runPgBossWorker needs the receiver whose handlers should run.',
-    );
-  }
+  checkReceiver('runPgBossWorker', receiver);
   const boss = options?.boss;
-  if (!boss || typeof boss.fetch !== 'function' || typeof boss.complete !== 'function') {
-    throw new JobhookError('invalid_options', 'runPgBossWorker needs `boss`: a started pg-boss instance.');
-  }
+  checkOption(
+    'runPgBossWorker',
+    'boss',
+    boss,
+    typeof boss?.fetch === 'function' && typeof boss?.complete === 'function',
+    'a started pg-boss instance',
+  );
   const queue = options.queue ?? 'jobhook';
   checkQueueName('runPgBossWorker', queue);
-  const concurrency = options.concurrency ?? 8;
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
-    throw new JobhookError('invalid_options', 'runPgBossWorker: `concurrency` must be a positive integer.');
-  }
+  const concurrency = positiveInteger('runPgBossWorker', 'concurrency', options.concurrency, 8);
   const pollingSeconds = options.pollingIntervalSeconds ?? 2;
-  if (!Number.isFinite(pollingSeconds) || pollingSeconds < 0.5) {
-    throw new JobhookError(
-      'invalid_options',
-      'runPgBossWorker: `pollingIntervalSeconds` must be 0.5 or more.',
-    );
-  }
+  checkOption(
+    'runPgBossWorker',
+    'pollingIntervalSeconds',
+    pollingSeconds,
+    Number.isFinite(pollingSeconds) && pollingSeconds >= 0.5,
+    'a number of seconds, 0.5 or more',
+  );
   const userOnError =
-    options.onWorkerError ?? ((error: Error) => console.error(`jobhook: worker: ${messageOf(error)}`));
+    func('runPgBossWorker', 'onWorkerError', options.onWorkerError) ??
+    ((error: Error) => console.error(`jobhook: worker: ${messageOf(error)}`));
   const onWorkerError = (error: Error) => {
     try {
       userOnError(error);

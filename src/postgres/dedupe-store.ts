@@ -1,8 +1,16 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import {
+  checkOption,
+  MS_OR_NONE,
+  optionNames,
+  positiveInteger,
+  refuseUnknownOptions,
+  wholeNumber,
+} from '../common/options.js';
 import type { ClaimResult, DedupeStore } from '../dedupe/dedupe-store.js';
 import { withTimeout } from '../dedupe/with-timeout.js';
-import { JobhookError } from '../common/errors.js';
-import { DEFAULT_TABLE, lockedMigration, quotedTable } from './table.js';
+import { DEFAULT_TABLE, lockedMigration, PG_POOL, quotedTable } from './table.js';
+
+const WHERE = 'postgresDedupeStore';
 
 /**
  * The part of a `pg` Pool (or Client) the store uses. Typed here rather than imported, so that
@@ -75,18 +83,16 @@ const POSTGRES_DEDUPE_STORE_OPTIONS = optionNames<PostgresDedupeOptions>()([
 export function postgresDedupeStore(options: PostgresDedupeOptions): PostgresDedupeStore {
   refuseUnknownOptions(options, POSTGRES_DEDUPE_STORE_OPTIONS, 'postgresDedupeStore');
   const pool = options?.pool;
-  if (!pool || typeof pool.query !== 'function') {
-    throw new JobhookError(
-      'invalid_options',
-      'postgresDedupeStore needs `pool`: a pg Pool, e.g. new Pool({ connectionString: process.env.DATABASE_URL }).',
-    );
-  }
+  checkOption(WHERE, 'pool', pool, typeof pool?.query === 'function', PG_POOL);
   const table = options.table ?? DEFAULT_TABLE;
   const name = quotedTable(table);
-  const leaseMs = positive('leaseMs', options.leaseMs, 30_000);
-  const ttlMs = positive('ttlMs', options.ttlMs, 72 * HOUR);
-  const cleanupIntervalMs = nonNegative('cleanupIntervalMs', options.cleanupIntervalMs, 60_000);
-  const timeoutMs = nonNegative('timeoutMs', options.timeoutMs, 5000);
+  const leaseMs = positiveInteger(WHERE, 'leaseMs', options.leaseMs, 30_000, 'ms');
+  const ttlMs = positiveInteger(WHERE, 'ttlMs', options.ttlMs, 72 * HOUR, 'ms');
+  const cleanupIntervalMs = wholeNumber(WHERE, 'cleanupIntervalMs', options.cleanupIntervalMs, 60_000, {
+    min: 0,
+    unit: MS_OR_NONE,
+  });
+  const timeoutMs = wholeNumber(WHERE, 'timeoutMs', options.timeoutMs, 5000, { min: 0, unit: MS_OR_NONE });
 
   const sql = {
     // The CTE's SELECT sees the row as it was before this statement: when the claim lost, that
@@ -159,26 +165,4 @@ export function postgresDedupeStore(options: PostgresDedupeOptions): PostgresDed
       await query('release', sql.release, [key, owner]);
     },
   };
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new JobhookError(
-      'invalid_options',
-      `postgresDedupeStore: \`${name}\` must be a positive integer (ms).`,
-    );
-  }
-  return value;
-}
-
-function nonNegative(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0) {
-    throw new JobhookError(
-      'invalid_options',
-      `postgresDedupeStore: \`${name}\` must be 0 or a positive integer (ms).`,
-    );
-  }
-  return value;
 }

@@ -1,5 +1,11 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
-import { JobhookError } from '../common/errors.js';
+import {
+  checkOption,
+  MS_OR_NONE,
+  optionNames,
+  refuseUnknownOptions,
+  wholeNumber,
+} from '../common/options.js';
+import { PG_POOL } from './table.js';
 import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
 import { checkTaskId, resolveTrackerTimes, trackerCall, type TrackerTimes } from '../jobs/options.js';
 import type { PostgresQueryable } from './dedupe-store.js';
@@ -39,7 +45,7 @@ const DEFAULT_TABLE = 'jobhook_jobs';
  * time the claimant gave back. Times are milliseconds since the epoch.
  */
 export function postgresJobTrackerMigration(table: string = DEFAULT_TABLE): string {
-  const name = quotedTable(table);
+  const name = quotedTable(table, 'postgresJobTrackerMigration');
   const base = table.split('.').pop()!.slice(0, 48);
   return [
     `CREATE TABLE IF NOT EXISTS ${name} (`,
@@ -73,22 +79,14 @@ const POSTGRES_JOB_TRACKER_OPTIONS = optionNames<PostgresJobTrackerOptions>()([
 export function postgresJobTracker(options: PostgresJobTrackerOptions): PostgresJobTracker {
   refuseUnknownOptions(options, POSTGRES_JOB_TRACKER_OPTIONS, 'postgresJobTracker');
   const pool = options?.pool;
-  if (!pool || typeof pool.query !== 'function') {
-    throw new JobhookError(
-      'invalid_options',
-      'postgresJobTracker needs `pool`: a pg Pool, e.g. new Pool({ connectionString: process.env.DATABASE_URL }).',
-    );
-  }
+  checkOption('postgresJobTracker', 'pool', pool, typeof pool?.query === 'function', PG_POOL);
   const table = options.table ?? DEFAULT_TABLE;
-  const name = quotedTable(table);
+  const name = quotedTable(table, 'postgresJobTracker');
   const { leaseMs, maxAgeMs } = resolveTrackerTimes('postgresJobTracker', options);
-  const timeoutMs = options.timeoutMs ?? 5000;
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0) {
-    throw new JobhookError(
-      'invalid_options',
-      'postgresJobTracker: `timeoutMs` must be 0 or a positive integer (ms).',
-    );
-  }
+  const timeoutMs = wholeNumber('postgresJobTracker', 'timeoutMs', options.timeoutMs, 5000, {
+    min: 0,
+    unit: MS_OR_NONE,
+  });
   const now = options.now ?? Date.now;
 
   const sql = {

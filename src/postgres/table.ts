@@ -1,4 +1,7 @@
-import { JobhookError } from '../common/errors.js';
+import { checkOption } from '../common/options.js';
+
+/** What `pool` must be, for the stores on PostgreSQL. */
+export const PG_POOL = 'a pg Pool, e.g. new Pool({ connectionString: process.env.DATABASE_URL })';
 
 /** The default table name. */
 export const DEFAULT_TABLE = 'jobhook_deliveries';
@@ -9,15 +12,11 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * `table` or `schema.table`, each part a plain identifier, as a quoted SQL name. The name is
  * written into SQL text (identifiers cannot be bound parameters), so anything else is refused.
  */
-export function quotedTable(table: string): string {
+export function quotedTable(table: string, where = 'postgresDedupeStore'): string {
   const parts = typeof table === 'string' ? table.split('.') : [];
-  if (parts.length < 1 || parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
-    throw new JobhookError(
-      'invalid_options',
-      `postgresDedupeStore: \`table\` must be a name or schema.name of letters, digits and _ ` +
-        `(not starting with a digit, at most 63 each); got ${JSON.stringify(table)}.`,
-    );
-  }
+  const valid = parts.length >= 1 && parts.length <= 2 && parts.every((part) => IDENTIFIER.test(part));
+  const rule = 'a name or schema.name of letters, digits and _ (not starting with a digit, at most 63 each)';
+  checkOption(where, 'table', table, valid, rule);
   return parts.map((part) => `"${part}"`).join('.');
 }
 
@@ -30,7 +29,7 @@ export function quotedTable(table: string): string {
  * `expires_at` counts as absent.
  */
 export function postgresDedupeMigration(table: string = DEFAULT_TABLE): string {
-  const name = quotedTable(table);
+  const name = quotedTable(table, 'postgresDedupeMigration');
   const index = `"${table.split('.').pop()!.slice(0, 50)}_expires_at_idx"`;
   return [
     `CREATE TABLE IF NOT EXISTS ${name} (`,

@@ -1,3 +1,4 @@
+import { checkOption, MS_OR_NONE, nonNegativeNumber } from '../common/options.js';
 import { JobhookError } from '../common/errors.js';
 import { defaultSchemas, type EventMapOf, type EventSchemas, type MergedSchemas } from '../events/schemas.js';
 import { jobResults } from '../results/job-results.js';
@@ -82,8 +83,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     startedFirst: handoffObserver(config.observer, onceLogger(config.logger)),
   });
 
-  function addHandler(type: string, handler: EventHandler<never>) {
-    assertFunction(handler);
+  function addHandler(type: string, handler: EventHandler<never>, where = 'receiver.on') {
+    assertFunction(where, handler);
     handlersByType.set(type, [...(handlersByType.get(type) ?? []), handler as EventHandler<unknown>]);
     return receiver;
   }
@@ -106,16 +107,16 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   }
 
   const receiver: Receiver<E> = {
-    onJobCompleted: (handler) => addHandler('job.completed', handler),
-    onJobFailed: (handler) => addHandler('job.failed', handler),
+    onJobCompleted: (handler) => addHandler('job.completed', handler, 'receiver.onJobCompleted'),
+    onJobFailed: (handler) => addHandler('job.failed', handler, 'receiver.onJobFailed'),
     on: (type, handler) => addHandler(type, handler),
     onAny(handler) {
-      assertFunction(handler);
+      assertFunction('receiver.onAny', handler);
       anyHandlers = [...anyHandlers, handler as EventHandler<unknown>];
       return receiver;
     },
     onError(handler) {
-      assertFunction(handler);
+      assertFunction('receiver.onError', handler);
       errorHandlers.push(handler);
       return receiver;
     },
@@ -164,17 +165,14 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
 /** `close({ timeoutMs })`: a number of at least 0 (0 waits without a bound), default 30 s. */
 function closeTimeoutOf(options: CloseOptions): number {
   const given: unknown = options?.timeoutMs;
-  if (given === undefined) return 30_000;
-  if (typeof given !== 'number' || !(given >= 0)) {
-    throw new JobhookError('invalid_options', '`close({ timeoutMs })` must be a number of at least 0.');
-  }
-  return given;
+  return nonNegativeNumber('receiver.close', 'timeoutMs', given, 30_000, {
+    infinite: true,
+    unit: MS_OR_NONE,
+  });
 }
 
-function assertFunction(handler: unknown): void {
-  if (typeof handler !== 'function') {
-    throw new JobhookError('invalid_options', 'A handler must be a function.');
-  }
+function assertFunction(where: string, handler: unknown): void {
+  checkOption(where, 'handler', handler, typeof handler === 'function', 'a function');
 }
 
 export type { DeliveryContext, EventHandler };

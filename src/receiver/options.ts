@@ -1,4 +1,13 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import {
+  checkOption,
+  invalidOption,
+  MS_OR_NONE,
+  nonNegativeNumber,
+  optionNames,
+  positiveInteger,
+  positiveNumber,
+  refuseUnknownOptions,
+} from '../common/options.js';
 import { preparedVerifiers, type SecretLookup } from './secret-lookup.js';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import type { Handoff } from '../handoff/handoff.js';
@@ -155,6 +164,9 @@ export interface ResolvedOptions {
 }
 
 const MIB = 1024 * 1024;
+const WHERE = 'createReceiver';
+/** A time-out the receiver can go without: 0 (or Infinity) for none. */
+const NO_LIMIT = { infinite: true, unit: MS_OR_NONE };
 
 const RECEIVER_OPTIONS = optionNames<ReceiverOptions<EventSchemas>>()([
   'secret',
@@ -194,7 +206,7 @@ function warnOnTimeouts(
 
 export function resolveOptions(options: ReceiverOptions<EventSchemas>): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
-    throw new JobhookError('invalid_options', 'createReceiver needs an options object with your `secret`.');
+    throw invalidOption(WHERE, 'options', 'an object with your `secret`', options);
   }
   refuseUnknownOptions(options, RECEIVER_OPTIONS, 'createReceiver', {
     apiKey: 'createClient({ apiKey })',
@@ -215,27 +227,31 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     verify: skip || lookup ? undefined : verifyFunction(options.verifier, secrets),
     secrets,
     lookup,
-    toleranceSeconds: nonNegative('toleranceSeconds', options.toleranceSeconds, 300),
+    toleranceSeconds: nonNegativeNumber(WHERE, 'toleranceSeconds', options.toleranceSeconds, 300, {
+      infinite: true,
+      unit: 's',
+    }),
     now: options.now ?? Date.now,
     dedupe:
       options.dedupe === false || handoffOf(options) ? undefined : (options.dedupe ?? memoryDedupeStore()),
     dedupeKey: dedupeKeyChoice(options.dedupeKey),
     handoff: handoffOf(options),
-    maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, MIB),
-    bodyTimeoutMs: nonNegative('bodyTimeoutMs', options.bodyTimeoutMs, 10_000),
-    handlerTimeoutMs: nonNegative('handlerTimeoutMs', options.handlerTimeoutMs, 10_000),
+    maxBodyBytes: positiveInteger(WHERE, 'maxBodyBytes', options.maxBodyBytes, MIB, 'bytes'),
+    bodyTimeoutMs: nonNegativeNumber(WHERE, 'bodyTimeoutMs', options.bodyTimeoutMs, 10_000, NO_LIMIT),
+    handlerTimeoutMs: nonNegativeNumber(
+      WHERE,
+      'handlerTimeoutMs',
+      options.handlerTimeoutMs,
+      10_000,
+      NO_LIMIT,
+    ),
     // Wrapped once here, so that no logger failure anywhere can change an answer.
     logger: safeLogger(redactingLogger(options.logger ?? defaultLogger, secrets, lookup !== undefined)),
     observer: observerOf(options.observer),
     reconcile: reconcileOf(options),
   };
   const sender = options.senderTimeoutMs;
-  if (sender !== undefined && !(typeof sender === 'number' && sender > 0 && Number.isFinite(sender))) {
-    throw new JobhookError(
-      'invalid_options',
-      '`senderTimeoutMs` must be a number of milliseconds above 0, such as 15000.',
-    );
-  }
+  if (sender !== undefined) positiveNumber(WHERE, 'senderTimeoutMs', sender, 0, { unit: 'ms' });
   warnOnTimeouts(resolved.logger, resolved.handlerTimeoutMs, sender);
   return resolved;
 }
@@ -246,7 +262,7 @@ function reconcileOf(options: ReceiverOptions<EventSchemas>): ResolvedReconcile 
   if (options.dedupe === false) {
     throw new JobhookError(
       'invalid_options',
-      '`reconcile` needs a dedupe store (or a hand-off), so that a webhook and a poll of one task run the handlers once: remove `dedupe: false`.',
+      'createReceiver: `reconcile` needs a dedupe store (or a hand-off), so that a webhook and a poll of one task run the handlers once: remove `dedupe: false`.',
     );
   }
   return resolveReconcile(options.reconcile);
@@ -255,35 +271,36 @@ function reconcileOf(options: ReceiverOptions<EventSchemas>): ResolvedReconcile 
 function handoffOf(options: ReceiverOptions<EventSchemas>): Handoff | undefined {
   const { handoff } = options;
   if (handoff === undefined) return undefined;
-  if (typeof handoff !== 'object' || handoff === null || typeof handoff.enqueue !== 'function') {
-    throw new JobhookError('invalid_options', '`handoff` must be a hand-off, e.g. bullmqHandoff({ queue }).');
-  }
+  const valid = typeof handoff === 'object' && handoff !== null && typeof handoff.enqueue === 'function';
+  checkOption(WHERE, 'handoff', handoff, valid, 'a hand-off, e.g. bullmqHandoff({ queue })');
   if (options.dedupe !== undefined && options.dedupe !== false) {
     throw new JobhookError(
       'invalid_options',
-      'Pass `handoff` or `dedupe`, not both: with a hand-off the queue dedupes (one job per dedupe key).',
+      'createReceiver: pass `handoff` or `dedupe`, not both: with a hand-off the queue dedupes (one job per dedupe key).',
     );
   }
   return handoff;
 }
 
 function dedupeKeyChoice(key: ReceiverOptions['dedupeKey']): ResolvedOptions['dedupeKey'] {
-  if (key === undefined) return 'event';
-  if (key === 'event' || key === 'delivery' || typeof key === 'function') return key;
-  throw new JobhookError('invalid_options', "`dedupeKey` must be 'event', 'delivery' or a function.");
+  if (typeof key === 'function') return key;
+  if (key === undefined || key === 'event' || key === 'delivery') return key ?? 'event';
+  throw invalidOption(WHERE, 'dedupeKey', '"event", "delivery" or a function', key);
 }
 
 function secretsOf(secret: string | readonly string[] | undefined): string[] {
   const secrets: unknown[] =
     typeof secret === 'string' ? [secret] : Array.isArray(secret) ? [...(secret as unknown[])] : [];
-  if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
-    throw new JobhookError(
-      'invalid_options',
-      'createReceiver needs `secret`: the secret_key your webhook was created with (a non-empty string, ' +
-        'or an array of them during a rotation, or a function that picks them per delivery). To accept unsigned deliveries in a local experiment, ' +
-        'pass `dangerouslySkipVerification: true` instead.',
-    );
-  }
+  const valid = secrets.length > 0 && secrets.every((s) => typeof s === 'string' && s.length > 0);
+  checkOption(
+    WHERE,
+    'secret',
+    secret,
+    valid,
+    'the secret_key your webhook was created with: a non-empty string, an array of them during a rotation, ' +
+      'or a function that picks them per delivery (to accept unsigned deliveries in a local experiment, ' +
+      'pass `dangerouslySkipVerification: true` instead)',
+  );
   return secrets as string[];
 }
 
@@ -295,12 +312,13 @@ function verifyFunction(verifier: ReceiverOptions['verifier'], secrets: readonly
       return isThenable(result) ? Promise.resolve(result).then(closedOutcome) : closedOutcome(result);
     };
   }
-  if (typeof verifier.prepare !== 'function') {
-    throw new JobhookError(
-      'invalid_options',
-      '`verifier` must be a function or an object with prepare(secrets).',
-    );
-  }
+  checkOption(
+    WHERE,
+    'verifier',
+    verifier,
+    typeof verifier?.prepare === 'function',
+    'a function or an object with prepare(secrets)',
+  );
   return verifier.prepare(secrets);
 }
 
@@ -313,31 +331,17 @@ function closedOutcome(result: VerifyOutcome | boolean): VerifyOutcome {
   return refuse(isRefusalCode(result.code) ? result.code : 'no_match', detail);
 }
 
-function nonNegative(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !(value >= 0)) {
-    throw new JobhookError('invalid_options', `\`${name}\` must be a number of at least 0.`);
-  }
-  return value;
-}
-
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new JobhookError('invalid_options', `\`${name}\` must be a positive whole number.`);
-  }
-  return value;
-}
-
 /** The observer, checked: a mistake shows at startup, not as a log line on every delivery. */
 function observerOf(observer: ReceiverObserver | undefined): ReceiverObserver | undefined {
   if (observer === undefined) return undefined;
   const given: Partial<ReceiverObserver> | null = observer;
-  if (typeof given?.start !== 'function' || typeof given.end !== 'function') {
-    throw new JobhookError(
-      'invalid_options',
-      '`observer` must be an object with start() and end(), such as otelObserver() from jobhook/otel.',
-    );
-  }
+  const valid = typeof given?.start === 'function' && typeof given.end === 'function';
+  checkOption(
+    WHERE,
+    'observer',
+    observer,
+    valid,
+    'an object with start() and end(), such as otelObserver() from jobhook/otel',
+  );
   return observer;
 }

@@ -1,4 +1,4 @@
-import { JobhookError } from '../common/errors.js';
+import { invalidOption } from '../common/options.js';
 import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 
 /**
@@ -66,12 +66,8 @@ export function registerReceiver<C extends WebhookRegistrar>(
   const { client, events: given, secret: chosen, ...rest } = options;
   const secret = chosen ?? facts.secret;
   if (secret === undefined && facts.picksSecrets) {
-    return Promise.reject(
-      new JobhookError(
-        'invalid_options',
-        "receiver.register needs `secret` when the receiver's secret is a function: the secret this webhook is created with.",
-      ),
-    ) as RegistrarResult<C>;
+    const rule = "given when the receiver's secret is a function: the secret this webhook is created with";
+    return Promise.reject(invalidOption('receiver.register', 'secret', rule, secret)) as RegistrarResult<C>;
   }
   // Only types the gateway can send: a custom schema for another type would be refused with a 400.
   const supported = (types: readonly string[]) =>

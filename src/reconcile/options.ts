@@ -1,4 +1,5 @@
-import { JobhookError } from '../common/errors.js';
+import { checkOption, wholeNumber } from '../common/options.js';
+import { JOB_TRACKER } from '../jobs/options.js';
 import type { JobTracker } from '../jobs/job-tracker.js';
 
 /** What the reconciler calls on the gateway: a client from `jobhook/client` has both. */
@@ -61,40 +62,37 @@ export interface ResolvedReconcile {
 /** Longest wait between two polls of a task still running: a stuck task costs ~170 polls a week. */
 export const MAX_BACKOFF_MS = 60 * 60 * 1000;
 
+/** `reconcile` is an option of createReceiver: its mistakes are named there. */
+const WHERE = 'createReceiver';
+
 export function resolveReconcile(options: ReconcileOptions): ResolvedReconcile {
-  const invalid = (message: string) => new JobhookError('invalid_options', `reconcile: ${message}`);
-  if (typeof options !== 'object' || options === null) {
-    throw invalid('must be an object such as { client, jobs }.');
-  }
+  const valid = typeof options === 'object' && options !== null;
+  checkOption(WHERE, 'reconcile', options, valid, 'an object such as { client, jobs }');
   const { client, jobs } = options;
-  if (typeof client?.images?.get !== 'function') {
-    throw invalid(
-      '`client` must be a gateway client: createClient({ baseUrl, apiKey }) from jobhook/client.',
-    );
-  }
+  const gateway = typeof client?.images?.get === 'function';
+  checkOption(
+    WHERE,
+    'reconcile.client',
+    client,
+    gateway,
+    'a gateway client: createClient({ baseUrl, apiKey })',
+  );
   const methods = ['track', 'settle', 'claimDue', 'release', 'pending'] as const;
-  if (typeof jobs !== 'object' || jobs === null || !methods.every((m) => typeof jobs[m] === 'function')) {
-    throw invalid(
-      '`jobs` must be a job tracker: memoryJobTracker(), redisJobTracker(...) or postgresJobTracker(...).',
-    );
-  }
-  const whole = (name: keyof ReconcileOptions, fallback: number, min: number) => {
-    const value = options[name] ?? fallback;
-    if (!Number.isSafeInteger(value) || (value as number) < min) {
-      throw invalid(`\`${name}\` must be a whole number, at least ${min}.`);
-    }
-    return value as number;
-  };
-  if (options.webhookUrl !== undefined && typeof options.webhookUrl !== 'string') {
-    throw invalid('`webhookUrl` must be the URL string the webhook was registered with.');
-  }
+  const tracker =
+    typeof jobs === 'object' && jobs !== null && methods.every((m) => typeof jobs[m] === 'function');
+  checkOption(WHERE, 'reconcile.jobs', jobs, tracker, JOB_TRACKER);
+  const whole = (name: keyof ReconcileOptions, fallback: number, min: number, unit?: string) =>
+    wholeNumber(WHERE, `reconcile.${name}`, options[name], fallback, { min, unit });
+  const url = options.webhookUrl;
+  const isUrl = url === undefined || typeof url === 'string';
+  checkOption(WHERE, 'reconcile.webhookUrl', url, isUrl, 'the URL string the webhook was registered with');
   return {
     client,
     jobs,
-    afterMs: whole('afterMs', 120_000, 0),
-    intervalMs: whole('intervalMs', 30_000, 0),
+    afterMs: whole('afterMs', 120_000, 0, 'ms'),
+    intervalMs: whole('intervalMs', 30_000, 0, 'ms'),
     concurrency: whole('concurrency', 2, 1),
     maxPollsPerPass: whole('maxPollsPerPass', 50, 1),
-    webhookUrl: options.webhookUrl,
+    webhookUrl: url,
   };
 }

@@ -1,4 +1,12 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import {
+  checkOption,
+  MS_OR_NONE,
+  nonNegativeNumber,
+  optionNames,
+  positiveInteger,
+  refuseUnknownOptions,
+} from '../common/options.js';
+import { IOREDIS } from './client.js';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import { withTimeout } from '../dedupe/with-timeout.js';
 import { JobhookError } from '../common/errors.js';
@@ -45,6 +53,7 @@ export interface RedisDedupeStore extends DedupeStore {
 }
 
 const HOUR = 60 * 60 * 1000;
+const WHERE = 'redisDedupeStore';
 
 const REDIS_DEDUPE_STORE_OPTIONS = optionNames<RedisDedupeOptions>()([
   'redis',
@@ -66,19 +75,12 @@ const REDIS_DEDUPE_STORE_OPTIONS = optionNames<RedisDedupeOptions>()([
 export function redisDedupeStore(options: RedisDedupeOptions): RedisDedupeStore {
   refuseUnknownOptions(options, REDIS_DEDUPE_STORE_OPTIONS, 'redisDedupeStore');
   const redis = options?.redis;
-  if (!redis || typeof redis.evalsha !== 'function' || typeof redis.eval !== 'function') {
-    throw new JobhookError(
-      'invalid_options',
-      'redisDedupeStore needs `redis`: an ioredis client, e.g. new Redis(process.env.REDIS_URL).',
-    );
-  }
+  const valid = typeof redis?.evalsha === 'function' && typeof redis.eval === 'function';
+  checkOption(WHERE, 'redis', redis, valid, IOREDIS);
   const prefix = options.prefix ?? 'jobhook:dedupe:';
-  const leaseMs = positive('leaseMs', options.leaseMs, 30_000);
-  const ttlMs = positive('ttlMs', options.ttlMs, 72 * HOUR);
-  const timeoutMs = options.timeoutMs ?? 5000;
-  if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
-    throw new JobhookError('invalid_options', 'redisDedupeStore: `timeoutMs` must be 0 or more.');
-  }
+  const leaseMs = positiveInteger(WHERE, 'leaseMs', options.leaseMs, 30_000, 'ms');
+  const ttlMs = positiveInteger(WHERE, 'ttlMs', options.ttlMs, 72 * HOUR, 'ms');
+  const timeoutMs = nonNegativeNumber(WHERE, 'timeoutMs', options.timeoutMs, 5000, { unit: MS_OR_NONE });
 
   async function run(script: Script, key: string, ...args: (string | number)[]): Promise<unknown> {
     try {
@@ -113,15 +115,4 @@ export function redisDedupeStore(options: RedisDedupeOptions): RedisDedupeStore 
       await call('release', scripts.release, key, tag(owner));
     },
   };
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new JobhookError(
-      'invalid_options',
-      `redisDedupeStore: \`${name}\` must be a positive integer (ms).`,
-    );
-  }
-  return value;
 }

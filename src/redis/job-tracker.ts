@@ -1,5 +1,11 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
-import { JobhookError } from '../common/errors.js';
+import {
+  checkOption,
+  MS_OR_NONE,
+  nonNegativeNumber,
+  optionNames,
+  refuseUnknownOptions,
+} from '../common/options.js';
+import { IOREDIS } from './client.js';
 import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
 import { checkTaskId, resolveTrackerTimes, trackerCall, type TrackerTimes } from '../jobs/options.js';
 import type { RedisScriptClient } from './dedupe-store.js';
@@ -44,18 +50,13 @@ const REDIS_JOB_TRACKER_OPTIONS = optionNames<RedisJobTrackerOptions>()([
 export function redisJobTracker(options: RedisJobTrackerOptions): RedisJobTracker {
   refuseUnknownOptions(options, REDIS_JOB_TRACKER_OPTIONS, 'redisJobTracker');
   const redis = options?.redis;
-  if (!redis || typeof redis.evalsha !== 'function' || typeof redis.eval !== 'function') {
-    throw new JobhookError(
-      'invalid_options',
-      'redisJobTracker needs `redis`: an ioredis client, e.g. new Redis(process.env.REDIS_URL).',
-    );
-  }
+  const valid = typeof redis?.evalsha === 'function' && typeof redis.eval === 'function';
+  checkOption('redisJobTracker', 'redis', redis, valid, IOREDIS);
   const { leaseMs, maxAgeMs } = resolveTrackerTimes('redisJobTracker', options);
   const prefix = options.prefix ?? 'jobhook:jobs:';
-  const timeoutMs = options.timeoutMs ?? 5000;
-  if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
-    throw new JobhookError('invalid_options', 'redisJobTracker: `timeoutMs` must be 0 or more.');
-  }
+  const timeoutMs = nonNegativeNumber('redisJobTracker', 'timeoutMs', options.timeoutMs, 5000, {
+    unit: MS_OR_NONE,
+  });
   const now = options.now ?? Date.now;
   const key = {
     entries: `${prefix}entries`,

@@ -1,5 +1,5 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
-import { JobhookError } from '../common/errors.js';
+import { checkOption, optionNames, refuseUnknownOptions } from '../common/options.js';
+import { IOREDIS } from './client.js';
 import { isJobResult, type JobResult } from '../results/job-result.js';
 import type { ResultChannel } from '../results/result-channel.js';
 
@@ -59,9 +59,8 @@ const REDIS_RESULT_CHANNEL_OPTIONS = optionNames<RedisResultChannelOptions>()(['
 export function redisResultChannel(options: RedisResultChannelOptions): ResultChannel {
   refuseUnknownOptions(options, REDIS_RESULT_CHANNEL_OPTIONS, 'redisResultChannel');
   const redis = options?.redis;
-  if (typeof redis?.publish !== 'function' || typeof redis.duplicate !== 'function') {
-    throw new JobhookError('invalid_options', 'redisResultChannel needs `redis`: an ioredis client.');
-  }
+  const valid = typeof redis?.publish === 'function' && typeof redis.duplicate === 'function';
+  checkOption('redisResultChannel', 'redis', redis, valid, IOREDIS);
   const channel = `${options.prefix ?? 'jobhook:'}results`;
   let subscriber: RedisSubscriber | undefined;
 

@@ -1,4 +1,4 @@
-import { JobhookError } from '../common/errors.js';
+import { positiveInteger } from '../common/options.js';
 import { messageOf, type Logger } from '../common/logger.js';
 import { isThenable } from '../common/thenable.js';
 import { resultOf, type JobResult } from './job-result.js';
@@ -56,8 +56,8 @@ export function jobResults(
   if (option === false) return disabled();
   const options = isResultChannel(option) ? { channel: option } : option;
   const recent = recentResults({
-    maxEntries: positiveInteger('results.maxEntries', options?.maxEntries, 10_000),
-    maxAgeMs: positiveInteger('results.maxAgeMs', options?.maxAgeMs, 60_000),
+    maxEntries: positiveInteger('createReceiver', 'results.maxEntries', options?.maxEntries, 10_000),
+    maxAgeMs: positiveInteger('createReceiver', 'results.maxAgeMs', options?.maxAgeMs, 60_000, 'ms'),
     now,
   });
   const watchers = new Map<string, Set<Listener>>();
@@ -147,12 +147,4 @@ function disabled(): JobResultsFeed {
     receive: () => undefined,
     close: () => Promise.resolve(),
   };
-}
-
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new JobhookError('invalid_options', `\`${name}\` must be a positive whole number.`);
-  }
-  return value;
 }

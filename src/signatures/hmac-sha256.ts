@@ -1,9 +1,8 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import { checkOption, oneOf, optionNames, refuseUnknownOptions } from '../common/options.js';
 import { decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { isBase64Digest, toBase64, toHex } from '../common/bytes.js';
 import { andThen, isThenable } from '../common/thenable.js';
 import { hmacKeys, secretBytes } from './secret.js';
-import { JobhookError } from '../common/errors.js';
 import {
   refuse,
   type SignInput,
@@ -29,22 +28,20 @@ const isDigest = (text: string, encoding: 'hex' | 'base64') =>
 
 const HMAC_SHA256_OPTIONS = optionNames<HmacSha256Options>()(['header', 'prefix', 'encoding']);
 
+const WHERE = 'hmacSha256';
+
 /**
  * The common "HMAC-SHA256 of the raw body, hex or base64, in one header" scheme (GitHub-style
  * with `{ header: 'x-hub-signature-256', prefix: 'sha256=' }`). It signs no timestamp and no id,
  * so replays are stopped only by the dedupe store, keyed by the payload's `id`.
  */
 export function hmacSha256(options: HmacSha256Options): Verifier {
-  refuseUnknownOptions(options, HMAC_SHA256_OPTIONS, 'hmacSha256');
+  refuseUnknownOptions(options, HMAC_SHA256_OPTIONS, WHERE);
   const header = typeof options?.header === 'string' ? options.header.toLowerCase() : '';
-  if (!header) {
-    throw new JobhookError('invalid_options', 'hmacSha256() needs the name of the signature header.');
-  }
+  checkOption(WHERE, 'header', options?.header, header !== '', 'the name of the signature header');
   const prefix = options.prefix ?? '';
-  const encoding = options.encoding ?? 'hex';
-  if (encoding !== 'hex' && encoding !== 'base64') {
-    throw new JobhookError('invalid_options', 'hmacSha256() `encoding` must be "hex" or "base64".');
-  }
+  checkOption(WHERE, 'prefix', prefix, typeof prefix === 'string', 'a string');
+  const encoding = oneOf(WHERE, 'encoding', options.encoding, 'hex', ['hex', 'base64']);
   const written = (value: string | undefined) => value?.trim().slice(prefix.length);
   const checkHeaders: VerifyFunction['checkHeaders'] = ({ headers }) => {
     const value = headers.get(header)?.trim();
@@ -72,7 +69,7 @@ export function hmacSha256(options: HmacSha256Options): Verifier {
       return verify;
     },
     sign({ secret, body }: SignInput) {
-      return andThen(signHmac(secretBytes(secret), [body]), (digest) => ({
+      return andThen(signHmac(secretBytes(secret, 'signDelivery'), [body]), (digest) => ({
         [header]: prefix + (encoding === 'hex' ? toHex(digest) : toBase64(digest)),
       }));
     },

@@ -1,4 +1,4 @@
-import { JobhookError } from '../common/errors.js';
+import { checkOption } from '../common/options.js';
 import { fromBase64, utf8Bytes } from '../common/bytes.js';
 import { importHmacKeys } from '#runtime';
 import type { HmacKeys } from '../runtime/contract.js';
@@ -10,20 +10,16 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  * The key bytes of a secret: a `whsec_` secret is base64 after the prefix (the Standard Webhooks
  * form); any other string is used as its UTF-8 bytes (the gateway's `secret_key` form).
  */
-export function secretBytes(secret: string): Uint8Array {
+export function secretBytes(secret: string, where = 'createReceiver'): Uint8Array {
   if (!secret.startsWith(STANDARD_PREFIX)) return utf8Bytes(secret);
   const encoded = secret.slice(STANDARD_PREFIX.length);
   const bytes = BASE64.test(encoded) ? fromBase64(encoded) : undefined;
-  if (bytes === undefined || bytes.byteLength === 0) {
-    throw new JobhookError(
-      'invalid_options',
-      'A secret that starts with "whsec_" must be base64 after the prefix (the Standard Webhooks form).',
-    );
-  }
-  return bytes;
+  const rule = 'base64 after the prefix when it starts with "whsec_" (the Standard Webhooks form)';
+  checkOption(where, 'secret', secret, bytes !== undefined && bytes.byteLength > 0, rule);
+  return bytes!;
 }
 
 /** Imported once per receiver so that each delivery's HMAC skips key preparation. */
 export function hmacKeys(secrets: readonly string[]): HmacKeys {
-  return importHmacKeys(secrets.map(secretBytes));
+  return importHmacKeys(secrets.map((secret) => secretBytes(secret)));
 }

@@ -55,7 +55,7 @@ export function standardWebhooks(): Verifier {
       return verify;
     },
     sign({ secret, body, id, timestamp }: SignInput) {
-      const digest = signHmac(secretBytes(secret), [id, '.', String(timestamp), '.', body]);
+      const digest = signHmac(secretBytes(secret, 'signDelivery'), [id, '.', String(timestamp), '.', body]);
       return andThen(digest, (bytes) => ({
         'webhook-id': id,
         'webhook-timestamp': String(timestamp),

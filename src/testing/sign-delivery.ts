@@ -1,6 +1,11 @@
-import { optionNames, refuseUnknownOptions } from '../common/known-options.js';
+import {
+  checkOption,
+  invalidOption,
+  optionNames,
+  refuseUnknownOptions,
+  wholeNumber,
+} from '../common/options.js';
 import { decodeUtf8, randomHex } from '#runtime';
-import { JobhookError } from '../common/errors.js';
 import { isThenable } from '../common/thenable.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
 import type { SignedDelivery, Verifier } from '../signatures/verifier.js';
@@ -19,6 +24,8 @@ export interface SignDeliveryOptions {
   scheme?: Verifier;
 }
 
+const WHERE = 'signDelivery';
+
 /** A signed test delivery: send `headers` and `body` as they are. */
 export type SignedTestDelivery = SignedDelivery & { id: string; timestamp: number };
 
@@ -27,8 +34,22 @@ export type SignedTestDelivery = SignedDelivery & { id: string; timestamp: numbe
  * Node, Deno and Bun); a promise where it signs with crypto.subtle (Workers, Edge, browsers).
  */
 export function signAnywhere(options: SignDeliveryOptions): SignedTestDelivery | Promise<SignedTestDelivery> {
+  const { secret } = options;
+  checkOption(
+    WHERE,
+    'secret',
+    secret,
+    typeof secret === 'string' && secret !== '',
+    'the secret to sign with',
+  );
   const scheme = options.scheme ?? standardWebhooks();
-  if (!scheme.sign) throw new JobhookError('invalid_options', `The ${scheme.name} scheme cannot sign.`);
+  checkOption(
+    WHERE,
+    'scheme',
+    scheme,
+    typeof scheme?.sign === 'function',
+    'a scheme that can sign, such as standardWebhooks()',
+  );
   const body =
     typeof options.payload === 'string'
       ? options.payload
@@ -36,8 +57,12 @@ export function signAnywhere(options: SignDeliveryOptions): SignedTestDelivery |
         ? bodyOfBytes(options.payload)
         : JSON.stringify(options.payload);
   const id = options.id ?? `msg_${randomHex(16)}`;
-  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-  const signed = scheme.sign({ secret: options.secret, body, id, timestamp });
+  checkOption(WHERE, 'id', id, typeof id === 'string' && id !== '', 'a non-empty string');
+  const timestamp = wholeNumber(WHERE, 'timestamp', options.timestamp, Math.floor(Date.now() / 1000), {
+    min: 0,
+    unit: 'Unix seconds',
+  });
+  const signed = scheme.sign!({ secret, body, id, timestamp });
   // JSON text is UTF-8 (RFC 8259): other bytes are labelled as what they are.
   const type = typeof body === 'string' ? 'application/json' : 'application/octet-stream';
   const delivery = (signature: Record<string, string>): SignedTestDelivery => ({
@@ -82,10 +107,8 @@ export function signDelivery(options: SignDeliveryOptions): SignedTestDelivery {
   refuseUnknownOptions(options, SIGN_DELIVERY_OPTIONS, 'signDelivery');
   const signed = signAnywhere(options);
   if (isThenable(signed)) {
-    throw new JobhookError(
-      'invalid_options',
-      `The ${options.scheme?.name ?? 'standard-webhooks'} scheme signs asynchronously; signDelivery() needs a synchronous sign().`,
-    );
+    // On this runtime the scheme signs with crypto.subtle: the scheme is right, the call is not.
+    throw invalidOption(WHERE, 'scheme', 'a scheme that signs synchronously on this runtime', options.scheme);
   }
   // superagent (supertest) sends a Buffer as it is, but a plain Uint8Array as JSON.
   const { body } = signed;

@@ -155,7 +155,7 @@ describe.runIf(available)('bullmqHandoff', () => {
     expect(() =>
       createReceiver({ secret: SECRET, handoff: bullmqHandoff({ queue }), dedupe: { leaseMs: 1 } as never }),
     ).toThrow(JobhookError);
-    expect(() => bullmqHandoff({ queue: undefined as never })).toThrow(/needs `queue`/);
+    expect(() => bullmqHandoff({ queue: undefined as never })).toThrow(/bullmqHandoff: `queue` must be/);
   });
 });
 
@@ -293,7 +293,7 @@ describe.runIf(available)('runWorker', () => {
   it('needs a receiver and a connection', async () => {
     await expect(runWorker(undefined as never, { connection })).rejects.toThrow(JobhookError);
     await expect(runWorker(createReceiver({ secret: SECRET }), undefined as never)).rejects.toThrow(
-      /needs `connection`/,
+      /runWorker: `connection` must be/,
     );
   });
 });

@@ -377,7 +377,7 @@ describe('the API key never rides in a cause', () => {
     }
     expect(thrown).toMatchObject({ name: 'JobhookError', code: 'invalid_options' });
     const message = (thrown as Error).message;
-    expect(message).toMatch(/^createClient's `apiKey` (has|contains) /);
+    expect(message).toMatch(/^createClient: `apiKey` must be .*; got a string that (has|contains) /);
     expect(message).not.toContain(apiKey.trim());
     expect(inspect(thrown)).not.toContain(apiKey.trim());
   });

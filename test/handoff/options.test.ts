@@ -21,7 +21,7 @@ const receiver = createReceiver({ secret: SECRET });
 
 describe('pgBossHandoff and runPgBossWorker', () => {
   it('name the option that is wrong', async () => {
-    expect(() => pgBossHandoff(undefined as never)).toThrow(invalid(/needs `boss`/));
+    expect(() => pgBossHandoff(undefined as never)).toThrow(invalid(/pgBossHandoff: `boss` must be/));
     expect(() => pgBossHandoff({ boss, queue: 'a b' })).toThrow(invalid(/`queue`/));
     expect(() => pgBossHandoff({ boss, schema: 'x; DROP' })).toThrow(invalid(/`schema`/));
     expect(() => pgBossHandoff({ boss, timeoutMs: -1 })).toThrow(invalid(/`timeoutMs`/));
@@ -42,7 +42,7 @@ describe('pgBossHandoff and runPgBossWorker', () => {
 
 describe('natsHandoff and runNatsWorker', () => {
   it('name the option that is wrong', async () => {
-    expect(() => natsHandoff(undefined as never)).toThrow(invalid(/needs `js`/));
+    expect(() => natsHandoff(undefined as never)).toThrow(invalid(/natsHandoff: `js` must be/));
     expect(() => natsHandoff({ js, stream: 'a.b' })).toThrow(invalid(/`stream`/));
     expect(() => natsHandoff({ js, subject: 'jobhook.>' })).toThrow(invalid(/`subject`/));
     expect(() => natsHandoff({ js, duplicateWindowMs: 0 })).toThrow(invalid(/`duplicateWindowMs`/));

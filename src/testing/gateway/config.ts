@@ -4,7 +4,19 @@
  */
 
 import { rootCertificates } from 'node:tls';
-import { JobhookError } from '../../common/errors.js';
+import {
+  checkOption,
+  fraction,
+  func,
+  nonNegativeNumber,
+  numberList,
+  oneOf,
+  optionNames,
+  positiveInteger,
+  positiveNumber,
+  refuseUnknownOptions,
+  wholeNumber,
+} from '../../common/options.js';
 import type { ListPaging, ListStyle } from './pages.js';
 
 /** How a job ends. `unknown` ends it in the `unknown` status, which sends no delivery. */
@@ -135,46 +147,84 @@ export const DEFAULT_DELIVERY_TIMEOUT_MS = 15_000;
  */
 export const INTERACTIVE_RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 16_000] as const;
 
+const WHERE = 'startGateway';
+
+const GATEWAY_OPTIONS = optionNames<GatewayOptions>()([
+  'port',
+  'host',
+  'allowedHosts',
+  'credits',
+  'creditsPerImage',
+  'models',
+  'rateLimit',
+  'lists',
+  'maxConcurrentJobs',
+  'jobs',
+  'console',
+  'deliveries',
+]);
+const JOBS_OPTIONS = optionNames<NonNullable<GatewayOptions['jobs']>>()(['auto', 'stepMs', 'outcome']);
+const DELIVERIES_OPTIONS = optionNames<NonNullable<GatewayOptions['deliveries']>>()([
+  'retryDelaysMs',
+  'timeoutMs',
+  'duplicateRate',
+  'dropRate',
+  'ca',
+]);
+
 export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGatewayOptions {
+  refuseUnknownOptions(options, GATEWAY_OPTIONS, WHERE);
+  refuseUnknownOptions(options.jobs, JOBS_OPTIONS, `${WHERE}'s \`jobs\``);
+  refuseUnknownOptions(options.deliveries, DELIVERIES_OPTIONS, `${WHERE}'s \`deliveries\``);
+  const { jobs, deliveries } = options;
+  const port = wholeNumber(WHERE, 'port', options.port, 0, { min: 0, unit: '0 for a free one' });
+  checkOption(WHERE, 'port', port, port <= 65_535, 'a port number, at most 65535');
+  const host = options.host ?? '127.0.0.1';
+  checkOption(WHERE, 'host', host, typeof host === 'string' && host !== '', 'an address to listen on');
   return {
-    port: options.port ?? 0,
-    host: options.host ?? '127.0.0.1',
+    port,
+    host,
     allowedHosts: hosts(options.allowedHosts),
-    credits: options.credits ?? 1000,
-    creditsPerImage: options.creditsPerImage ?? 10,
+    credits: nonNegativeNumber(WHERE, 'credits', options.credits, 1000),
+    creditsPerImage: nonNegativeNumber(WHERE, 'creditsPerImage', options.creditsPerImage, 10),
     models: options.models,
-    rateLimit: options.rateLimit ?? { requests: 1000, windowMs: 60_000 },
+    rateLimit: rateLimit(options.rateLimit),
     lists: paging(options.lists),
-    maxConcurrentJobs: options.maxConcurrentJobs ?? 10,
-    autoJobs: options.jobs?.auto ?? true,
-    stepMs: options.jobs?.stepMs ?? 10,
-    outcome: options.jobs?.outcome ?? failWhenPromptContains('fail'),
-    retryDelaysMs: delays(options.deliveries?.retryDelaysMs),
-    deliveryTimeoutMs: options.deliveries?.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
-    duplicateRate: rate('deliveries.duplicateRate', options.deliveries?.duplicateRate),
-    dropRate: rate('deliveries.dropRate', options.deliveries?.dropRate),
-    trustedCa: trust(options.deliveries?.ca),
+    maxConcurrentJobs: positiveInteger(WHERE, 'maxConcurrentJobs', options.maxConcurrentJobs, 10),
+    autoJobs: jobs?.auto ?? true,
+    stepMs: nonNegativeNumber(WHERE, 'jobs.stepMs', jobs?.stepMs, 10, { unit: 'ms' }),
+    outcome: func(WHERE, 'jobs.outcome', jobs?.outcome) ?? failWhenPromptContains('fail'),
+    retryDelaysMs: numberList(
+      WHERE,
+      'deliveries.retryDelaysMs',
+      deliveries?.retryDelaysMs,
+      DEFAULT_RETRY_DELAYS_MS,
+      {
+        unit: 'ms, [] for no retry',
+      },
+    ),
+    deliveryTimeoutMs: positiveNumber(
+      WHERE,
+      'deliveries.timeoutMs',
+      deliveries?.timeoutMs,
+      DEFAULT_DELIVERY_TIMEOUT_MS,
+      {
+        unit: 'ms',
+      },
+    ),
+    duplicateRate: fraction(WHERE, 'deliveries.duplicateRate', deliveries?.duplicateRate, 0),
+    dropRate: fraction(WHERE, 'deliveries.dropRate', deliveries?.dropRate, 0),
+    trustedCa: trust(deliveries?.ca),
   };
 }
 
-function rate(name: string, value: number | undefined): number {
-  if (value === undefined) return 0;
-  if (typeof value !== 'number' || !(value >= 0 && value <= 1))
-    throw new JobhookError('invalid_options', `${name} must be a number from 0 to 1.`);
-  return value;
-}
-
-/** `[]` is valid: one attempt per delivery, no retry. */
-function delays(value: readonly number[] | undefined): readonly number[] {
-  if (value === undefined) return DEFAULT_RETRY_DELAYS_MS;
-  const list: unknown = value;
-  if (!Array.isArray(list) || !list.every((ms) => typeof ms === 'number' && Number.isFinite(ms) && ms >= 0)) {
-    throw new JobhookError(
-      'invalid_options',
-      'deliveries.retryDelaysMs must be an array of non-negative numbers of milliseconds ([] for no retry).',
-    );
-  }
-  return [...(list as number[])];
+function rateLimit(value: GatewayOptions['rateLimit']): ResolvedGatewayOptions['rateLimit'] {
+  if (value === false) return false;
+  if (value === undefined) return { requests: 1000, windowMs: 60_000 };
+  return {
+    requests: positiveInteger(WHERE, 'rateLimit.requests', value?.requests, undefined),
+    windowMs: positiveInteger(WHERE, 'rateLimit.windowMs', value?.windowMs, undefined, 'ms'),
+  };
 }
 
 /**
@@ -191,11 +241,9 @@ export function failWhenPromptContains(text: string): (job: JobRequest) => JobOu
 function hosts(value: readonly string[] | undefined): readonly string[] {
   if (value === undefined) return [];
   const list: unknown = value;
-  if (!Array.isArray(list) || !list.every((host) => typeof host === 'string' && /^[^\s/]+$/.test(host)))
-    throw new JobhookError(
-      'invalid_options',
-      'allowedHosts must be an array of host names (name or name:port).',
-    );
+  const valid =
+    Array.isArray(list) && list.every((host) => typeof host === 'string' && /^[^\s/]+$/.test(host));
+  checkOption(WHERE, 'allowedHosts', value, valid, 'an array of host names (name or name:port)');
   return [...(list as string[])];
 }
 
@@ -208,27 +256,21 @@ function trust(
   const pem = (item: unknown) =>
     (typeof item === 'string' || Buffer.isBuffer(item)) &&
     item.toString().includes('-----BEGIN CERTIFICATE-----');
-  if (list.length === 0 || !list.every(pem)) {
-    throw new JobhookError(
-      'invalid_options',
-      'deliveries.ca must be PEM certificates (a string, a Buffer or a list of them).',
-    );
-  }
+  const valid = list.length > 0 && list.every(pem);
+  checkOption(
+    WHERE,
+    'deliveries.ca',
+    value,
+    valid,
+    'PEM certificates (a string, a Buffer or a list of them)',
+  );
   return [...rootCertificates, ...(list as (string | Buffer)[])];
 }
 
 function paging(value: GatewayOptions['lists']): ListPaging | undefined {
   if (value === undefined) return undefined;
-  const style = value.style ?? 'cursor';
-  if (
-    !Number.isInteger(value.pageSize) ||
-    value.pageSize < 1 ||
-    !['cursor', 'pages', 'unmarked'].includes(style)
-  ) {
-    throw new JobhookError(
-      'invalid_options',
-      'lists must be { pageSize: a positive integer, style?: "cursor" | "pages" | "unmarked" }.',
-    );
-  }
-  return { pageSize: value.pageSize, style };
+  return {
+    pageSize: positiveInteger(WHERE, 'lists.pageSize', value?.pageSize, undefined),
+    style: oneOf(WHERE, 'lists.style', value?.style, 'cursor', ['cursor', 'pages', 'unmarked']),
+  };
 }
