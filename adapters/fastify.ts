@@ -15,7 +15,7 @@ import { optionNames, refuseUnknownOptions } from '../src/common/options.js';
 import type { FastifyPluginCallback } from 'fastify';
 import { JobhookError } from '../src/common/errors.js';
 import { answers } from '../src/wire/answers.js';
-import { readNodeBody, requestUrl, type NodeReceiver } from './node-stream.js';
+import { NodeDeliveryInput, readNodeBody, type NodeReceiver } from './node-stream.js';
 
 /**
  * Options of {@link fastifyPlugin}: given to `fastifyPlugin(receiver, { path })` or to
@@ -65,12 +65,10 @@ export function fastifyPlugin(
       return reply.code(status).headers(headers).send(body);
     });
     scope.all(path, { bodyLimit: receiver.maxBodyBytes }, async (request, reply) => {
-      const { status, headers, body } = await receiver.receive({
-        method: request.method,
-        headers: request.headers,
-        url: requestUrl(request.raw),
-        body: (limits) => readNodeBody(request.raw, limits),
-      });
+      const { raw } = request;
+      const { status, headers, body } = await receiver.receive(
+        new NodeDeliveryInput(raw, (limits) => readNodeBody(raw, limits), request.headers),
+      );
       return reply.code(status).headers(headers).send(body);
     });
     done();

@@ -1,8 +1,14 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { answers, type ReceiverResponse } from '../src/wire/answers.js';
 import type { BodyInput } from '../src/wire/body.js';
-import { BodyCollector, BodyReadError, onBodyAbort, type BodyLimits } from '../src/wire/read-body.js';
-import type { Receiver } from '../src/receiver/types.js';
+import {
+  BodyCollector,
+  BodyReadError,
+  onBodyAbort,
+  type BodyLimits,
+  type BodyReader,
+} from '../src/wire/read-body.js';
+import type { DeliveryInput, Receiver } from '../src/receiver/types.js';
 
 /** What the Node-stream adapters need of a receiver (any event map has these). */
 export type NodeReceiver = Pick<Receiver, 'receive' | 'maxBodyBytes'>;
@@ -53,15 +59,41 @@ function receiveNodeRequest(
   req: IncomingMessage,
   given: BodyInput | undefined,
 ): Promise<ReceiverResponse> {
-  const { method = 'POST', headers } = req;
-  const url = requestUrl(req);
-  if (given !== undefined) return receiver.receive({ method, headers, url, body: given });
+  if (given !== undefined) return receiver.receive(new NodeDeliveryInput(req, given));
   // A body parser that ran first ended the stream and kept no raw copy: `undefined` makes the core
   // answer 500 with the fix, where reading would fail or wait for data that never comes.
-  if (!req.readable) return receiver.receive({ method, headers, url, body: undefined });
+  if (!req.readable) return receiver.receive(new NodeDeliveryInput(req, undefined));
   // Read only if the receiver asks: not for other methods, nor for refused signature headers
   // (Node discards what was sent).
-  return receiver.receive({ method, headers, url, body: (limits) => readNodeBody(req, limits) });
+  return receiver.receive(new NodeDeliveryInput(req, (limits) => readNodeBody(req, limits)));
+}
+
+/**
+ * A Node request as the core's input. Its `url` is made when it is read, and only a `secret`
+ * function reads it: a receiver with a fixed secret (most of them) never pays for the pattern
+ * test of Host and the string it costs (bench/NOTES.md). A class, so the getter is on its
+ * prototype rather than made per request.
+ */
+export class NodeDeliveryInput implements DeliveryInput {
+  readonly method: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly #req: IncomingMessage;
+
+  /** `headers`: a framework's view of them when it has its own (Fastify's `request.headers`). */
+  constructor(
+    req: IncomingMessage,
+    readonly body: BodyInput | BodyReader | undefined,
+    headers: IncomingHttpHeaders = req.headers,
+  ) {
+    this.method = req.method ?? 'POST';
+    this.headers = headers;
+    this.#req = req;
+  }
+
+  /** The request's absolute URL ({@link requestUrl}), made on each read. */
+  get url(): string {
+    return requestUrl(this.#req);
+  }
 }
 
 /**

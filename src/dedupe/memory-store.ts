@@ -1,4 +1,5 @@
 import { func, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
+import { ExpiryList, type ExpiryLinks } from '../common/expiry-list.js';
 import type { ClaimResult, DedupeStore } from './dedupe-store.js';
 
 /** Options of {@link memoryDedupeStore}. */
@@ -28,29 +29,12 @@ export interface MemoryDedupeStore extends DedupeStore {
   readonly size: number;
 }
 
-interface Entry {
+/** A key held: claimed (on the `claimed` list) or handled (on the `handled` list). */
+interface Entry extends ExpiryLinks<Entry> {
   key: string;
   /** The holder's token while claimed; `undefined` once handled. */
   owner: string | undefined;
-  /** When the lease (claimed) or the retention (handled) ends. */
-  expiresAt: number;
-  list: List;
-  /** Neighbours in expiry order. */
-  older: Entry | undefined;
-  newer: Entry | undefined;
 }
-
-/**
- * Entries in expiry order: a lease or a retention time is the same length for every entry, so
- * appending at `now + length` keeps the list sorted and expired entries are always at its head.
- */
-interface List {
-  oldest: Entry | undefined;
-  newest: Entry | undefined;
-  count: number;
-}
-
-const newList = (): List => ({ oldest: undefined, newest: undefined, count: 0 });
 
 const MEMORY_DEDUPE_STORE_OPTIONS = optionNames<MemoryDedupeOptions>()([
   'maxEntries',
@@ -70,43 +54,20 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
   const ttlMs = positiveInteger(where, 'ttlMs', options.ttlMs, 24 * 60 * 60 * 1000, 'ms');
   const leaseMs = positiveInteger(where, 'leaseMs', options.leaseMs, 30_000, 'ms');
   const now = func(where, 'now', options.now) ?? Date.now;
-  // Linked lists rather than iterating the Map from its start: each visit of a Map skips the holes
-  // that deleting its head leaves behind, which made eviction slow on the hot path.
+  // A lease or a retention time is the same length for every entry of its list, so each list is
+  // in expiry order (see ExpiryList) and pruning looks at its head only.
   const entries = new Map<string, Entry>();
-  const claimed = newList();
-  const handled = newList();
-
-  function unlink(entry: Entry) {
-    const list = entry.list;
-    if (entry.older) entry.older.newer = entry.newer;
-    else list.oldest = entry.newer;
-    if (entry.newer) entry.newer.older = entry.older;
-    else list.newest = entry.older;
-    entry.older = entry.newer = undefined;
-    list.count--;
-  }
-
-  function append(entry: Entry, list: List) {
-    entry.list = list;
-    entry.older = list.newest;
-    if (list.newest) list.newest.newer = entry;
-    else list.oldest = entry;
-    list.newest = entry;
-    list.count++;
-  }
+  const claimed = new ExpiryList<Entry>();
+  const handled = new ExpiryList<Entry>();
 
   function remove(entry: Entry) {
     entries.delete(entry.key);
-    unlink(entry);
+    entry.list!.remove(entry);
   }
 
   /** Drops expired entries from the head of `list`, and the oldest while it holds too many. */
-  function trim(list: List, at: number, max: number) {
-    for (let entry = list.oldest; entry && (entry.expiresAt <= at || list.count > max);) {
-      const next = entry.newer;
-      remove(entry);
-      entry = next;
-    }
+  function trim(list: ExpiryList<Entry>, at: number, max: number) {
+    for (let entry = list.shift(at, max); entry; entry = list.shift(at, max)) entries.delete(entry.key);
   }
 
   /** The live entry of `key`: an expired one (a clock that went back, say) counts as absent. */
@@ -128,26 +89,18 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
       const entry = live(key, at);
       if (entry) return entry.owner === undefined ? 'done' : 'busy';
       // Full of claims in flight: refuse rather than forget a handled key; the sender retries.
-      if (claimed.count >= maxEntries) return 'busy';
-      const fresh: Entry = {
-        key,
-        owner,
-        expiresAt: at + leaseMs,
-        list: claimed,
-        older: undefined,
-        newer: undefined,
-      };
+      if (claimed.size >= maxEntries) return 'busy';
+      const fresh: Entry = { key, owner, expiresAt: 0, list: undefined, older: undefined, newer: undefined };
       entries.set(key, fresh);
-      append(fresh, claimed);
+      claimed.push(fresh, at + leaseMs);
       return 'new';
     },
     renew(key, owner) {
       const at = now();
       const entry = live(key, at);
       if (!entry || entry.owner !== owner) return false;
-      unlink(entry);
-      entry.expiresAt = at + leaseMs;
-      append(entry, claimed);
+      claimed.remove(entry);
+      claimed.push(entry, at + leaseMs);
       return true;
     },
     complete(key, owner) {
@@ -156,14 +109,13 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
       // Another holder's live claim is never overwritten; a handled key keeps its first time.
       if (entry && entry.owner !== owner) return;
       if (entry) {
-        unlink(entry);
+        claimed.remove(entry);
       } else {
-        entry = { key, owner, expiresAt: 0, list: handled, older: undefined, newer: undefined };
+        entry = { key, owner, expiresAt: 0, list: undefined, older: undefined, newer: undefined };
         entries.set(key, entry);
       }
       entry.owner = undefined;
-      entry.expiresAt = at + ttlMs;
-      append(entry, handled);
+      handled.push(entry, at + ttlMs);
       trim(handled, at, maxEntries);
     },
     release(key, owner) {

@@ -4,6 +4,14 @@ import { messageOf, quote, type SafeLogger } from '../common/logger.js';
 import { isThenable } from '../common/thenable.js';
 import type { ClaimResult, DedupeStore } from '../dedupe/dedupe-store.js';
 import type { DeliveryInfo, ReportFailures } from './failures.js';
+
+/**
+ * The delivery a claim is for, as the pipeline's record gives it: {@link DeliveryInfo} is made
+ * only when a store call fails and `onError` is told (not on every delivery).
+ */
+export interface ClaimFor {
+  info(): DeliveryInfo;
+}
 import type { InFlight } from './in-flight.js';
 
 /** A claim this receiver holds on one dedupe key. */
@@ -47,7 +55,7 @@ export function deliveryClaims(
   let warnedLostClaim = false;
 
   /** Claims `key` in `store` for one delivery. */
-  function take(store: DedupeStore, key: string, delivery: DeliveryInfo): ClaimTaken | Promise<ClaimTaken> {
+  function take(store: DedupeStore, key: string, delivery: ClaimFor): ClaimTaken | Promise<ClaimTaken> {
     prefix ??= `${globalThis.crypto.randomUUID()}.`;
     const claim: Claim = { store, key, owner: prefix + (++counter).toString(36) };
     const claimed = storeCall(claim, 'claim', delivery);
@@ -56,11 +64,7 @@ export function deliveryClaims(
       : taken(claim, claimed, delivery);
   }
 
-  function taken(
-    claim: Claim,
-    result: ClaimResult | typeof STORE_FAILED,
-    delivery: DeliveryInfo,
-  ): ClaimTaken {
+  function taken(claim: Claim, result: ClaimResult | typeof STORE_FAILED, delivery: ClaimFor): ClaimTaken {
     if (result === 'new') return claim;
     if (result === 'done' || result === 'busy' || result === STORE_FAILED) return result;
     reportStoreFailure('claim', new TypeError(`claim() returned ${quote(messageOf(result))}`), delivery);
@@ -71,7 +75,7 @@ export function deliveryClaims(
    * Completes (`ok`) or releases the claim; a failure is reported. A complete that failed is
    * retried in the background. Resolves (when the store is asynchronous) once the first call settled.
    */
-  function completeOrRelease(claim: Claim, ok: boolean, delivery: DeliveryInfo): void | Promise<unknown> {
+  function completeOrRelease(claim: Claim, ok: boolean, delivery: ClaimFor): void | Promise<unknown> {
     const done = storeCall(claim, ok ? 'complete' : 'release', delivery);
     if (!ok) return isThenable(done) ? done : undefined;
     if (!isThenable(done)) {
@@ -83,7 +87,7 @@ export function deliveryClaims(
     });
   }
 
-  function retryComplete(claim: Claim, delivery: DeliveryInfo) {
+  function retryComplete(claim: Claim, delivery: ClaimFor) {
     const renewal = keepRenewed(claim, delivery);
     const delay = claim.store.leaseMs > 0 ? claim.store.leaseMs / 4 : 1000;
     lifecycle.track(
@@ -98,7 +102,7 @@ export function deliveryClaims(
   }
 
   /** Renews the claim every quarter of its lease while async handlers run (two renewals may fail). */
-  function keepRenewed(claim: Claim, delivery: DeliveryInfo): Renewal | undefined {
+  function keepRenewed(claim: Claim, delivery: ClaimFor): Renewal | undefined {
     const leaseMs = claim.store.leaseMs;
     if (!(leaseMs > 0 && Number.isFinite(leaseMs))) return undefined;
     let stopped = false;
@@ -109,7 +113,7 @@ export function deliveryClaims(
       if (!warnedLostClaim) {
         warnedLostClaim = true;
         logger.warn(
-          `jobhook: delivery ${quote(delivery.deliveryId)} lost its claim while its handlers ran ` +
+          `jobhook: delivery ${quote(delivery.info().deliveryId)} lost its claim while its handlers ran ` +
             '(the lease lapsed, say while the event loop was blocked): a retry may run them meanwhile.',
         );
       }
@@ -139,7 +143,7 @@ export function deliveryClaims(
   function storeCall<Step extends 'claim' | 'renew' | 'complete' | 'release'>(
     claim: Claim,
     step: Step,
-    delivery: DeliveryInfo,
+    delivery: ClaimFor,
   ): StepResult<Step> | typeof STORE_FAILED | Promise<StepResult<Step> | typeof STORE_FAILED> {
     let result: unknown;
     try {
@@ -166,16 +170,17 @@ export function deliveryClaims(
     );
   }
 
-  function reportStoreFailure(step: string, error: unknown, delivery: DeliveryInfo) {
+  function reportStoreFailure(step: string, error: unknown, delivery: ClaimFor) {
+    const info = delivery.info();
     report(
       [
         new JobhookError('dedupe_store_failed', `The dedupe store's ${step}() failed: ${messageOf(error)}`, {
           cause: error,
-          deliveryId: delivery.deliveryId,
-          eventType: delivery.type,
+          deliveryId: info.deliveryId,
+          eventType: info.type,
         }),
       ],
-      delivery,
+      info,
     );
   }
 

@@ -115,11 +115,6 @@ export class DeliveryTrace {
   }
 }
 
-/** Runs the handlers, timed when the delivery is observed. */
-export function runObserved<T>(trace: DeliveryTrace | undefined, run: () => T): T {
-  return trace ? trace.timeHandlers(run) : run();
-}
-
 /**
  * Receives one delivery under `observer`: `start()` before, `within()` around, `end()` after. The
  * observer's failures are logged (once per receiver, through `warnOnce`) and never reach the answer.

@@ -4,7 +4,7 @@ import { readHeaders, type HeaderReader } from '../wire/headers.js';
 import { readBodyWithin, type BodyReader } from '../wire/read-body.js';
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
-import { andThen, isThenable, type MaybePromise } from '../common/thenable.js';
+import { isThenable, type MaybePromise } from '../common/thenable.js';
 import type { EventSchemas } from '../events/schemas.js';
 import type { JobResultsFeed } from '../results/job-results.js';
 import type { HandoffJob } from '../handoff/handoff.js';
@@ -20,7 +20,7 @@ import { lookedUpSecrets } from './secret-lookup.js';
 import { deliveryClaims, STORE_FAILED, type Claim, type ClaimTaken, type DeliveryClaims } from './claims.js';
 import type { DeliveryInfo, ReportFailures } from './failures.js';
 import type { InFlight } from './in-flight.js';
-import { observeDelivery, onceLogger, runObserved, type DeliveryTrace } from './observe.js';
+import { observeDelivery, onceLogger, type DeliveryTrace } from './observe.js';
 import type { ResolvedOptions } from './options.js';
 import { parseEvent, type ParsedEvent } from './parse-event.js';
 import { runHandlers, type DeliverySource, type EventHandler } from './run-handlers.js';
@@ -147,9 +147,12 @@ class Delivery implements DeliveryInfo {
     readonly trace: DeliveryTrace | undefined,
   ) {}
 
-  /** The delivery as `onError` sees it: made for it alone, so it holds nothing else. */
-  static info(d: Delivery): DeliveryInfo {
-    return (d.#info ??= { deliveryId: d.deliveryId, type: d.type });
+  /**
+   * The delivery as `onError` sees it: made for it alone, so it holds nothing else; made only when
+   * a failure is reported (the claims are given the record, and ask for it then).
+   */
+  info(): DeliveryInfo {
+    return (this.#info ??= { deliveryId: this.deliveryId, type: this.type });
   }
 }
 
@@ -184,7 +187,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (lifecycle.closing) return Promise.resolve(answers.shuttingDown());
     const d = new Delivery('webhook', trace);
     d.input = input;
-    const answered = counted(() => walk(p, d, 0));
+    const answered = counted(d, 0);
     const answered2xx = deps.answered2xx;
     // Only with `reconcile`: one more turn of the microtask queue per delivery, none otherwise.
     if (!answered2xx) return answered;
@@ -203,17 +206,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     d.deliveryId = validated.deliveryId;
     d.key = validated.key;
     d.keyed = true;
-    return counted(() => walk(p, d, FROM_CLAIM)).then(
+    return counted(d, FROM_CLAIM).then(
       (answer) => d.outcome ?? (answer.status >= 200 && answer.status < 300 ? 'handled' : 'failed'),
     );
   }
 
-  /** Runs a walk as one delivery in flight (close() waits for it); a throw is a 500, logged. */
-  function counted(run: () => MaybePromise<ReceiverResponse>): Promise<ReceiverResponse> {
+  /** Walks `d` from `from` as one delivery in flight (close() waits for it); a throw is a 500, logged. */
+  function counted(d: Delivery, from: number): Promise<ReceiverResponse> {
     lifecycle.enter();
     let answer: MaybePromise<ReceiverResponse>;
     try {
-      answer = run();
+      answer = walk(p, d, from);
     } catch (error) {
       answer = unexpected(error);
     }
@@ -254,6 +257,21 @@ function walk(p: PipelineState, d: Delivery, from: number): MaybePromise<Receive
     return Promise.resolve(result).then((answer) => answer ?? walk(p, d, next));
   }
   return answer(d);
+}
+
+/**
+ * `next(p, d, value)`, at once when `value` is not a promise, once it resolves when it is: what
+ * a step does after a call that may wait, with no closure made on the synchronous path.
+ */
+function then<V>(
+  p: PipelineState,
+  d: Delivery,
+  value: MaybePromise<V>,
+  next: (p: PipelineState, d: Delivery, value: V) => ReceiverResponse | undefined,
+): MaybePromise<ReceiverResponse | undefined> {
+  return isThenable(value)
+    ? Promise.resolve(value).then((settled) => next(p, d, settled))
+    : next(p, d, value);
 }
 
 // ---- check the request ----------------------------------------------------------------------
@@ -366,11 +384,13 @@ function verify(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | 
       ? { headers, body, now: config.now(), toleranceSeconds }
       : { headers, body, now: d.checkedAt, toleranceSeconds, headersChecked: true },
   );
-  return andThen(outcome, (verdict: VerifyOutcome) => {
-    if (!verdict.ok) return refuseSignature(p, d, verdict);
-    d.signedId = verdict.id;
-    return undefined;
-  });
+  return then(p, d, outcome, verified);
+}
+
+function verified(p: PipelineState, d: Delivery, verdict: VerifyOutcome): ReceiverResponse | undefined {
+  if (!verdict.ok) return refuseSignature(p, d, verdict);
+  d.signedId = verdict.id;
+  return undefined;
 }
 
 /** A 401: the sender gets the code's fixed text; the verifier's detail goes to the log only. */
@@ -384,22 +404,24 @@ function refuseSignature(p: PipelineState, d: Delivery, refusal: VerifyRefusal):
 // ---- parse and validate ---------------------------------------------------------------------
 
 function parseAndValidate(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
-  return andThen(parseEvent(d.body!, p.schemas, d.text), (parsed: ParsedEvent) => {
-    if (!parsed.ok) {
-      p.config.logger.warn(`jobhook: rejected a delivery (400): ${parsed.response.body}`);
-      return parsed.response;
-    }
-    d.type = parsed.type;
-    d.event = parsed.event;
-    d.known = parsed.known;
-    d.payload = parsed.payload;
-    d.payloadId = parsed.payloadId;
-    d.deliveryId = d.signedId ?? parsed.payloadId;
-    d.trace?.identified(d.deliveryId, d.type);
-    // A result is real once the signature proves it: recorded before any handler runs.
-    if (parsed.known) p.results.receive(d.type, d.event);
-    return undefined;
-  });
+  return then(p, d, parseEvent(d.body!, p.schemas, d.text), eventParsed);
+}
+
+function eventParsed(p: PipelineState, d: Delivery, parsed: ParsedEvent): ReceiverResponse | undefined {
+  if (!parsed.ok) {
+    p.config.logger.warn(`jobhook: rejected a delivery (400): ${parsed.response.body}`);
+    return parsed.response;
+  }
+  d.type = parsed.type;
+  d.event = parsed.event;
+  d.known = parsed.known;
+  d.payload = parsed.payload;
+  d.payloadId = parsed.payloadId;
+  d.deliveryId = d.signedId ?? parsed.payloadId;
+  d.trace?.identified(d.deliveryId, d.type);
+  // A result is real once the signature proves it: recorded before any handler runs.
+  if (parsed.known) p.results.receive(d.type, d.event);
+  return undefined;
 }
 
 // ---- claim ----------------------------------------------------------------------------------
@@ -412,23 +434,25 @@ function claim(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | u
   const store = p.config.dedupe;
   const key = keyOf(p, d);
   if (!store || key === undefined) return undefined;
-  return andThen(p.claims.take(store, key, Delivery.info(d)), (taken: ClaimTaken) => {
-    d.trace?.claimed(typeof taken === 'object' ? 'new' : taken);
-    if (taken === 'done') {
-      d.outcome = 'duplicate';
-      return answers.duplicate();
-    }
-    if (taken === 'busy') {
-      d.outcome = 'in_progress';
-      return answers.inProgress();
-    }
-    if (taken === STORE_FAILED) {
-      d.outcome = 'failed';
-      return answers.internal();
-    }
-    d.claim = taken;
-    return undefined;
-  });
+  return then(p, d, p.claims.take(store, key, d), claimTaken);
+}
+
+function claimTaken(p: PipelineState, d: Delivery, taken: ClaimTaken): ReceiverResponse | undefined {
+  d.trace?.claimed(typeof taken === 'object' ? 'new' : taken);
+  if (taken === 'done') {
+    d.outcome = 'duplicate';
+    return answers.duplicate();
+  }
+  if (taken === 'busy') {
+    d.outcome = 'in_progress';
+    return answers.inProgress();
+  }
+  if (taken === STORE_FAILED) {
+    d.outcome = 'failed';
+    return answers.internal();
+  }
+  d.claim = taken;
+  return undefined;
 }
 
 /** The delivery's dedupe key (made once); the object a `dedupeKey` function is given is made for it alone. */
@@ -452,13 +476,16 @@ function keyOf(p: PipelineState, d: Delivery): string | undefined {
 
 function runOrHandOff(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
   if (p.config.handoff) return handOff(p, d);
-  const ran = runObserved(d.trace, () => runHandlers(d.handlers, d.event, d, p.config.handlerTimeoutMs));
+  const { trace } = d;
+  const ran = trace
+    ? trace.timeHandlers(() => runHandlers(d.handlers, d.event, d, p.config.handlerTimeoutMs))
+    : runHandlers(d.handlers, d.event, d, p.config.handlerTimeoutMs);
   // Handlers that returned no promise: no renewal, no timer, no await.
   if (Array.isArray(ran)) {
     d.failures = ran;
     return undefined;
   }
-  const renewal = d.claim && p.claims.keepRenewed(d.claim, Delivery.info(d));
+  const renewal = d.claim && p.claims.keepRenewed(d.claim, d);
   return ran.then(({ failures, late }) => {
     d.failures = failures;
     if (!late) {
@@ -467,7 +494,7 @@ function runOrHandOff(p: PipelineState, d: Delivery): MaybePromise<ReceiverRespo
     }
     // Timed out with handlers still running: answer now, and keep the claim (renewed) until they
     // settle, so that a retry meanwhile gets 409; then complete or release it.
-    const info = Delivery.info(d);
+    const info = d.info();
     p.report(failures, info);
     d.reported = true;
     const held = d.claim;
@@ -480,7 +507,7 @@ function runOrHandOff(p: PipelineState, d: Delivery): MaybePromise<ReceiverRespo
           all.slice(reported).filter((failure) => !failures.includes(failure)),
           info,
         );
-        if (held) await p.claims.completeOrRelease(held, all.length === 0, info);
+        if (held) await p.claims.completeOrRelease(held, all.length === 0, d);
       }),
     );
     return undefined;
@@ -507,7 +534,7 @@ function handOff(p: PipelineState, d: Delivery): Promise<ReceiverResponse> {
         : new JobhookError('handoff_failed', `The event could not be queued: ${messageOf(error)}`, {
             cause: error,
           });
-    p.report([failure], Delivery.info(d));
+    p.report([failure], d.info());
     d.outcome = 'failed';
     return answers.handoffFailed();
   };
@@ -529,9 +556,9 @@ function handOff(p: PipelineState, d: Delivery): Promise<ReceiverResponse> {
 function settleClaim(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
   const ok = d.failures.length === 0;
   d.outcome = ok ? 'handled' : 'failed';
-  if (!ok && !d.reported) p.report(d.failures, Delivery.info(d));
+  if (!ok && !d.reported) p.report(d.failures, d.info());
   if (!d.claim) return undefined;
-  const settled = p.claims.completeOrRelease(d.claim, ok, Delivery.info(d));
+  const settled = p.claims.completeOrRelease(d.claim, ok, d);
   return isThenable(settled) ? settled.then(goOn) : undefined;
 }
 

@@ -1,3 +1,4 @@
+import type { ExpiryLinks, ExpiryList } from '../common/expiry-list.js';
 import { isRecord } from '../common/is-record.js';
 
 /**
@@ -27,23 +28,87 @@ const STATUS_OF_TYPE: Readonly<Record<string, JobResult['status']>> = {
 };
 
 /**
+ * A result as the receiver keeps it (src/results/recent-results.ts): the fields a waiter reads,
+ * copied from the event so that the event itself is not kept alive, with the {@link JobResult}
+ * made of them only when something asks for it (a lookup, a watcher, the channel). Every verified
+ * job event is kept for a minute and most receivers never ask: one object per result rather than
+ * three (the result, its `data`, its place in the list) is less for the garbage collector to copy
+ * on every delivery (bench/NOTES.md). It is its own entry of the expiry list.
+ */
+export class KeptResult implements ExpiryLinks<KeptResult> {
+  expiresAt = 0;
+  list: ExpiryList<KeptResult> | undefined = undefined;
+  older: KeptResult | undefined = undefined;
+  newer: KeptResult | undefined = undefined;
+  #result: JobResult | undefined;
+
+  constructor(
+    readonly taskId: string,
+    readonly status: JobResult['status'],
+    readonly receivedAt: number,
+    /** `data.status`, `data.image_url` (a string) and `data.error` (`{ code, message }`) as copied. */
+    private readonly dataStatus: unknown,
+    private readonly imageUrl: string | undefined,
+    private readonly error: { code: unknown; message: unknown } | undefined,
+    result?: JobResult,
+  ) {
+    this.#result = result;
+  }
+
+  /** A result that came whole (over a channel from another process). */
+  static of(result: JobResult): KeptResult {
+    return new KeptResult(
+      result.taskId,
+      result.status,
+      result.receivedAt,
+      undefined,
+      undefined,
+      undefined,
+      result,
+    );
+  }
+
+  /** The result, made at the first call: the same object on every call. */
+  get result(): JobResult {
+    return (this.#result ??= {
+      taskId: this.taskId,
+      status: this.status,
+      data: waitedFor(this.taskId, this.dataStatus, this.imageUrl, this.error),
+      receivedAt: this.receivedAt,
+    });
+  }
+}
+
+/**
  * The result an event of `type` carries, or undefined when it carries none: another event type,
  * or a payload (under a custom schema) without a string `data.task_id`.
  */
-export function resultOf(type: string, event: unknown, receivedAt: number): JobResult | undefined {
+export function resultOf(type: string, event: unknown, receivedAt: number): KeptResult | undefined {
   const status = Object.hasOwn(STATUS_OF_TYPE, type) ? STATUS_OF_TYPE[type] : undefined;
   if (status === undefined) return undefined;
   const data = isRecord(event) ? event.data : undefined;
   if (!isRecord(data) || typeof data.task_id !== 'string' || data.task_id.length === 0) return undefined;
-  return { taskId: data.task_id, status, data: waitedFor(data), receivedAt };
+  const { error } = data;
+  return new KeptResult(
+    data.task_id,
+    status,
+    receivedAt,
+    data.status,
+    typeof data.image_url === 'string' ? data.image_url : undefined,
+    isRecord(error) ? { code: error.code, message: error.message } : undefined,
+  );
 }
 
-/** The fields of `data` a waiter reads, copied, so the event itself is not kept alive. */
-function waitedFor(data: Record<string, unknown>): Record<string, unknown> {
-  const kept: Record<string, unknown> = { task_id: data.task_id, status: data.status };
-  if (typeof data.image_url === 'string') kept.image_url = data.image_url;
-  const error = data.error;
-  if (isRecord(error)) kept.error = { code: error.code, message: error.message };
+/** The fields of `data` a waiter reads (a copy, so the event itself is not kept alive). */
+function waitedFor(
+  taskId: string,
+  status: unknown,
+  imageUrl: string | undefined,
+  error: { code: unknown; message: unknown } | undefined,
+): Record<string, unknown> {
+  const kept: Record<string, unknown> = { task_id: taskId, status };
+  if (imageUrl !== undefined) kept.image_url = imageUrl;
+  if (error !== undefined) kept.error = { code: error.code, message: error.message };
   return kept;
 }
 

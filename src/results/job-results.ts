@@ -1,7 +1,7 @@
 import { positiveInteger } from '../common/options.js';
 import { messageOf, type Logger } from '../common/logger.js';
 import { isThenable } from '../common/thenable.js';
-import { resultOf, type JobResult } from './job-result.js';
+import { KeptResult, resultOf, type JobResult } from './job-result.js';
 import { recentResults } from './recent-results.js';
 import { isResultChannel, type ResultChannel } from './result-channel.js';
 
@@ -65,14 +65,15 @@ export function jobResults(
   const channel = options?.channel;
   let closed: Promise<void> | undefined;
 
-  function record(result: JobResult): void {
-    recent.add(result);
-    // Most receivers have no watcher: no lookup then.
+  function record(kept: KeptResult): void {
+    recent.add(kept);
+    // Most receivers have no watcher: no lookup then, and no JobResult made.
     if (watchers.size === 0) return;
-    const listeners = watchers.get(result.taskId);
+    const listeners = watchers.get(kept.taskId);
     if (!listeners) return;
-    watchers.delete(result.taskId);
+    watchers.delete(kept.taskId);
     watching -= listeners.size;
+    const { result } = kept;
     for (const listener of listeners) {
       try {
         listener(result);
@@ -86,7 +87,7 @@ export function jobResults(
     const onError = (error: unknown) =>
       logger.error(`jobhook: the job result channel failed: ${messageOf(error)}`);
     try {
-      const subscribed = channel.subscribe(record, onError);
+      const subscribed = channel.subscribe((result) => record(KeptResult.of(result)), onError);
       if (isThenable(subscribed)) Promise.resolve(subscribed).catch(onError);
     } catch (error) {
       onError(error);
@@ -113,13 +114,13 @@ export function jobResults(
       return watching;
     },
     receive(type, event) {
-      const result = resultOf(type, event, now());
-      if (!result) return;
-      record(result);
+      const kept = resultOf(type, event, now());
+      if (!kept) return;
+      record(kept);
       if (!channel) return;
       // Not awaited: the delivery's answer does not wait on the channel.
       try {
-        const published = channel.publish(result);
+        const published = channel.publish(kept.result);
         if (isThenable(published)) Promise.resolve(published).catch(publishFailed);
       } catch (error) {
         publishFailed(error);

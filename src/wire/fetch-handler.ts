@@ -18,14 +18,31 @@ const DECIMAL = /^\d+$/;
  */
 export function createFetchHandler(receive: Receive) {
   return async (request: Request): Promise<Response> => {
-    const result = await receive({
-      method: request.method,
-      headers: request.headers,
-      url: request.url,
-      body: (limits) => readFetchBody(request, limits),
-    });
+    const result = await receive(new FetchDeliveryInput(request));
     return new Response(result.body, { status: result.status, headers: result.headers });
   };
+}
+
+/**
+ * A `Request` as the core's input. Its `url` is read from the request only when the core reads it
+ * (only a `secret` function does): undici's `Request#url` serialises the URL on every read.
+ */
+class FetchDeliveryInput {
+  readonly method: string;
+  readonly headers: Headers;
+  readonly body: BodyReader;
+  readonly #request: Request;
+
+  constructor(request: Request) {
+    this.method = request.method;
+    this.headers = request.headers;
+    this.body = (limits) => readFetchBody(request, limits);
+    this.#request = request;
+  }
+
+  get url(): string {
+    return this.#request.url;
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { answers, type ReceiverResponse } from './answers.js';
 import { rawBytes, type BodyInput } from './body.js';
+import { ExpiryList, type ExpiryLinks } from '../common/expiry-list.js';
 import { ignore } from '../common/ignore.js';
 
 /**
@@ -183,12 +184,8 @@ export interface BodyDeadline {
   cancel(): void;
 }
 
-interface Entry extends BodyDeadline {
-  dueAt: number;
+interface Entry extends BodyDeadline, ExpiryLinks<Entry> {
   expire: () => void;
-  older: Entry | undefined;
-  newer: Entry | undefined;
-  queued: boolean;
 }
 
 /**
@@ -204,23 +201,14 @@ interface Entry extends BodyDeadline {
  * process alive by itself; a server's open connections do that while bodies are being read.
  */
 export function bodyDeadlines(timeoutMs: number) {
-  let oldest: Entry | undefined;
-  let newest: Entry | undefined;
+  // In start order, which is due order: every body gets the same time (an ExpiryList).
+  const queue = new ExpiryList<Entry>();
   let timer: ReturnType<typeof setTimeout> | undefined;
-
-  function unlink(entry: Entry) {
-    entry.queued = false;
-    if (entry.older) entry.older.newer = entry.newer;
-    else oldest = entry.newer;
-    if (entry.newer) entry.newer.older = entry.older;
-    else newest = entry.older;
-    entry.older = entry.newer = undefined;
-  }
 
   function arm(head: Entry) {
     // At least 1 ms: a clock that has not moved yet (Workers advance it only between events)
     // must not spin the timer.
-    timer = setTimeout(fire, Math.max(1, head.dueAt - performance.now()));
+    timer = setTimeout(fire, Math.max(1, head.expiresAt - performance.now()));
     // A number on Workers and in browsers, where there is nothing to unref.
     (timer as { unref?: () => void }).unref?.();
   }
@@ -228,32 +216,26 @@ export function bodyDeadlines(timeoutMs: number) {
   function fire() {
     timer = undefined;
     const now = performance.now();
-    while (oldest && oldest.dueAt <= now) {
-      const due = oldest;
-      unlink(due);
-      due.expire();
-    }
-    if (oldest && timer === undefined) arm(oldest);
+    for (let due = queue.shift(now); due; due = queue.shift(now)) due.expire();
+    if (queue.oldest && timer === undefined) arm(queue.oldest);
   }
 
   function cancel(this: Entry) {
-    if (this.queued) unlink(this);
+    if (this.list) this.list.remove(this);
   }
 
   return {
     /** Calls `expire` once `timeoutMs` have passed, unless the returned deadline is cancelled first. */
     start(expire: () => void): BodyDeadline {
       const entry: Entry = {
-        dueAt: performance.now() + timeoutMs,
         expire,
-        older: newest,
-        newer: undefined,
-        queued: true,
         cancel,
+        expiresAt: 0,
+        list: undefined,
+        older: undefined,
+        newer: undefined,
       };
-      if (newest) newest.newer = entry;
-      else oldest = entry;
-      newest = entry;
+      queue.push(entry, performance.now() + timeoutMs);
       if (timer === undefined) arm(entry);
       return entry;
     },

@@ -1,6 +1,6 @@
 // One receiver for many webhooks with their own secrets: `secret` as a function picks them per
 // delivery (here by the tenant in the path, on one route), over a real HTTP server.
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import { createReceiver, type Receiver } from 'jobhook';
 import { createClient } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
@@ -155,5 +155,58 @@ describe('secret as a function', () => {
     expect((await send('https://my.app/webhooks/acme')).status).toBe(401);
     expect((await send('https://my.app/webhooks/globex')).status).toBe(200);
     expect(seen).toEqual(['https://my.app/webhooks/acme', 'https://my.app/webhooks/globex']);
+  });
+
+  // A receiver with a fixed secret never reads the URL, so the adapters must not make it for every
+  // delivery (a pattern test of Host and a string: issue 21's hot path). Counted where the Node
+  // adapter reads the path, `originalUrl`, and where the fetch handler reads it, `Request#url`.
+  it('the request URL is made only for a `secret` function, through the Node adapter and the fetch handler', async () => {
+    let reads = 0;
+    const counting =
+      (handler: RequestListener): RequestListener =>
+      (req, res) => {
+        Object.defineProperty(req, 'originalUrl', {
+          get: () => {
+            reads++;
+            return req.url;
+          },
+        });
+        handler(req, res);
+      };
+    const fixed = createReceiver({ secret: ACME }).onJobCompleted(() => {});
+    const looked = createReceiver({
+      secret: ({ url }) => tenants[new URL(url!).pathname.split('/')[2] ?? ''],
+    }).onJobCompleted(() => {});
+    const servers = [
+      await listen(createServer(counting(nodeHandler(fixed)))),
+      await listen(createServer(counting(nodeHandler(looked)))),
+    ];
+    closing.push(
+      ...servers.map((server) => () => server.close()),
+      () => fixed.close(),
+      () => looked.close(),
+    );
+
+    expect((await post(`${servers[0]!.origin}/webhooks/acme`, ACME)).status).toBe(200);
+    expect(reads).toBe(0);
+    expect((await post(`${servers[1]!.origin}/webhooks/acme`, ACME)).status).toBe(200);
+    expect(reads).toBeGreaterThan(0);
+
+    const delivery = signDelivery({ secret: ACME, payload: completed() });
+    const request = new Request('https://my.app/webhooks/acme', {
+      method: 'POST',
+      headers: delivery.headers,
+      body: delivery.body as BodyInit,
+    });
+    let urlReads = 0;
+    const href = request.url;
+    Object.defineProperty(request, 'url', {
+      get: () => {
+        urlReads++;
+        return href;
+      },
+    });
+    expect((await fixed.fetch(request)).status).toBe(200);
+    expect(urlReads).toBe(0);
   });
 });
