@@ -5,8 +5,9 @@
 // never restarted), and a nats-server of the test's own (JetStream on disk) is killed with SIGKILL
 // and started again. Side effects are counted in the shared Redis, which nobody disrupts.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager, type JetStreamManager, type MsgRequest } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import type { FailedRecord } from 'jobhook/nats';
 import pg from 'pg';
 import { DATABASE_URL, REDIS_URL, redisForTest, runTag, startPrivateNats } from '../support/services.js';
 import { redisEffects, type Variant } from './variants.js';
@@ -116,9 +117,12 @@ export const natsVariant: Variant = {
           const info = await consumer().catch(() => undefined);
           return info ? info.num_pending + info.num_ack_pending : 1;
         });
-        const failed = (await jsm.streams.info(stream, { subjects_filter: `${subject}.failed` })).state
-          .messages;
-        log(`queue drained: ${failed} events kept as failed`);
+        // Counted by subject: the stream's `messages` counts every subject, failed records or not.
+        const { state } = await jsm.streams.info(stream, { subjects_filter: '>' });
+        const failed = state.subjects?.[`${subject}.failed`] ?? 0;
+        const left = state.subjects?.[subject] ?? 0;
+        log(`queue drained: ${failed} events kept as failed, ${left} acked events left in the stream`);
+        if (failed > 0) log(`why they failed: ${JSON.stringify(await failedReasons(jsm, stream, subject))}`);
         return { failedJobs: failed };
       },
       effects: () => redisEffects(effects.redis, effects.prefix, 'set'),
@@ -130,3 +134,19 @@ export const natsVariant: Variant = {
     };
   },
 };
+
+/** The failed records' errors, counted: what the test prints when events were kept as failed. */
+async function failedReasons(jsm: JetStreamManager, stream: string, subject: string) {
+  const reasons: Record<string, number> = {};
+  for (let seq = 1; ;) {
+    const stored = await jsm.streams
+      // STREAM.MSG.GET's next_by_subj, as natsHandoff's listFailed reads them.
+      .getMessage(stream, { seq, next_by_subj: `${subject}.failed` } as unknown as MsgRequest)
+      .catch(() => null);
+    if (!stored) return reasons;
+    const { error, attempts } = stored.json<FailedRecord>();
+    const reason = `${error} (${attempts} attempts)`;
+    reasons[reason] = (reasons[reason] ?? 0) + 1;
+    seq = stored.seq + 1;
+  }
+}
