@@ -3,6 +3,7 @@ import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JsMsg } from '@
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
+import { ackUntilLanded } from './ack.js';
 import { ATTEMPTS_HEADER, type FailedRecord } from './handoff.js';
 import { isNotFound, natsPlace, streamEnsurer } from './stream.js';
 
@@ -128,6 +129,12 @@ export async function runNatsWorker(
       max_deliver: config.max_deliver!,
     });
 
+  let closing = false;
+  // Each try at an ack waits this long for the server's answer: a quarter of ack_wait leaves
+  // room for a few more before the server would give the event to another worker.
+  const ackTryMs = Math.min(5000, Math.max(250, Math.floor(ackWaitMs / 4)));
+  const ack = (msg: JsMsg) => ackUntilLanded(js, msg, { tryMs: ackTryMs, stopped: () => closing });
+
   async function recordFailed(msg: JsMsg, job: HandoffJob, error: string, made: number) {
     const record: FailedRecord = { job, error, attempts: made, failedAt: Date.now() };
     // One record per message, also when this worker dies between the record and the ack.
@@ -135,7 +142,7 @@ export async function runNatsWorker(
       msgID: `jobhook-failed:${place.subject}:${msg.seq}`,
       expect: { streamName: place.stream },
     });
-    await msg.ackAck();
+    await ack(msg);
   }
 
   async function handle(msg: JsMsg) {
@@ -171,7 +178,7 @@ export async function runNatsWorker(
     } finally {
       clearInterval(progress);
     }
-    await msg.ackAck();
+    await ack(msg);
   }
 
   const messages: ConsumerMessages = await (
@@ -193,6 +200,7 @@ export async function runNatsWorker(
 
   return {
     async close() {
+      closing = true;
       messages.stop();
       await loop.catch(() => undefined);
       while (running.size > 0) await Promise.allSettled([...running]);
