@@ -30,7 +30,10 @@ export interface RunNatsWorkerOptions {
    * handler tells the server it is still working every third of it. Default 30,000.
    */
   ackWaitMs?: number;
-  /** Events this worker runs at once. Default 8. */
+  /**
+   * Events this worker runs at once. It asks the server for one only when one of these slots is
+   * free, so an event it has not started is free for another worker. Default 8.
+   */
   concurrency?: number;
   /** The worker's own errors (connection lost, a failed record not stored). Default `console.error`. */
   onWorkerError?: (error: Error) => void;
@@ -44,6 +47,11 @@ export interface NatsWorkerHandle {
 
 /** The default pauses before retries: 2 s doubling, at most 512 s (2 + 4 + ... + 512 ≈ 17 min). */
 export const DEFAULT_BACKOFF_MS: readonly number[] = Array.from({ length: 9 }, (_, i) => 2000 * 2 ** i);
+
+/** How long a pull waits for an event before it asks again (the server's heartbeats show it is alive). */
+const PULL_EXPIRES_MS = 5000;
+/** The pause before asking again after a pull failed (the server is restarting, unreachable). */
+const RETRY_PULL_MS = 250;
 
 const RUN_NATS_WORKER_OPTIONS = optionNames<RunNatsWorkerOptions>()([
   'js',
@@ -181,29 +189,54 @@ export async function runNatsWorker(
     await ack(msg);
   }
 
-  const messages: ConsumerMessages = await (
-    await js.consumers.get(place.stream, consumer)
-  ).consume({
-    max_messages: concurrency,
-  });
-  const running = new Set<Promise<void>>();
-  const loop = (async () => {
-    for await (const msg of messages) {
-      const run = handle(msg).catch((error: unknown) =>
-        onWorkerError(error instanceof Error ? error : new Error(String(error))),
-      );
-      running.add(run);
-      void run.finally(() => running.delete(run));
-      while (running.size >= concurrency) await Promise.race(running);
+  const pull = await js.consumers.get(place.stream, consumer);
+  const report = (error: unknown) => onWorkerError(error instanceof Error ? error : new Error(String(error)));
+  const fetching = new Set<ConsumerMessages>();
+  // Pulls fail together while the server is away: one report per outage, not one per pull.
+  let pullsFailing = false;
+
+  /** One event, asked for when a slot is free; null when none came within the pull's expiry. */
+  async function takeOne(): Promise<JsMsg | null> {
+    const batch = await pull.fetch({ max_messages: 1, expires: PULL_EXPIRES_MS });
+    fetching.add(batch);
+    try {
+      for await (const msg of batch) return msg;
+      return null;
+    } finally {
+      fetching.delete(batch);
     }
-  })();
+  }
+
+  // One loop per slot, each asking the server for one event only once the slot is free: the
+  // worker holds no event it has not started. An event pulled ahead while every slot was busy
+  // would wait here with its ack_wait running and nothing telling the server it is being worked
+  // on; the server would give it to another worker, and both would run it.
+  async function slot() {
+    while (!closing) {
+      let msg: JsMsg | null;
+      try {
+        msg = await takeOne();
+        pullsFailing = false;
+      } catch (error) {
+        if (closing) break;
+        if (!pullsFailing) report(error);
+        pullsFailing = true;
+        await new Promise((resolve) => setTimeout(resolve, RETRY_PULL_MS));
+        continue;
+      }
+      if (!msg) continue;
+      // Taken as the worker closes: given back for another worker at once, not after ack_wait.
+      if (closing) msg.nak();
+      else await handle(msg).catch(report);
+    }
+  }
+  const slots = Array.from({ length: concurrency }, slot);
 
   return {
     async close() {
       closing = true;
-      messages.stop();
-      await loop.catch(() => undefined);
-      while (running.size > 0) await Promise.allSettled([...running]);
+      for (const batch of fetching) batch.stop();
+      await Promise.all(slots);
     },
   };
 }
