@@ -67,9 +67,10 @@ const RUN_NATS_WORKER_OPTIONS = optionNames<RunNatsWorkerOptions>()([
 
 /**
  * Runs the receiver's handlers for the events `natsHandoff` published, in this process, from a
- * durable pull consumer with explicit acks: an event is acked once its handlers succeeded; a
- * failed attempt is nak'ed with the next back-off pause; a worker that died (no ack, no
- * progress within `ackWaitMs`) has its event redelivered. After `attempts` attempts the event is
+ * durable pull consumer with explicit acks, pulled one event per free slot: an event is acked once
+ * its handlers succeeded (the ack sent again until the server confirms it); a failed attempt is
+ * nak'ed with the next back-off pause; a worker that died (no ack, no progress within
+ * `ackWaitMs`) has its event redelivered. After `attempts` attempts the event is
  * kept as failed: a record with the job and its last error goes to `<subject>.failed` in the
  * same stream (for `listFailed` and `retryFailed`), then the event is acked. The consumer's
  * `max_deliver` is `attempts + 1`: the one extra delivery records an event whose last attempt's
