@@ -4,6 +4,7 @@ import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
 import { ackUntilLanded } from './ack.js';
+import { doneKeys } from './done.js';
 import { ATTEMPTS_HEADER, type FailedRecord } from './handoff.js';
 import { isNotFound, natsPlace, streamEnsurer } from './stream.js';
 
@@ -138,6 +139,7 @@ export async function runNatsWorker(
       max_deliver: config.max_deliver!,
     });
 
+  const done = doneKeys(js, jsm, place);
   let closing = false;
   // Each try at an ack waits this long for the server's answer: a quarter of ack_wait leaves
   // room for a few more before the server would give the event to another worker.
@@ -162,6 +164,8 @@ export async function runNatsWorker(
       job = { key: undefined, type: '', deliveryId: undefined, payload: msg.string(), receivedAt: 0 };
       return recordFailed(msg, job, 'The message is not JSON.', 0);
     }
+    // Ran already: stored again after nats-server restarted, or delivered again after it crashed.
+    if (job.key !== undefined && (await done.has(job.key))) return ack(msg);
     const before = Number(msg.headers?.get(ATTEMPTS_HEADER) ?? 0) || 0;
     const delivery = msg.info.deliveryCount;
     const attempt = before + delivery;
@@ -187,7 +191,20 @@ export async function runNatsWorker(
     } finally {
       clearInterval(progress);
     }
+    if (job.key !== undefined) await markDone(job.key);
     await ack(msg);
+  }
+
+  /** Writes the key as done, again until the server confirms it (as an ack). */
+  async function markDone(key: string) {
+    for (let pause = 50; ; pause = Math.min(pause * 2, 1000)) {
+      try {
+        return await done.add(key);
+      } catch (error) {
+        if (closing) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 
   const pull = await js.consumers.get(place.stream, consumer);

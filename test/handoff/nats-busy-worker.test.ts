@@ -28,6 +28,7 @@ describe.runIf(available)('runNatsWorker with every slot busy', () => {
     const js = jetstream(nc);
     const jsm = await jetstreamManager(nc);
     cleanups.push(() => jsm.streams.delete(stream));
+    cleanups.push(() => jsm.streams.delete(`${stream}_DONE`));
     const receiver = createReceiver({ secret: SECRET, handoff: natsHandoff({ js, stream, subject }) });
     const deliver = async (payload: object) => {
       const delivery = signDelivery({ secret: SECRET, payload });
@@ -72,5 +73,7 @@ describe.runIf(available)('runNatsWorker with every slot busy', () => {
     await a.close();
     await b.close();
     expect(runs.sort()).toEqual([...long.map((payload) => `A ${payload.id}`), `B ${next.id}`].sort());
+    // Each event delivered once: no copy of `next` outlived its ack_wait in A.
+    expect((await info()).delivered.consumer_seq).toBe(SLOTS + 1);
   });
 });

@@ -1,7 +1,7 @@
 // A JetStream worker whose ack is lost on the way (the link to the server goes down with it in
 // flight, as when nats-server restarts) sends it again once it is reconnected: the event's
 // handlers ran once and it is not given to a worker again after ack_wait. Without the resend the
-// server, which never saw the ack, runs the event a second time on a worker that did not fail.
+// server, which never saw the ack, delivers the event again (whose key the worker then finds done).
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -28,6 +28,7 @@ describe.runIf(available)('runNatsWorker when an ack is lost', () => {
     const jsm = await jetstreamManager(nc);
     cleanups.push(() => nc.close());
     cleanups.push(() => jsm.streams.delete(stream));
+    cleanups.push(() => jsm.streams.delete(`${stream}_DONE`));
     const receiver = createReceiver({
       secret: SECRET,
       handoff: natsHandoff({ js: jetstream(nc), stream, subject }),
@@ -66,7 +67,7 @@ describe.runIf(available)('runNatsWorker when an ack is lost', () => {
     expect((await receiver.receive({ headers: delivery.headers, body: delivery.body })).status).toBe(200);
     await started.promise;
     // The handler succeeds; its ack is dropped on the way and the connection cut behind it.
-    const lost = link.loseUntil('+ACK');
+    const lost = link.loseNext('+ACK');
     finish.resolve();
     await lost;
 
@@ -77,6 +78,8 @@ describe.runIf(available)('runNatsWorker when an ack is lost', () => {
     // Without the resend this waits for ack_wait to run out, the redelivery and its run.
     await until(async () => (await pending()) === 0, 'the event to be acked');
     expect(runs).toEqual([payload.id]);
+    // Delivered once: the ack landed; the server did not give the event out again.
+    expect((await jsm.consumers.info(stream, 'jobhook-workers')).delivered.consumer_seq).toBe(1);
     expect(workerErrors).toEqual([]);
     expect((await jsm.streams.info(stream)).state.messages).toBe(0);
   });

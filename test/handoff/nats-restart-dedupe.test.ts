@@ -1,9 +1,7 @@
-// KNOWN GAP, kept as a failing test (`it.fails`) until it is closed: an event that ran is
-// deleted from the work-queue stream once acked, and nats-server rebuilds its duplicate window at
-// start from the messages it still holds, so after a restart (a clean one here) the same event
-// delivered again is stored as a new message and its handlers run a second time. docs/handoff.md
-// ("A restart of nats-server forgets the ids of events that ran") says so. When this test starts
-// to pass, `it.fails` makes it fail: turn it into `it` and update the docs.
+// An event that ran is deleted from the work-queue stream once acked, and nats-server rebuilds
+// its duplicate window at start from the messages it still holds, so after a restart the same
+// event delivered again is stored as a new message. The worker finds its key among the events
+// that ran (`<stream>_DONE`) and acks it without running its handlers again.
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,7 +19,7 @@ afterEach(async () => {
 });
 
 describe.runIf(available)('the JetStream duplicate window across a restart of nats-server', () => {
-  it.fails('runs an event delivered again after the restart once', async () => {
+  it('runs an event delivered again after the restart once', async () => {
     const server = await startPrivateNats();
     cleanups.push(() => server.stop());
     const nc = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 50 });
