@@ -3,7 +3,8 @@ import { isNotFound, type NatsPlace } from './stream.js';
 
 /**
  * The keys of events whose handlers succeeded, kept for the duplicate window in a stream of their
- * own (`<stream>_DONE`, limits retention, `max_age` = `duplicateWindowMs`, one message per key).
+ * own (`<stream>_DONE`, limits retention, `max_age` = the events stream's duplicate window, one
+ * message per key).
  *
  * Why: the events stream is a work queue, so an event is deleted once acked, and nats-server
  * rebuilds its duplicate window at start from the messages it holds: after a restart it forgets
@@ -32,12 +33,14 @@ export function doneKeys(js: JetStreamClient, jsm: JetStreamManager, place: Nats
         },
       );
       if (exists) return;
+      // As long as the events stream's duplicate window, whoever created it and with what window.
+      const window = (await jsm.streams.info(place.stream)).config.duplicate_window;
       const config: Partial<StreamConfig> & { name: string } = {
         name: stream,
         subjects: [`${place.subject}.done.*`],
         retention: 'limits',
         storage: 'file',
-        max_age: place.duplicateWindowMs * 1_000_000,
+        max_age: window || place.duplicateWindowMs * 1_000_000,
         max_msgs_per_subject: 1,
       };
       await jsm.streams.add(config).catch((error: unknown) => {
