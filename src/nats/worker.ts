@@ -69,7 +69,10 @@ const RUN_NATS_WORKER_OPTIONS = optionNames<RunNatsWorkerOptions>()([
 /**
  * Runs the receiver's handlers for the events `natsHandoff` published, in this process, from a
  * durable pull consumer with explicit acks, pulled one event per free slot: an event is acked once
- * its handlers succeeded (the ack sent again until the server confirms it); a failed attempt is
+ * its handlers succeeded (the ack sent again until the server confirms it), after its key was
+ * written to `<stream>_DONE` (created when missing), where the worker looks each event up before
+ * it runs it: an event stored or delivered again after it ran (nats-server restarted and forgot
+ * its `Nats-Msg-Id`, or crashed and forgot its ack) is acked without running. A failed attempt is
  * nak'ed with the next back-off pause; a worker that died (no ack, no progress within
  * `ackWaitMs`) has its event redelivered. After `attempts` attempts the event is
  * kept as failed: a record with the job and its last error goes to `<subject>.failed` in the

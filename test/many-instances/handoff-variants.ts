@@ -106,12 +106,13 @@ export const natsVariant: Variant = {
       workers: { script: './handoff-worker.ts', count: 2, kill: true },
       async disrupt(log) {
         // Stopped, not SIGKILLed: nats-server 2.9 (Debian's, on these machines) writes a consumer's
-        // acks and a work queue's removals to disk after it confirmed them and has no setting to
-        // write them first (it refuses `sync_interval`), so a SIGKILL makes it forget the acks of
-        // its last few ms and run those events again, on workers that did not fail; the
-        // BullMQ variant's Redis keeps every write it confirmed (appendfsync always) and can be
-        // SIGKILLed. docs/handoff.md says what a crash of nats-server repeats. The stop still
-        // cuts every connection: acks and pulls in flight are lost, and the workers recover them.
+        // state to disk after it confirmed it and has no setting to write it first (it refuses
+        // `sync_interval`), so after a SIGKILL it delivers again at once the events being run at
+        // that moment, and workers that did not fail run them twice; the BullMQ variant's Redis
+        // keeps every write it confirmed (appendfsync always) and can be SIGKILLed.
+        // docs/handoff.md says what a crash of nats-server repeats. The stop still cuts every
+        // connection (acks and pulls in flight are lost, the workers recover them) and makes the
+        // server forget the ids of the events that ran (the workers' done keys stop their reruns).
         await server.shutdown();
         log('nats-server stopped (SIGTERM)');
         await sleep(500);
