@@ -298,7 +298,9 @@ export async function runHandoff(options: HandoffOptions): Promise<HandoffResult
     if (onPostgres) await postgres.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
     await postgres.end().catch(() => undefined);
     if (nats) {
-      await (await jetstreamManager(nats)).streams.delete(prefix).catch(() => undefined);
+      const jsm = await jetstreamManager(nats);
+      await jsm.streams.delete(prefix).catch(() => undefined);
+      await jsm.streams.delete(`${prefix}_DONE`).catch(() => undefined); // the workers' done keys
       await nats.close();
     }
   }

@@ -36,7 +36,8 @@ function appReceiver(secret: string, options: Omit<ReceiverOptions, 'secret'>, l
 
 /** The web process: receives deliveries at /webhooks and publishes each verified event. */
 export async function startServer(options: NatsAppOptions & { port?: number }) {
-  const nc = await connect({ servers: options.natsUrl });
+  // Reconnects for as long as it takes (the client's default gives up after 10 tries, ~20 s).
+  const nc = await connect({ servers: options.natsUrl, maxReconnectAttempts: -1 });
   const { stream, subject } = options;
   // The stream is created on first use, deduplicating over 72 hours (`duplicateWindowMs`).
   const handoff = natsHandoff({ js: jetstream(nc), stream, subject });
@@ -56,7 +57,7 @@ export async function startServer(options: NatsAppOptions & { port?: number }) {
 
 /** A worker process: runs the handlers for the published events. */
 export async function startWorker(options: NatsAppOptions) {
-  const nc = await connect({ servers: options.natsUrl });
+  const nc = await connect({ servers: options.natsUrl, maxReconnectAttempts: -1 });
   const receiver = appReceiver(options.secret, {}, options.log ?? console.log);
   const { stream, subject } = options;
   const worker = await runNatsWorker(receiver, { js: jetstream(nc), stream, subject });

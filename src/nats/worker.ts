@@ -11,6 +11,8 @@ import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JsMsg } from '@
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
+import { ackUntilLanded } from './ack.js';
+import { doneKeys } from './done.js';
 import { ATTEMPTS_HEADER, type FailedRecord } from './handoff.js';
 import { isNotFound, NATS_NAME, natsPlace, streamEnsurer } from './stream.js';
 
@@ -37,7 +39,10 @@ export interface RunNatsWorkerOptions {
    * handler tells the server it is still working every third of it. Default 30,000.
    */
   ackWaitMs?: number;
-  /** Events this worker runs at once. Default 8. */
+  /**
+   * Events this worker runs at once. It asks the server for one only when one of these slots is
+   * free, so an event it has not started is free for another worker. Default 8.
+   */
   concurrency?: number;
   /** The worker's own errors (connection lost, a failed record not stored). Default `console.error`. */
   onWorkerError?: (error: Error) => void;
@@ -51,6 +56,11 @@ export interface NatsWorkerHandle {
 
 /** The default pauses before retries: 2 s doubling, at most 512 s (2 + 4 + ... + 512 ≈ 17 min). */
 export const DEFAULT_BACKOFF_MS: readonly number[] = Array.from({ length: 9 }, (_, i) => 2000 * 2 ** i);
+
+/** How long a pull waits for an event before it asks again (the server's heartbeats show it is alive). */
+const PULL_EXPIRES_MS = 5000;
+/** The pause before asking again after a pull failed (the server is restarting, unreachable). */
+const RETRY_PULL_MS = 250;
 
 const RUN_NATS_WORKER_OPTIONS = optionNames<RunNatsWorkerOptions>()([
   'js',
@@ -66,9 +76,13 @@ const RUN_NATS_WORKER_OPTIONS = optionNames<RunNatsWorkerOptions>()([
 
 /**
  * Runs the receiver's handlers for the events `natsHandoff` published, in this process, from a
- * durable pull consumer with explicit acks: an event is acked once its handlers succeeded; a
- * failed attempt is nak'ed with the next back-off pause; a worker that died (no ack, no
- * progress within `ackWaitMs`) has its event redelivered. After `attempts` attempts the event is
+ * durable pull consumer with explicit acks, pulled one event per free slot: an event is acked once
+ * its handlers succeeded (the ack sent again until the server confirms it), after its key was
+ * written to `<stream>_DONE` (created when missing), where the worker looks each event up before
+ * it runs it: an event stored or delivered again after it ran (nats-server restarted and forgot
+ * its `Nats-Msg-Id`, or crashed and forgot its ack) is acked without running. A failed attempt is
+ * nak'ed with the next back-off pause; a worker that died (no ack, no progress within
+ * `ackWaitMs`) has its event redelivered. After `attempts` attempts the event is
  * kept as failed: a record with the job and its last error goes to `<subject>.failed` in the
  * same stream (for `listFailed` and `retryFailed`), then the event is acked. The consumer's
  * `max_deliver` is `attempts + 1`: the one extra delivery records an event whose last attempt's
@@ -126,6 +140,13 @@ export async function runNatsWorker(
       max_deliver: config.max_deliver!,
     });
 
+  const done = doneKeys(js, jsm, place);
+  let closing = false;
+  // Each try at an ack waits this long for the server's answer: a quarter of ack_wait leaves
+  // room for a few more before the server would give the event to another worker.
+  const ackTryMs = Math.min(5000, Math.max(250, Math.floor(ackWaitMs / 4)));
+  const ack = (msg: JsMsg) => ackUntilLanded(js, msg, { tryMs: ackTryMs, stopped: () => closing });
+
   async function recordFailed(msg: JsMsg, job: HandoffJob, error: string, made: number) {
     const record: FailedRecord = { job, error, attempts: made, failedAt: Date.now() };
     // One record per message, also when this worker dies between the record and the ack.
@@ -133,7 +154,7 @@ export async function runNatsWorker(
       msgID: `jobhook-failed:${place.subject}:${msg.seq}`,
       expect: { streamName: place.stream },
     });
-    await msg.ackAck();
+    await ack(msg);
   }
 
   async function handle(msg: JsMsg) {
@@ -144,6 +165,8 @@ export async function runNatsWorker(
       job = { key: undefined, type: '', deliveryId: undefined, payload: msg.string(), receivedAt: 0 };
       return recordFailed(msg, job, 'The message is not JSON.', 0);
     }
+    // Ran already: stored again after nats-server restarted, or delivered again after it crashed.
+    if (job.key !== undefined && (await done.has(job.key))) return ack(msg);
     const before = Number(msg.headers?.get(ATTEMPTS_HEADER) ?? 0) || 0;
     const delivery = msg.info.deliveryCount;
     const attempt = before + delivery;
@@ -169,31 +192,70 @@ export async function runNatsWorker(
     } finally {
       clearInterval(progress);
     }
-    await msg.ackAck();
+    if (job.key !== undefined) await markDone(job.key);
+    await ack(msg);
   }
 
-  const messages: ConsumerMessages = await (
-    await js.consumers.get(place.stream, consumer)
-  ).consume({
-    max_messages: concurrency,
-  });
-  const running = new Set<Promise<void>>();
-  const loop = (async () => {
-    for await (const msg of messages) {
-      const run = handle(msg).catch((error: unknown) =>
-        onWorkerError(error instanceof Error ? error : new Error(String(error))),
-      );
-      running.add(run);
-      void run.finally(() => running.delete(run));
-      while (running.size >= concurrency) await Promise.race(running);
+  /** Writes the key as done, again until the server confirms it (as an ack). */
+  async function markDone(key: string) {
+    for (let pause = 50; ; pause = Math.min(pause * 2, 1000)) {
+      try {
+        return await done.add(key);
+      } catch (error) {
+        if (closing) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
-  })();
+  }
+
+  const pull = await js.consumers.get(place.stream, consumer);
+  const report = (error: unknown) => onWorkerError(error instanceof Error ? error : new Error(String(error)));
+  const fetching = new Set<ConsumerMessages>();
+  // Pulls fail together while the server is away: one report per outage, not one per pull.
+  let pullsFailing = false;
+
+  /** One event, asked for when a slot is free; null when none came within the pull's expiry. */
+  async function takeOne(): Promise<JsMsg | null> {
+    const batch = await pull.fetch({ max_messages: 1, expires: PULL_EXPIRES_MS });
+    fetching.add(batch);
+    try {
+      for await (const msg of batch) return msg;
+      return null;
+    } finally {
+      fetching.delete(batch);
+    }
+  }
+
+  // One loop per slot, each asking the server for one event only once the slot is free: the
+  // worker holds no event it has not started. An event pulled ahead while every slot was busy
+  // would wait here with its ack_wait running and nothing telling the server it is being worked
+  // on; the server would give it to another worker, and both would run it.
+  async function slot() {
+    while (!closing) {
+      let msg: JsMsg | null;
+      try {
+        msg = await takeOne();
+        pullsFailing = false;
+      } catch (error) {
+        if (closing) break;
+        if (!pullsFailing) report(error);
+        pullsFailing = true;
+        await new Promise((resolve) => setTimeout(resolve, RETRY_PULL_MS));
+        continue;
+      }
+      if (!msg) continue;
+      // Taken as the worker closes: given back for another worker at once, not after ack_wait.
+      if (closing) msg.nak();
+      else await handle(msg).catch(report);
+    }
+  }
+  const slots = Array.from({ length: concurrency }, slot);
 
   return {
     async close() {
-      messages.stop();
-      await loop.catch(() => undefined);
-      while (running.size > 0) await Promise.allSettled([...running]);
+      closing = true;
+      for (const batch of fetching) batch.stop();
+      await Promise.all(slots);
     },
   };
 }

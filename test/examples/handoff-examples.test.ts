@@ -69,7 +69,9 @@ describe('examples/nats-handoff', () => {
     const stream = `JOBHOOK_EXAMPLE_${tag}`;
     cleanups.push(async () => {
       const nc = await connect({ servers: NATS_URL });
-      await (await jetstreamManager(nc)).streams.delete(stream).catch(() => undefined);
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.delete(stream).catch(() => undefined);
+      await jsm.streams.delete(`${stream}_DONE`).catch(() => undefined); // the worker's done keys
       await nc.close();
     });
     await runsOnce(natsApp.startServer, natsApp.startWorker, {

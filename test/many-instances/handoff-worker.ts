@@ -34,7 +34,13 @@ if (env('VARIANT') === 'pg-boss') {
   const { connect } = await import('@nats-io/transport-node');
   const { jetstream } = await import('@nats-io/jetstream');
   const { runNatsWorker } = await import('jobhook/nats');
-  const nc = await connect({ servers: env('NATS_URL'), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  // Restarted while the broker is down: wait for it rather than exit.
+  const nc = await connect({
+    servers: env('NATS_URL'),
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    waitOnFirstConnect: true,
+  });
   await runNatsWorker(receiver, {
     js: jetstream(nc),
     stream: env('STREAM'),

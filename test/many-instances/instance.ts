@@ -80,6 +80,8 @@ async function wiring(): Promise<{ options: Omit<ReceiverOptions, 'secret'>; eff
         servers: env('NATS_URL'),
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,
+        // Restarted while the broker is down: wait for it rather than exit.
+        waitOnFirstConnect: true,
       });
       return {
         options: {

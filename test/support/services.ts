@@ -200,6 +200,8 @@ export interface PrivateNats {
   readonly url: string;
   /** SIGKILL: the server dies at once; its streams stay on disk. */
   kill(): Promise<void>;
+  /** SIGTERM: the server shuts down cleanly, writing its streams' and consumers' state first. */
+  shutdown(): Promise<void>;
   /** Starts it again on the same port and store (after `kill`). */
   start(): Promise<void>;
   /** Kills it for good and removes its store. */
@@ -234,18 +236,20 @@ export async function startPrivateNats(): Promise<PrivateNats> {
     });
   }
 
-  async function kill() {
+  async function end(signal: 'SIGKILL' | 'SIGTERM') {
     const server = child;
     if (!server || server.exitCode !== null || server.signalCode !== null) return;
     const exited = once(server, 'exit');
-    server.kill('SIGKILL');
+    server.kill(signal);
     await exited;
   }
+  const kill = () => end('SIGKILL');
 
   await start();
   return {
     url: `nats://127.0.0.1:${port}`,
     kill,
+    shutdown: () => end('SIGTERM'),
     start,
     async stop() {
       await kill();

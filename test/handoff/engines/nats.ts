@@ -34,6 +34,7 @@ export const nats: EngineUnderTest = {
     const handoff = natsHandoff({ js, stream, subject });
     const closing: (() => Promise<unknown>)[] = [
       () => jsm.streams.delete(stream).catch(() => undefined),
+      () => jsm.streams.delete(`${stream}_DONE`).catch(() => undefined),
       () => nc.close(),
     ];
     const consumerInfo = () => jsm.consumers.info(stream, 'jobhook-workers').catch(() => undefined);

@@ -1,0 +1,42 @@
+import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+
+/** What an ack needs from the connection under a JetStream client: a request. */
+interface Requester {
+  request(subject: string, payload: string, options: { timeout: number }): Promise<unknown>;
+  isClosed(): boolean;
+}
+
+/**
+ * Acks `msg` and waits for the server to confirm it; when it does not (the ack was lost with a
+ * connection the server closed, or reached a server shutting down: "no responders"), sends it
+ * again after a pause until one is confirmed or `stopped()`. An ack that never lands costs a
+ * second run of the event's handlers once `ack_wait` runs out, by a worker that did not fail; an
+ * ack sent twice costs nothing (the server answers an ack of a message it no longer holds too).
+ *
+ * A `JsMsg` sends one ack at most, so the ack goes again as a request to its reply subject, on the
+ * connection the client was made on. @nats-io/jetstream 3 keeps both (`reply`, `nc`) without
+ * typing them; were either missing, this acks once, as `ackAck` does.
+ */
+export async function ackUntilLanded(
+  js: JetStreamClient,
+  msg: JsMsg,
+  options: { tryMs: number; stopped: () => boolean },
+): Promise<void> {
+  const nc = (js as { nc?: Requester }).nc;
+  const reply = (msg as { reply?: unknown }).reply;
+  const resend =
+    nc && typeof nc.request === 'function' && typeof reply === 'string' && reply.length > 0
+      ? () => nc.request(reply, '+ACK', { timeout: options.tryMs })
+      : undefined;
+  let pause = 50;
+  for (let first = true; ; first = false) {
+    try {
+      await (first ? msg.ackAck({ timeout: options.tryMs }) : resend!());
+      return;
+    } catch (error) {
+      if (!resend || options.stopped() || nc!.isClosed()) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(pause * 2, 1000);
+  }
+}
