@@ -42,9 +42,10 @@ describe.runIf(available)('pg-boss worker: batches', () => {
         fetches.push({ asked: args[1]?.batchSize, got: jobs.length });
         return jobs;
       },
-      complete: (queue: string, id: string | string[]) => {
-        completions.push(typeof id === 'string' ? [id] : [...id]);
-        return complete(queue, id);
+      complete: (queue: string, ids: string[]) => {
+        // concat: an id given alone (not the worker's way) is recorded as a batch of one.
+        completions.push(([] as string[]).concat(ids));
+        return complete(queue, ids);
       },
     });
 

@@ -134,9 +134,10 @@ describe.runIf(available)('pg-boss worker: a connection cut while the outcome is
     const completions: string[][] = [];
     const complete = workerBoss.complete.bind(workerBoss);
     Object.assign(workerBoss, {
-      complete: (queue: string, id: string | string[]) => {
-        completions.push(typeof id === 'string' ? [id] : [...id]);
-        return complete(queue, id);
+      complete: (queue: string, ids: string[]) => {
+        // concat: an id given alone (not the worker's way) is recorded as a batch of one.
+        completions.push(([] as string[]).concat(ids));
+        return complete(queue, ids);
       },
     });
     let release: (() => Promise<unknown>) | undefined;
