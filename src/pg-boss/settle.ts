@@ -78,7 +78,8 @@ async function untilExpired(
     if (left.length === 0) return { lost, error };
     try {
       await store(left.map((job) => job.id));
-      return { lost, error: undefined };
+      // The last failure is still why the jobs left out were not stored.
+      return { lost, error };
     } catch (caught) {
       error = caught;
     }
