@@ -47,6 +47,8 @@ export interface HandoffOptions {
   deliveries: number;
   /** Requests in flight, each on its own keep-alive connection, half to each receiver. */
   concurrency: number;
+  /** The setups to run (default all): bench/handoff-run.ts measures one engine against the baseline. */
+  setups?: readonly Setup[];
 }
 
 export const SETUPS = ['inline', 'handoff', 'pgboss', 'nats'] as const;
@@ -265,16 +267,18 @@ export async function runHandoff(options: HandoffOptions): Promise<HandoffResult
       return undefined;
     },
   );
+  const wanted = (setup: Setup) => options.setups?.includes(setup) ?? true;
   try {
-    const setups: Setups = {
-      receivers: { inline: await start('inline', 2), handoff: await start('handoff', 2) },
-      workers: { handoff: await start('worker', 2) },
-    };
-    if (onPostgres) {
+    const setups: Setups = { receivers: { inline: await start('inline', 2) }, workers: {} };
+    if (wanted('handoff')) {
+      setups.receivers.handoff = await start('handoff', 2);
+      setups.workers.handoff = await start('worker', 2);
+    }
+    if (onPostgres && wanted('pgboss')) {
       setups.receivers.pgboss = await start('pgboss', 2, DATABASE_URL, schema);
       setups.workers.pgboss = await start('pgboss-worker', 2, DATABASE_URL, schema);
     }
-    if (nats) {
+    if (nats && wanted('nats')) {
       setups.receivers.nats = await start('nats', 2, NATS_URL, prefix);
       setups.workers.nats = await start('nats-worker', 2, NATS_URL, prefix);
     }

@@ -4,7 +4,8 @@ import type PgBoss from 'pg-boss';
 import { messageOf } from '../common/logger.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
 import { checkQueueName, queueCreator } from './handoff.js';
-import { settleJob } from './settle.js';
+import { completionBatcher } from './completions.js';
+import { failJob } from './settle.js';
 
 /** Options of {@link runPgBossWorker}. */
 export interface RunPgBossWorkerOptions {
@@ -48,10 +49,12 @@ const RUN_PG_BOSS_WORKER_OPTIONS = optionNames<RunPgBossWorkerOptions>()([
  * checked by pg-boss's supervision every `maintenanceIntervalSeconds`): keep it above the
  * receiver's `handlerTimeoutMs`.
  *
- * The worker takes jobs with `boss.fetch` and stores each outcome itself (`settleJob`), awaited and
- * tried again when a connection is cut under it, rather than through `boss.work`, which sends the
- * completion once without waiting for it: a completion lost that way made pg-boss run a job whose
- * handlers had succeeded again, and its unhandled rejection ended the worker's process.
+ * The worker takes jobs with `boss.fetch`, as many in one query as it has free slots, and stores
+ * each outcome itself (`completeJobs`, `failJob`: the completions of jobs that finished together in
+ * one statement), awaited and tried again when a connection is cut under it, rather than through
+ * `boss.work`, which sends the completion once without waiting for it: a completion lost that way
+ * made pg-boss run a job whose handlers had succeeded again, and its unhandled rejection ended the
+ * worker's process.
  */
 export async function runPgBossWorker(
   receiver: QueuedJobRunner,
@@ -90,53 +93,82 @@ export async function runPgBossWorker(
   };
   await queueCreator(boss, queue)();
 
+  const complete = completionBatcher(boss, queue, onWorkerError);
   let closing = false;
-  const idle = new Set<() => void>();
-  const pause = (ms: number) =>
+  /** Jobs taken and not yet settled: a job holds its slot until its outcome is stored. */
+  let taken = 0;
+  const settling = new Set<Promise<void>>();
+  /** Ends the fetch loop's pause (`close`), or its wait for a free slot (a job settled, or `close`). */
+  let wake: (() => void) | undefined;
+  let waitingForSlot = false;
+  const sleep = (ms: number | undefined) =>
     new Promise<void>((resolve) => {
-      const wake = () => {
+      const timer = ms === undefined ? undefined : setTimeout(() => wake?.(), ms);
+      waitingForSlot = ms === undefined;
+      wake = () => {
         clearTimeout(timer);
-        idle.delete(wake);
+        wake = undefined;
+        waitingForSlot = false;
         resolve();
       };
-      const timer = setTimeout(wake, ms);
-      idle.add(wake);
     });
 
   async function run(job: PgBoss.JobWithMetadata<HandoffJob>): Promise<void> {
     // Counted from when this process got the job, a little after PostgreSQL started it: the
     // expiry is only a bound on how long to keep trying to store the outcome.
-    const expiresAt = Date.now() + Number(job.expireInSeconds) * 1000;
-    let outcome: { ok: true } | { ok: false; error: unknown } = { ok: true };
+    const ran = { id: job.id, expiresAt: Date.now() + Number(job.expireInSeconds) * 1000 };
     try {
       // The first attempt tells the receiver's observer the time from hand-off to start.
       await receiver.handleQueued(job.data, { attempt: job.retryCount + 1 });
     } catch (error) {
-      outcome = { ok: false, error };
+      return failJob(boss, queue, ran, error, onWorkerError);
     }
-    await settleJob(boss, queue, { id: job.id, expiresAt }, outcome, onWorkerError);
+    return complete(ran);
   }
 
-  async function slot(): Promise<void> {
+  function start(job: PgBoss.JobWithMetadata<HandoffJob>) {
+    taken++;
+    const settled: Promise<void> = run(job).finally(() => {
+      taken--;
+      settling.delete(settled);
+      // Not during the polling pause: the queue was empty then, a free slot does not change that.
+      if (waitingForSlot) wake?.();
+    });
+    settling.add(settled);
+  }
+
+  // One loop asks for as many jobs as there are free slots, in one query. A fetch that came back
+  // full means more may be waiting: the loop asks again as soon as a slot frees. One that came
+  // back short found the queue empty (or PostgreSQL out of reach: pg-boss then answers []), so the
+  // loop pauses for the polling interval.
+  async function fetchLoop(): Promise<void> {
     while (!closing) {
-      let job: PgBoss.JobWithMetadata<HandoffJob> | undefined;
+      const free = concurrency - taken;
+      if (free === 0) {
+        await sleep(undefined);
+        // One turn of the event loop, so that the slots freed together are fetched for together.
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
+      let jobs: PgBoss.JobWithMetadata<HandoffJob>[] = [];
       try {
-        // pg-boss answers [] when PostgreSQL cannot be reached: the slot waits and asks again.
-        [job] = await boss.fetch<HandoffJob>(queue, { batchSize: 1, includeMetadata: true });
+        jobs = await boss.fetch<HandoffJob>(queue, { batchSize: free, includeMetadata: true });
       } catch (error) {
         onWorkerError(error instanceof Error ? error : new Error(String(error)));
       }
-      if (job) await run(job);
-      else if (!closing) await pause(pollingSeconds * 1000);
+      // PostgreSQL made them active for this worker: they run even when close() came meanwhile.
+      for (const job of jobs) start(job);
+      if (jobs.length < free && !closing) await sleep(pollingSeconds * 1000);
     }
   }
 
-  const slots = Array.from({ length: concurrency }, slot);
+  const fetching = fetchLoop();
   return {
     async close() {
       closing = true;
-      for (const wake of [...idle]) wake();
-      await Promise.all(slots);
+      wake?.();
+      await fetching;
+      await Promise.all([...settling]);
     },
   };
 }

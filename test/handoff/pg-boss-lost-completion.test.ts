@@ -10,6 +10,7 @@ import pg from 'pg';
 import { createReceiver } from 'jobhook';
 import { jobIdOf, pgBossHandoff, runPgBossWorker } from 'jobhook/pg-boss';
 import { signDelivery } from 'jobhook/testing';
+import { deferred } from '../fixtures.js';
 import { completed, SECRET } from '../conformance/fixtures.js';
 import { DATABASE_URL, postgresAvailable, runTag } from '../support/services.js';
 import { until } from './contract.js';
@@ -121,6 +122,66 @@ describe.runIf(available)('pg-boss worker: a connection cut while the outcome is
     await new Promise((resolve) => setTimeout(resolve, 4000));
     expect(runs).toEqual([1]);
     expect(await job(jobId)).toMatchObject({ state: 'completed', retry_count: 0 });
+    expect(workerErrors).toEqual([]);
+  }, 30_000);
+
+  it('completes each job of a completion batch that lost its connection once', async () => {
+    const { schema, handoff, workerBoss, job, cutTheWaitingConnection } = await setup(3);
+    const locker = await client();
+    const payloads = [completed(), completed()];
+    const [lockedId, otherId] = payloads.map((payload) => jobIdOf(payload.id)) as [string, string];
+    // The worker completes jobs that finished together in one statement: both are in it.
+    const completions: string[][] = [];
+    const complete = workerBoss.complete.bind(workerBoss);
+    Object.assign(workerBoss, {
+      complete: (queue: string, ids: string[]) => {
+        // concat: an id given alone (not the worker's way) is recorded as a batch of one.
+        completions.push(([] as string[]).concat(ids));
+        return complete(queue, ids);
+      },
+    });
+    let release: (() => Promise<unknown>) | undefined;
+    const bothRunning = deferred();
+    const locked = deferred();
+    const runs: string[] = [];
+    const workerErrors: Error[] = [];
+    const worker = await runPgBossWorker(
+      createReceiver({ secret: SECRET }).onJobCompleted(async (event) => {
+        runs.push(event.id);
+        if (runs.length === 2) bothRunning.resolve();
+        await bothRunning.promise;
+        // One handler locks its job's row, and both return at once, once it holds the lock.
+        if (jobIdOf(event.id) === lockedId) {
+          release = await lockRow(locker, schema, lockedId);
+          locked.resolve();
+        }
+        await locked.promise;
+      }),
+      {
+        boss: workerBoss,
+        concurrency: 2,
+        pollingIntervalSeconds: 0.5,
+        onWorkerError: (error) => workerErrors.push(error),
+      },
+    );
+    cleanups.push(() => worker.close());
+
+    const receiver = createReceiver({ secret: SECRET, handoff });
+    for (const payload of payloads) {
+      const delivery = signDelivery({ secret: SECRET, payload });
+      expect((await receiver.receive({ headers: delivery.headers, body: delivery.body })).status).toBe(200);
+    }
+
+    expect(await cutTheWaitingConnection()).toBe(1);
+    expect(completions[0]?.sort()).toEqual([lockedId, otherId].sort());
+    await release!();
+    const state = async () => [(await job(lockedId))?.state, (await job(otherId))?.state];
+    await until(async () => (await state()).every((s) => s === 'completed'), 'both jobs to complete');
+    // Past the jobs' expiry (3 s) and the supervisor's rounds (1 s): nothing runs either again.
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    expect(runs.sort()).toEqual(payloads.map((payload) => payload.id).sort());
+    expect(await job(lockedId)).toMatchObject({ state: 'completed', retry_count: 0 });
+    expect(await job(otherId)).toMatchObject({ state: 'completed', retry_count: 0 });
     expect(workerErrors).toEqual([]);
   }, 30_000);
 
