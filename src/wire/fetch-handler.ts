@@ -24,6 +24,8 @@ export function createFetchHandler(receive: Receive) {
     try {
       answered = receive(new FetchDeliveryInput(request));
     } catch (error) {
+      // Rejects with what was thrown, as the `async` function this replaced did.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       return Promise.reject(error);
     }
     return answered.then(toResponse);
