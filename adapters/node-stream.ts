@@ -40,18 +40,20 @@ export function answerNodeRequest(
 }
 
 /**
- * Copies the receiver's answer onto the response. Header by header rather than one object spread
- * into `writeHead`: Node validated that spread object's headers noticeably more slowly
- * (bench/NOTES.md).
+ * Copies the receiver's answer onto the response, as one flat list of names and values given to
+ * `writeHead`: about 0.4 µs less per answer than a `setHeader` per header, which files each one in
+ * the response's own table first, and than an object spread into `writeHead` (bench/NOTES.md).
+ * Headers a middleware set before are kept; ours replace those of the same name, as `setHeader`
+ * did (`writeHead` removes them before adding a list's).
  */
 function writeAnswer(res: ServerResponse, result: ReceiverResponse): void {
   // The client may have gone (an aborted upload) or another middleware may have answered.
   if (res.headersSent || res.destroyed) return;
-  res.statusCode = result.status;
-  const { headers } = result;
-  for (const name of Object.keys(headers)) res.setHeader(name, headers[name]!);
-  res.setHeader('content-length', Buffer.byteLength(result.body));
-  res.end(result.body);
+  const { headers, body } = result;
+  const list: (string | number)[] = [];
+  for (const name of Object.keys(headers)) list.push(name, headers[name]!);
+  list.push('content-length', Buffer.byteLength(body));
+  res.writeHead(result.status, list).end(body);
 }
 
 function receiveNodeRequest(

@@ -59,15 +59,39 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
   const entries = new Map<string, Entry>();
   const claimed = new ExpiryList<Entry>();
   const handled = new ExpiryList<Entry>();
+  // Once full, every delivery's complete drops the oldest handled key; the next claim takes its
+  // entry over rather than allocating one that lives as long (each kept object is one more for the
+  // garbage collector to copy and promote).
+  let spare: Entry | undefined;
+  // The claim made last: a complete of it (handlers that returned no promise, the common case)
+  // finds it without a second Map lookup.
+  let latest: Entry | undefined;
+
+  function forget(entry: Entry) {
+    entries.delete(entry.key);
+    if (latest === entry) latest = undefined;
+    spare = entry;
+  }
 
   function remove(entry: Entry) {
-    entries.delete(entry.key);
     entry.list!.remove(entry);
+    forget(entry);
   }
 
   /** Drops expired entries from the head of `list`, and the oldest while it holds too many. */
   function trim(list: ExpiryList<Entry>, at: number, max: number) {
-    for (let entry = list.shift(at, max); entry; entry = list.shift(at, max)) entries.delete(entry.key);
+    for (let entry = list.shift(at, max); entry; entry = list.shift(at, max)) forget(entry);
+  }
+
+  function entryFor(key: string, owner: string): Entry {
+    const entry = spare;
+    if (entry === undefined) {
+      return { key, owner, expiresAt: 0, list: undefined, older: undefined, newer: undefined };
+    }
+    spare = undefined;
+    entry.key = key;
+    entry.owner = owner;
+    return entry;
   }
 
   /** The live entry of `key`: an expired one (a clock that went back, say) counts as absent. */
@@ -90,9 +114,10 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
       if (entry) return entry.owner === undefined ? 'done' : 'busy';
       // Full of claims in flight: refuse rather than forget a handled key; the sender retries.
       if (claimed.size >= maxEntries) return 'busy';
-      const fresh: Entry = { key, owner, expiresAt: 0, list: undefined, older: undefined, newer: undefined };
+      const fresh = entryFor(key, owner);
       entries.set(key, fresh);
       claimed.push(fresh, at + leaseMs);
+      latest = fresh;
       return 'new';
     },
     renew(key, owner) {
@@ -105,13 +130,16 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
     },
     complete(key, owner) {
       const at = now();
-      let entry = live(key, at);
+      let entry =
+        latest !== undefined && latest.key === key && latest.list === claimed && latest.expiresAt > at
+          ? latest
+          : live(key, at);
       // Another holder's live claim is never overwritten; a handled key keeps its first time.
       if (entry && entry.owner !== owner) return;
       if (entry) {
         claimed.remove(entry);
       } else {
-        entry = { key, owner, expiresAt: 0, list: undefined, older: undefined, newer: undefined };
+        entry = entryFor(key, owner);
         entries.set(key, entry);
       }
       entry.owner = undefined;

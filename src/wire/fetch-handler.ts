@@ -17,10 +17,23 @@ const DECIMAL = /^\d+$/;
  * reader: the receiver reads it only once the method and the signature headers passed.
  */
 export function createFetchHandler(receive: Receive) {
-  return async (request: Request): Promise<Response> => {
-    const result = await receive(new FetchDeliveryInput(request));
-    return new Response(result.body, { status: result.status, headers: result.headers });
+  // Not an `async` function: its promise would wrap `receive`'s, a few more turns of the
+  // microtask queue on every request for nothing.
+  return (request: Request): Promise<Response> => {
+    let answered: Promise<ReceiverResponse>;
+    try {
+      answered = receive(new FetchDeliveryInput(request));
+    } catch (error) {
+      // Rejects with what was thrown, as the `async` function this replaced did.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      return Promise.reject(error);
+    }
+    return answered.then(toResponse);
   };
+}
+
+function toResponse(result: ReceiverResponse): Response {
+  return new Response(result.body, { status: result.status, headers: result.headers });
 }
 
 /**

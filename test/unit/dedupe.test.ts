@@ -95,6 +95,28 @@ test('stays bounded by forgetting the oldest handled keys first', () => {
   expect(store.claim('b', 'o')).toBe('done');
 });
 
+// A full store hands the room of the key it forgot to the next claim (no allocation per delivery):
+// the two keys must stay apart.
+test('in a full store, a new key taking a forgotten key’s room is held apart from it', () => {
+  const { store } = storeAt({ maxEntries: 2 });
+  for (const key of ['a', 'b', 'c']) {
+    store.claim(key, key);
+    store.complete(key, key);
+  }
+  expect(store.claim('d', 'd')).toBe('new'); // in the room `a` left
+  expect(store.claim('a', 'x')).toBe('new');
+  expect(store.renew('d', 'd')).toBe(true);
+  expect(store.renew('a', 'd')).toBe(false);
+  store.release('a', 'x');
+  store.complete('d', 'd');
+  expect([store.claim('d', 'y'), store.claim('c', 'y'), store.claim('b', 'y')]).toEqual([
+    'done',
+    'done',
+    'new',
+  ]);
+  expect(store.claim('a', 'y')).toBe('new');
+});
+
 test('claims in flight never push out handled keys: past the bound a new claim is busy', () => {
   const { store, clock } = storeAt({ maxEntries: 2, leaseMs: 1000 });
   store.claim('h1', 'o');
