@@ -10,7 +10,7 @@ import { createReceiver, type Receiver } from 'jobhook';
 import { createClient } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
 import { startGateway } from 'jobhook/testing';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { redisDedupeStore, redisResultChannel } from 'jobhook/redis';
 import { SECRET } from '../fixtures.js';
 
@@ -102,6 +102,9 @@ describe.skipIf(!up)('redisResultChannel', () => {
     // A result B received before A started waiting is in A's recent results already.
     const { task_id } = await client.images.generate({ model: 'm', prompt: 'p' });
     await gateway.settled();
+    // B has answered; its result reaches A over Redis pub/sub a moment later (a wait started
+    // before that polls at once, which is right: this test is about the result that came first).
+    await vi.waitFor(() => expect(a.receiver.results.get(task_id)).toBeDefined(), { timeout: 5000 });
     await expect(
       client.images.waitFor(task_id, { receiver: a.receiver, pollIntervalMs: 60_000 }),
     ).resolves.toMatchObject({
