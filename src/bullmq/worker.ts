@@ -1,8 +1,8 @@
+import { workerErrorReporter } from '../handoff/worker-errors.js';
 import { checkOption, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
 import { checkReceiver } from '../handoff/queued-receiver.js';
 import type { ConnectionOptions, Job, Worker, WorkerOptions } from 'bullmq';
 import { JobhookError } from '../common/errors.js';
-import { messageOf } from '../common/logger.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
 
 /** Options of {@link runWorker}. */
@@ -82,8 +82,7 @@ export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOpt
     autorun: true,
   });
   // A worker with no 'error' listener would crash the process on a lost connection.
-  const onWorkerError =
-    options.onWorkerError ?? ((error: Error) => console.error(`jobhook: worker: ${messageOf(error)}`));
+  const onWorkerError = workerErrorReporter('runWorker', options.onWorkerError);
   worker.on('error', onWorkerError);
   await worker.waitUntilReady();
   return { worker, close: () => worker.close() };

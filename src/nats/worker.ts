@@ -1,3 +1,4 @@
+import { workerErrorReporter } from '../handoff/worker-errors.js';
 import {
   checkOption,
   nameMatching,
@@ -116,8 +117,7 @@ export async function runNatsWorker(
     nonEmpty: true,
     unit: 'ms',
   });
-  const onWorkerError =
-    options.onWorkerError ?? ((error: Error) => console.error(`jobhook: worker: ${messageOf(error)}`));
+  const onWorkerError = workerErrorReporter('runNatsWorker', options.onWorkerError);
 
   const jsm = await streamEnsurer(js, place, (line) => console.warn(line))();
   const config: Partial<ConsumerConfig> = {
@@ -209,7 +209,6 @@ export async function runNatsWorker(
   }
 
   const pull = await js.consumers.get(place.stream, consumer);
-  const report = (error: unknown) => onWorkerError(error instanceof Error ? error : new Error(String(error)));
   const fetching = new Set<ConsumerMessages>();
   // Pulls fail together while the server is away: one report per outage, not one per pull.
   let pullsFailing = false;
@@ -238,7 +237,7 @@ export async function runNatsWorker(
         pullsFailing = false;
       } catch (error) {
         if (closing) break;
-        if (!pullsFailing) report(error);
+        if (!pullsFailing) onWorkerError(error);
         pullsFailing = true;
         await new Promise((resolve) => setTimeout(resolve, RETRY_PULL_MS));
         continue;
@@ -246,7 +245,7 @@ export async function runNatsWorker(
       if (!msg) continue;
       // Taken as the worker closes: given back for another worker at once, not after ack_wait.
       if (closing) msg.nak();
-      else await handle(msg).catch(report);
+      else await handle(msg).catch(onWorkerError);
     }
   }
   const slots = Array.from({ length: concurrency }, slot);

@@ -1,7 +1,7 @@
-import { checkOption, func, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
+import { workerErrorReporter } from '../handoff/worker-errors.js';
+import { checkOption, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
 import { checkReceiver } from '../handoff/queued-receiver.js';
 import type PgBoss from 'pg-boss';
-import { messageOf } from '../common/logger.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
 import { checkQueueName, queueCreator } from './handoff.js';
 import { completionBatcher } from './completions.js';
@@ -81,16 +81,7 @@ export async function runPgBossWorker(
     Number.isFinite(pollingSeconds) && pollingSeconds >= 0.5,
     'a number of seconds, 0.5 or more',
   );
-  const userOnError =
-    func('runPgBossWorker', 'onWorkerError', options.onWorkerError) ??
-    ((error: Error) => console.error(`jobhook: worker: ${messageOf(error)}`));
-  const onWorkerError = (error: Error) => {
-    try {
-      userOnError(error);
-    } catch {
-      // A reporter that throws must not stop the worker.
-    }
-  };
+  const onWorkerError = workerErrorReporter('runPgBossWorker', options.onWorkerError);
   await queueCreator(boss, queue)();
 
   const complete = completionBatcher(boss, queue, onWorkerError);
@@ -154,7 +145,7 @@ export async function runPgBossWorker(
       try {
         jobs = await boss.fetch<HandoffJob>(queue, { batchSize: free, includeMetadata: true });
       } catch (error) {
-        onWorkerError(error instanceof Error ? error : new Error(String(error)));
+        onWorkerError(error);
       }
       // PostgreSQL made them active for this worker: they run even when close() came meanwhile.
       for (const job of jobs) start(job);
