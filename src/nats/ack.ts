@@ -3,7 +3,36 @@ import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
 /** What an ack needs from the connection under a JetStream client: a request. */
 interface Requester {
   request(subject: string, payload: string, options: { timeout: number }): Promise<unknown>;
+  publish(subject: string, payload: string): void;
   isClosed(): boolean;
+}
+
+/** The connection and the reply subject under `msg`, when the client keeps both (see below). */
+function replyRoute(js: JetStreamClient, msg: JsMsg): { nc: Requester; reply: string } | undefined {
+  const nc = (js as { nc?: Requester }).nc;
+  const reply = (msg as { reply?: unknown }).reply;
+  return nc && typeof nc.request === 'function' && typeof reply === 'string' && reply.length > 0
+    ? { nc, reply }
+    : undefined;
+}
+
+/**
+ * A function that tells the server the worker is still on `msg` ("+WPI": its ack wait starts
+ * again), from the start of a run until its ack is confirmed. `msg.working()` goes silent once
+ * an ack was sent, though that ack may be lost and sent again for a while; so this one sends on the
+ * reply subject itself. Never throws: a signal that cannot go (the connection closed) is skipped.
+ */
+export function progressSignal(js: JetStreamClient, msg: JsMsg): () => void {
+  const route = replyRoute(js, msg);
+  return () => {
+    try {
+      if (route) {
+        if (!route.nc.isClosed()) route.nc.publish(route.reply, '+WPI');
+      } else msg.working();
+    } catch {
+      // The next signal, or the server's redelivery after ack_wait, covers it.
+    }
+  };
 }
 
 /**
@@ -22,19 +51,15 @@ export async function ackUntilLanded(
   msg: JsMsg,
   options: { tryMs: number; stopped: () => boolean },
 ): Promise<void> {
-  const nc = (js as { nc?: Requester }).nc;
-  const reply = (msg as { reply?: unknown }).reply;
-  const resend =
-    nc && typeof nc.request === 'function' && typeof reply === 'string' && reply.length > 0
-      ? () => nc.request(reply, '+ACK', { timeout: options.tryMs })
-      : undefined;
+  const route = replyRoute(js, msg);
+  const resend = route && (() => route.nc.request(route.reply, '+ACK', { timeout: options.tryMs }));
   let pause = 50;
   for (let first = true; ; first = false) {
     try {
       await (first ? msg.ackAck({ timeout: options.tryMs }) : resend!());
       return;
     } catch (error) {
-      if (!resend || options.stopped() || nc!.isClosed()) throw error;
+      if (!route || options.stopped() || route.nc.isClosed()) throw error;
     }
     await new Promise((resolve) => setTimeout(resolve, pause));
     pause = Math.min(pause * 2, 1000);

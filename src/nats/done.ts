@@ -16,7 +16,8 @@ import { isNotFound, type NatsPlace } from './stream.js';
  */
 export interface DoneKeys {
   has(key: string): Promise<boolean>;
-  add(key: string): Promise<void>;
+  /** Writes `key`; `timeoutMs` bounds the wait for the server's confirmation. */
+  add(key: string, timeoutMs?: number): Promise<void>;
 }
 
 export function doneKeys(js: JetStreamClient, jsm: JetStreamManager, place: NatsPlace): DoneKeys {
@@ -63,9 +64,12 @@ export function doneKeys(js: JetStreamClient, jsm: JetStreamManager, place: Nats
         });
       return found !== null && found !== undefined;
     },
-    async add(key) {
+    async add(key, timeoutMs) {
       await ensure();
-      await js.publish(subjectOf(key), '', { expect: { streamName: stream } });
+      await js.publish(subjectOf(key), '', {
+        expect: { streamName: stream },
+        ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+      });
     },
   };
 }

@@ -12,7 +12,7 @@ import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JsMsg } from '@
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
-import { ackUntilLanded } from './ack.js';
+import { ackUntilLanded, progressSignal } from './ack.js';
 import { doneKeys } from './done.js';
 import { ATTEMPTS_HEADER, type FailedRecord } from './handoff.js';
 import { isNotFound, NATS_NAME, natsPlace, streamEnsurer } from './stream.js';
@@ -157,7 +157,24 @@ export async function runNatsWorker(
     await ack(msg);
   }
 
+  /**
+   * One event, from its pull to its ack. The server hears that the worker is still on it every
+   * third of `ackWaitMs` until the ack is confirmed, not only while its handlers run: writing the
+   * done key and the ack can take a while when the link is down (each sent again until
+   * confirmed), and an event whose ack wait ran out meanwhile would go to another worker, find no
+   * done key yet and run a second time.
+   */
   async function handle(msg: JsMsg) {
+    const stillWorking = progressSignal(js, msg);
+    const progress = setInterval(stillWorking, Math.max(1, Math.floor(ackWaitMs / 3)));
+    try {
+      await settle(msg);
+    } finally {
+      clearInterval(progress);
+    }
+  }
+
+  async function settle(msg: JsMsg) {
     let job: HandoffJob;
     try {
       job = msg.json<HandoffJob>();
@@ -178,8 +195,6 @@ export async function runNatsWorker(
         attempt - 1,
       );
     }
-    // The first attempt tells the receiver's observer the time from hand-off to start.
-    const progress = setInterval(() => msg.working(), Math.max(1, Math.floor(ackWaitMs / 3)));
     try {
       await receiver.handleQueued(job, { attempt });
     } catch (error) {
@@ -189,18 +204,20 @@ export async function runNatsWorker(
       if (hopeless || last) return recordFailed(msg, job, messageOf(error), attempt);
       msg.nak(backoffMs[Math.min(delivery - 1, backoffMs.length - 1)]);
       return;
-    } finally {
-      clearInterval(progress);
     }
     if (job.key !== undefined) await markDone(job.key);
     await ack(msg);
   }
 
-  /** Writes the key as done, again until the server confirms it (as an ack). */
+  /**
+   * Writes the key as done, again until the server confirms it (as an ack). Each try waits as
+   * long as a try at an ack: a write lost with a connection gets no answer, and waiting out the
+   * client's default time-out (5 s) would leave the key unwritten long after the link is back.
+   */
   async function markDone(key: string) {
     for (let pause = 50; ; pause = Math.min(pause * 2, 1000)) {
       try {
-        return await done.add(key);
+        return await done.add(key, ackTryMs);
       } catch (error) {
         if (closing) throw error;
       }

@@ -88,14 +88,9 @@ describe.runIf(available.redis)('many instances handing off to BullMQ', () => {
   }, 300_000);
 });
 
-// The JetStream variant runs only with JOBHOOK_HANDOFF_CHAOS=1 (or test:stress): in a full CI run
-// after its fixes one event still ran twice on the same worker that was not killed, across the
-// nats-server restart (issue 25 stays open on it).
-const natsChaos = process.env.JOBHOOK_HANDOFF_CHAOS === '1' || process.env.JOBHOOK_STRESS !== undefined;
-
 describe.each([
   { variant: pgBossVariant, on: available.postgres && available.redis },
-  { variant: natsVariant, on: natsChaos && available.nats && available.redis },
+  { variant: natsVariant, on: available.nats && available.redis },
 ] satisfies { variant: Variant; on: boolean }[])(
   'many instances handing off to $variant.name',
   ({ variant, on }) => {
