@@ -54,9 +54,12 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
   const ttlMs = positiveInteger(where, 'ttlMs', options.ttlMs, 24 * 60 * 60 * 1000, 'ms');
   const leaseMs = positiveInteger(where, 'leaseMs', options.leaseMs, 30_000, 'ms');
   const now = func(where, 'now', options.now) ?? Date.now;
-  // Claims in flight are kept apart from handled keys: few at a time (a Map that stays small), each
-  // on a list in lease order so that pruning looks at its head only (a lease is the same length for
-  // every claim). Handled keys, one more per delivery, are where the size is: see HandledKeys.
+  // Claims in flight are kept apart from handled keys. Most of the time there is one at a time
+  // (handlers that return no promise: claim and complete in one turn), held in `sole` alone; the
+  // others go to a Map and a list in lease order, so that pruning looks at the list's head only (a
+  // lease is the same length for every claim). Handled keys, one more per delivery, are where the
+  // size is: see HandledKeys.
+  let sole: Claimed | undefined;
   const claims = new Map<string, Claimed>();
   const claimed = new ExpiryList<Claimed>();
   const handled = new HandledKeys(maxEntries);
@@ -64,15 +67,24 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
   let spare: Claimed | undefined;
 
   function drop(entry: Claimed) {
-    claimed.remove(entry);
-    claims.delete(entry.key);
+    if (entry === sole) {
+      sole = undefined;
+    } else {
+      claimed.remove(entry);
+      claims.delete(entry.key);
+    }
     spare = entry;
+  }
+
+  /** The claim of `key`, live or not. */
+  function claimHeld(key: string): Claimed | undefined {
+    if (sole !== undefined && sole.key === key) return sole;
+    return claims.size === 0 ? undefined : claims.get(key);
   }
 
   /** The live claim of `key`: an expired one (a clock that went back, say) counts as absent. */
   function claimOf(key: string, at: number): Claimed | undefined {
-    if (claims.size === 0) return undefined;
-    const entry = claims.get(key);
+    const entry = claimHeld(key);
     if (entry && entry.expiresAt <= at) {
       drop(entry);
       return undefined;
@@ -84,6 +96,7 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
     leaseMs,
     claim(key, owner) {
       const at = now();
+      if (sole !== undefined && sole.expiresAt <= at) drop(sole);
       for (let entry = claimed.shift(at); entry; entry = claimed.shift(at)) {
         claims.delete(entry.key);
         spare = entry;
@@ -92,7 +105,7 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
       if (claimOf(key, at)) return 'busy';
       if (handled.has(key, at)) return 'done';
       // Full of claims in flight: refuse rather than forget a handled key; the sender retries.
-      if (claimed.size >= maxEntries) return 'busy';
+      if (claimed.size + (sole === undefined ? 0 : 1) >= maxEntries) return 'busy';
       let entry = spare;
       if (entry === undefined) {
         entry = { key, owner, expiresAt: 0, list: undefined, older: undefined, newer: undefined };
@@ -101,16 +114,25 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
         entry.key = key;
         entry.owner = owner;
       }
-      claims.set(key, entry);
-      claimed.push(entry, at + leaseMs);
+      if (sole === undefined) {
+        entry.expiresAt = at + leaseMs;
+        sole = entry;
+      } else {
+        claims.set(key, entry);
+        claimed.push(entry, at + leaseMs);
+      }
       return 'new';
     },
     renew(key, owner) {
       const at = now();
       const entry = claimOf(key, at);
       if (!entry || entry.owner !== owner) return false;
-      claimed.remove(entry);
-      claimed.push(entry, at + leaseMs);
+      if (entry === sole) {
+        entry.expiresAt = at + leaseMs;
+      } else {
+        claimed.remove(entry);
+        claimed.push(entry, at + leaseMs);
+      }
       return true;
     },
     complete(key, owner) {
@@ -127,11 +149,11 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
       handled.add(key, at + ttlMs);
     },
     release(key, owner) {
-      const entry = claims.get(key);
+      const entry = claimHeld(key);
       if (entry && entry.owner === owner) drop(entry);
     },
     get size() {
-      return claims.size + handled.size;
+      return (sole === undefined ? 0 : 1) + claims.size + handled.size;
     },
   };
 }
