@@ -4,14 +4,15 @@
  *
  * A ring of slots in the order keys were added (key, hash, expiry in parallel arrays) and an
  * open-addressing table from hash to slot. Every delivery of a full store looks up a key never
- * seen, adds it and forgets the oldest: with a Map of string keys (what this replaced) those were
- * three hash-table operations on a table of 10,000 entries spread over the heap, two of them on
- * memory no longer in the CPU's cache by then (bench/NOTES.md). Here a lookup reads one line of
- * one typed array (and compares a key only when its 32-bit hash matches), adding writes to that
- * same line, and forgetting the oldest does not touch the table at all: its entry stays, pointing
+ * seen, adds it and forgets the oldest: with a Map of entry objects linked in expiry order (what
+ * this replaced) those were three hash-table operations, the last a delete whose holes the Map
+ * compacts by copying itself, and writes to objects 10,000 deliveries old (bench/NOTES.md). Here a
+ * lookup reads one line of one typed array (and compares a key only when its 32-bit hash
+ * matches), adding writes to that same line, and forgetting the oldest does not touch the table
+ * at all: its entry stays, pointing
  * at a slot that now holds another key (or none), and is never taken for a match since a match
  * compares the key in the slot. Those stale entries are cleared by rebuilding the table from the
- * ring once it is half full, in one pass whose writes stay in the cache, about once per
+ * ring once it is half full, in one pass whose writes stay in the cache, at most once per
  * `maxEntries / 2` keys added.
  *
  * Keys are added in time order with the same retention, so the ring is also in expiry order and
