@@ -9,10 +9,9 @@
  * compacts by copying itself, and writes to objects 10,000 deliveries old (bench/NOTES.md). Here a
  * lookup reads one line of one typed array (and compares a key only when its 32-bit hash
  * matches), adding writes to that same line, and forgetting the oldest does not touch the table
- * at all: its entry stays, pointing
- * at a slot that now holds another key (or none), and is never taken for a match since a match
- * compares the key in the slot. Those stale entries are cleared by rebuilding the table from the
- * ring once it is half full, in one pass whose writes stay in the cache, at most once per
+ * at all: its entry stays, pointing at a slot that now holds another key (or none), and is never
+ * taken for a match since a match compares the key in the slot. Those stale entries are cleared by
+ * rebuilding the table from the ring once it is half full, in one pass, at most once per
  * `maxEntries / 2` keys added.
  *
  * Keys are added in time order with the same retention, so the ring is also in expiry order and
