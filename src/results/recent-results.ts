@@ -9,11 +9,10 @@ import type { JobResult, KeptResult } from './job-result.js';
  * result is kept equally long, so arrival order is the order age and count drop them in), and the
  * map by task id is brought up to date only when a lookup comes. Indexing each result as it
  * arrived (a map insert of a new key, the delete of the oldest) was a visible share of `receive()`
- * (bench/NOTES.md), and so was a list linked through the results: dropping the oldest wrote to the
- * oldest result and its neighbour, objects 10,000 deliveries old that were no longer in the CPU's
- * cache. The ring reads and writes its arrays in order. A lookup indexes what arrived since the
- * last one, so the total work is the same for an app that waits on every job, and none for one
- * that never waits.
+ * (bench/NOTES.md). The ring replaced a list linked through the results, where dropping the oldest
+ * wrote to it and its neighbour, objects 10,000 deliveries old; the ring reads and writes its
+ * arrays in order. A lookup indexes what arrived since the last one, so the total work is the same
+ * for an app that waits on every job, and none for one that never waits.
  *
  * A clock that steps back can make a result expire before an older one: it is then dropped late
  * (when it is the oldest), never early.
