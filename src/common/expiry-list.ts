@@ -10,11 +10,11 @@ export interface ExpiryLinks<E extends ExpiryLinks<E>> {
 }
 
 /**
- * Entries in the order they expire, oldest first: the one expiry queue of the dedupe memory store
- * (claims and handled keys), the recent job results and the body deadlines. Each of them gives
- * every entry the same lifetime (a lease, a retention, a time-out), so appending at `now +
- * lifetime` keeps the list sorted and what has expired is always at its head: pruning looks at
- * the head only, and dropping the oldest when there are too many is the same step.
+ * Entries in the order they expire, oldest first: the expiry queue of the dedupe memory store's
+ * claims in flight and of the body deadlines. Each gives every entry the same lifetime (a lease, a
+ * time-out), so appending at `now + lifetime` keeps the list sorted and what has expired is always
+ * at its head: pruning looks at the head only, and dropping the oldest when there are too many is
+ * the same step.
  *
  * A linked list through the entries rather than an array or a Map's order: an entry can leave
  * from the middle (a claim renewed, released or completed) in constant time, and nothing is

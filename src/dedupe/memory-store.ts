@@ -1,6 +1,7 @@
 import { func, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
 import { ExpiryList, type ExpiryLinks } from '../common/expiry-list.js';
 import type { ClaimResult, DedupeStore } from './dedupe-store.js';
+import { HandledKeys } from './handled-keys.js';
 
 /** Options of {@link memoryDedupeStore}. */
 export interface MemoryDedupeOptions {
@@ -29,11 +30,10 @@ export interface MemoryDedupeStore extends DedupeStore {
   readonly size: number;
 }
 
-/** A key held: claimed (on the `claimed` list) or handled (on the `handled` list). */
-interface Entry extends ExpiryLinks<Entry> {
+/** A claim in flight, on the `claimed` list in lease order. */
+interface Claimed extends ExpiryLinks<Claimed> {
   key: string;
-  /** The holder's token while claimed; `undefined` once handled. */
-  owner: string | undefined;
+  owner: string;
 }
 
 const MEMORY_DEDUPE_STORE_OPTIONS = optionNames<MemoryDedupeOptions>()([
@@ -54,51 +54,39 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
   const ttlMs = positiveInteger(where, 'ttlMs', options.ttlMs, 24 * 60 * 60 * 1000, 'ms');
   const leaseMs = positiveInteger(where, 'leaseMs', options.leaseMs, 30_000, 'ms');
   const now = func(where, 'now', options.now) ?? Date.now;
-  // A lease or a retention time is the same length for every entry of its list, so each list is
-  // in expiry order (see ExpiryList) and pruning looks at its head only.
-  const entries = new Map<string, Entry>();
-  const claimed = new ExpiryList<Entry>();
-  const handled = new ExpiryList<Entry>();
-  // Once full, every delivery's complete drops the oldest handled key; the next claim takes its
-  // entry over rather than allocating one that lives as long (each kept object is one more for the
-  // garbage collector to copy and promote).
-  let spare: Entry | undefined;
-  // The claim made last: a complete of it (handlers that returned no promise, the common case)
-  // finds it without a second Map lookup.
-  let latest: Entry | undefined;
+  // Claims in flight are kept apart from handled keys. Most of the time there is one at a time
+  // (handlers that return no promise: claim and complete in one turn), held in `sole` alone; the
+  // others go to a Map and a list in lease order, so that pruning looks at the list's head only (a
+  // lease is the same length for every claim). Handled keys, one more per delivery, are where the
+  // size is: see HandledKeys.
+  let sole: Claimed | undefined;
+  const claims = new Map<string, Claimed>();
+  const claimed = new ExpiryList<Claimed>();
+  const handled = new HandledKeys(maxEntries);
+  // The claim completed or released last: the next claim takes it over rather than allocating one.
+  let spare: Claimed | undefined;
 
-  function forget(entry: Entry) {
-    entries.delete(entry.key);
-    if (latest === entry) latest = undefined;
+  function drop(entry: Claimed) {
+    if (entry === sole) {
+      sole = undefined;
+    } else {
+      claimed.remove(entry);
+      claims.delete(entry.key);
+    }
     spare = entry;
   }
 
-  function remove(entry: Entry) {
-    entry.list!.remove(entry);
-    forget(entry);
+  /** The claim of `key`, live or not. */
+  function claimHeld(key: string): Claimed | undefined {
+    if (sole !== undefined && sole.key === key) return sole;
+    return claims.size === 0 ? undefined : claims.get(key);
   }
 
-  /** Drops expired entries from the head of `list`, and the oldest while it holds too many. */
-  function trim(list: ExpiryList<Entry>, at: number, max: number) {
-    for (let entry = list.shift(at, max); entry; entry = list.shift(at, max)) forget(entry);
-  }
-
-  function entryFor(key: string, owner: string): Entry {
-    const entry = spare;
-    if (entry === undefined) {
-      return { key, owner, expiresAt: 0, list: undefined, older: undefined, newer: undefined };
-    }
-    spare = undefined;
-    entry.key = key;
-    entry.owner = owner;
-    return entry;
-  }
-
-  /** The live entry of `key`: an expired one (a clock that went back, say) counts as absent. */
-  function live(key: string, at: number): Entry | undefined {
-    const entry = entries.get(key);
+  /** The live claim of `key`: an expired one (a clock that went back, say) counts as absent. */
+  function claimOf(key: string, at: number): Claimed | undefined {
+    const entry = claimHeld(key);
     if (entry && entry.expiresAt <= at) {
-      remove(entry);
+      drop(entry);
       return undefined;
     }
     return entry;
@@ -108,50 +96,64 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
     leaseMs,
     claim(key, owner) {
       const at = now();
-      trim(claimed, at, Infinity);
-      trim(handled, at, Infinity);
-      const entry = live(key, at);
-      if (entry) return entry.owner === undefined ? 'done' : 'busy';
+      if (sole !== undefined && sole.expiresAt <= at) drop(sole);
+      for (let entry = claimed.shift(at); entry; entry = claimed.shift(at)) {
+        claims.delete(entry.key);
+        spare = entry;
+      }
+      handled.prune(at);
+      if (claimOf(key, at)) return 'busy';
+      if (handled.has(key, at)) return 'done';
       // Full of claims in flight: refuse rather than forget a handled key; the sender retries.
-      if (claimed.size >= maxEntries) return 'busy';
-      const fresh = entryFor(key, owner);
-      entries.set(key, fresh);
-      claimed.push(fresh, at + leaseMs);
-      latest = fresh;
+      if (claimed.size + (sole === undefined ? 0 : 1) >= maxEntries) return 'busy';
+      let entry = spare;
+      if (entry === undefined) {
+        entry = { key, owner, expiresAt: 0, list: undefined, older: undefined, newer: undefined };
+      } else {
+        spare = undefined;
+        entry.key = key;
+        entry.owner = owner;
+      }
+      if (sole === undefined) {
+        entry.expiresAt = at + leaseMs;
+        sole = entry;
+      } else {
+        claims.set(key, entry);
+        claimed.push(entry, at + leaseMs);
+      }
       return 'new';
     },
     renew(key, owner) {
       const at = now();
-      const entry = live(key, at);
+      const entry = claimOf(key, at);
       if (!entry || entry.owner !== owner) return false;
-      claimed.remove(entry);
-      claimed.push(entry, at + leaseMs);
+      if (entry === sole) {
+        entry.expiresAt = at + leaseMs;
+      } else {
+        claimed.remove(entry);
+        claimed.push(entry, at + leaseMs);
+      }
       return true;
     },
     complete(key, owner) {
       const at = now();
-      let entry =
-        latest !== undefined && latest.key === key && latest.list === claimed && latest.expiresAt > at
-          ? latest
-          : live(key, at);
+      const entry = claimOf(key, at);
       // Another holder's live claim is never overwritten; a handled key keeps its first time.
-      if (entry && entry.owner !== owner) return;
       if (entry) {
-        claimed.remove(entry);
-      } else {
-        entry = entryFor(key, owner);
-        entries.set(key, entry);
+        if (entry.owner !== owner) return;
+        drop(entry);
+      } else if (handled.has(key, at)) {
+        return;
       }
-      entry.owner = undefined;
-      handled.push(entry, at + ttlMs);
-      trim(handled, at, maxEntries);
+      handled.prune(at);
+      handled.add(key, at + ttlMs);
     },
     release(key, owner) {
-      const entry = entries.get(key);
-      if (entry && entry.owner === owner) remove(entry);
+      const entry = claimHeld(key);
+      if (entry && entry.owner === owner) drop(entry);
     },
     get size() {
-      return entries.size;
+      return (sole === undefined ? 0 : 1) + claims.size + handled.size;
     },
   };
 }

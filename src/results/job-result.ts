@@ -1,4 +1,3 @@
-import type { ExpiryLinks, ExpiryList } from '../common/expiry-list.js';
 import { isRecord } from '../common/is-record.js';
 
 /**
@@ -33,13 +32,9 @@ const STATUS_OF_TYPE: Readonly<Record<string, JobResult['status']>> = {
  * made of them only when something asks for it (a lookup, a watcher, the channel). Every verified
  * job event is kept for a minute and most receivers never ask: one object per result rather than
  * three (the result, its `data`, its place in the list) is less for the garbage collector to copy
- * on every delivery (bench/NOTES.md). It is its own entry of the expiry list.
+ * on every delivery (bench/NOTES.md).
  */
-export class KeptResult implements ExpiryLinks<KeptResult> {
-  expiresAt = 0;
-  list: ExpiryList<KeptResult> | undefined = undefined;
-  older: KeptResult | undefined = undefined;
-  newer: KeptResult | undefined = undefined;
+export class KeptResult {
   #result: JobResult | undefined;
 
   constructor(

@@ -65,8 +65,9 @@ export function jobResults(
   const channel = options?.channel;
   let closed: Promise<void> | undefined;
 
-  function record(kept: KeptResult): void {
-    recent.add(kept);
+  /** Keeps `kept` and wakes its watchers; `at`: when it arrived, if the caller read the clock already. */
+  function record(kept: KeptResult, at?: number): void {
+    recent.add(kept, at);
     // Most receivers have no watcher: no lookup then, and no JobResult made.
     if (watchers.size === 0) return;
     const listeners = watchers.get(kept.taskId);
@@ -114,9 +115,10 @@ export function jobResults(
       return watching;
     },
     receive(type, event) {
-      const kept = resultOf(type, event, now());
+      const at = now();
+      const kept = resultOf(type, event, at);
       if (!kept) return;
-      record(kept);
+      record(kept, at);
       if (!channel) return;
       // Not awaited: the delivery's answer does not wait on the channel.
       try {

@@ -121,6 +121,33 @@ describe('the recent store', () => {
     ]);
   });
 
+  // The results sit in a ring that grows up to maxEntries and wraps: across growths, wraps and
+  // lookups at any moment, a lookup finds what a plain list of the latest results would.
+  test('across many arrivals and lookups, the latest kept result of each task, as a plain list says', () => {
+    let now = 1_000;
+    const maxEntries = 37;
+    const maxAgeMs = 500;
+    const results = jobResults({ maxEntries, maxAgeMs }, quiet, () => now);
+    let model: { taskId: string; receivedAt: number }[] = [];
+    let seed = 7;
+    const next = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) % n;
+    for (let i = 0; i < 3_000; i++) {
+      now += next(3) === 0 ? next(40) : 0;
+      if (next(4) === 0) {
+        const taskId = `t${next(60)}`;
+        model = model.filter((r) => r.receivedAt + maxAgeMs > now);
+        const expected = model.findLast((r) => r.taskId === taskId)?.receivedAt;
+        expect(results.get(taskId)?.receivedAt).toBe(expected);
+      } else {
+        const taskId = `t${next(60)}`;
+        results.receive('job.completed', event(taskId));
+        model = [...model.filter((r) => r.receivedAt + maxAgeMs > now), { taskId, receivedAt: now }].slice(
+          -maxEntries,
+        );
+      }
+    }
+  });
+
   test('ignores other event types and payloads without a task id', () => {
     const results = jobResults(undefined, quiet);
     results.receive('job.started', event('a'));

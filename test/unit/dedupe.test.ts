@@ -143,3 +143,21 @@ test('a clock that goes back does not revive an expired entry', () => {
   clock.now = 5500;
   expect(store.claim('a', 'p')).toBe('new');
 });
+
+// Handled keys are pruned from the oldest; after the clock went back, a newer key can expire first.
+test('a handled key that expires before an older one (the clock went back) is forgotten on time', () => {
+  const { store, clock } = storeAt({ ttlMs: 1000 });
+  clock.now = 5000;
+  store.claim('a', 'o');
+  store.complete('a', 'o'); // until 6000
+  clock.now = 1000;
+  store.claim('b', 'o');
+  store.complete('b', 'o'); // until 2000, behind `a`
+  clock.now = 2000;
+  expect(store.claim('b', 'p')).toBe('new');
+  expect(store.claim('a', 'p')).toBe('done');
+  expect(store.size).toBe(2); // `a` handled, `b` claimed
+  store.complete('b', 'p');
+  expect(store.claim('b', 'q')).toBe('done');
+  expect(store.size).toBe(2);
+});
