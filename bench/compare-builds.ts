@@ -12,7 +12,7 @@
  *   npx esbuild bench/*.ts --outdir=node_modules/.cache/jobhook-bench --platform=node --format=esm \
  *     --target=node20 --log-level=warning
  *   node node_modules/.cache/jobhook-bench/compare-builds.js node_modules/.cache/jh-a/dist \
- *     node_modules/.cache/jh-b/dist [rounds] [variant]
+ *     node_modules/.cache/jh-b/dist [rounds] [variant] [bytes|string]
  *
  * Run it both ways round (A B, then B A): which build comes first moves its ratio by a few %, one
  * way or the other, so the change is the geometric mean of the two B/A figures, the second
@@ -47,9 +47,9 @@ function bench<P>(name: string, prepare: (n: number) => P, op: (prepared: P, i: 
   };
 }
 
-const [distA, distB, roundsArg, only] = process.argv.slice(2);
-if (distA === undefined || distB === undefined) {
-  throw new Error('usage: compare-builds.js <dist A> <dist B> [rounds] [variant]');
+const [distA, distB, roundsArg, only, bodyForm = 'bytes'] = process.argv.slice(2);
+if (distA === undefined || distB === undefined || (bodyForm !== 'bytes' && bodyForm !== 'string')) {
+  throw new Error('usage: compare-builds.js <dist A> <dist B> [rounds] [variant] [bytes|string]');
 }
 const load = async (dist: string) =>
   (await import(pathToFileURL(resolve(dist, 'index.js')).href)) as typeof Jobhook;
@@ -60,7 +60,8 @@ const noop = () => {};
 function deliveries(n: number) {
   return Array.from({ length: n }, () => {
     const fresh = withFreshEventId(body);
-    return { headers: standardHeaders(fresh), body: fresh };
+    // `string`: the body as serverless platforms hand it (the floor then hashes and parses the string).
+    return { headers: standardHeaders(fresh), body: bodyForm === 'string' ? fresh.toString('utf8') : fresh };
   });
 }
 

@@ -308,7 +308,10 @@ function verifyFunction(verifier: ReceiverOptions['verifier'], secrets: readonly
   if (verifier === undefined) return standardWebhooks().prepare(secrets);
   if (typeof verifier === 'function') {
     return (request) => {
-      const result = verifier({ ...request, secrets });
+      // Not a spread: for a body handed over as a string, `body` is a getter (made on first read),
+      // which a spread would leave out.
+      const { headers, body, text, now, toleranceSeconds, headersChecked } = request;
+      const result = verifier({ headers, body, text, now, toleranceSeconds, headersChecked, secrets });
       return isThenable(result) ? Promise.resolve(result).then(closedOutcome) : closedOutcome(result);
     };
   }

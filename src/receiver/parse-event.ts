@@ -28,11 +28,10 @@ export type ParsedEvent =
  * (`known: false`); anything else that does not match is a 400.
  */
 export function parseEvent(
-  body: Uint8Array,
+  body: Uint8Array | string,
   schemas: EventSchemas,
-  text?: string,
 ): ParsedEvent | Promise<ParsedEvent> {
-  const decoded = decodeJson(body, text);
+  const decoded = decodeJson(body);
   if (!decoded.ok)
     return { ok: false, response: answers.invalidJson(decoded.message), message: decoded.message };
   return checkPayload(decoded.value, schemas);

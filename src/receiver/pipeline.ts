@@ -1,5 +1,6 @@
 import { answers, type ReceiverResponse } from '../wire/answers.js';
-import { rawBytes } from '../wire/body.js';
+import { isWellFormed, rawBytes } from '../wire/body.js';
+import { utf8Bytes } from '../common/bytes.js';
 import { readHeaders, type HeaderReader } from '../wire/headers.js';
 import { readBodyWithin, type BodyReader } from '../wire/read-body.js';
 import { JobhookError } from '../common/errors.js';
@@ -11,6 +12,7 @@ import type { HandoffJob } from '../handoff/handoff.js';
 import { refusalText } from '../signatures/refusals.js';
 import {
   refuse,
+  type SignedRequest,
   type VerifyFunction,
   type VerifyOutcome,
   type VerifyRefusal,
@@ -282,8 +284,10 @@ function checkRequest(p: PipelineState, d: Delivery): ReceiverResponse | undefin
   const method = input.method === undefined ? 'POST' : input.method.toUpperCase();
   if (method !== 'POST') return answers.methodNotAllowed();
   if (typeof input.body === 'function') d.reader = input.body;
-  else if ((d.body = rawBytes(input.body)) === undefined) return bodyUnavailable(p);
+  // A string's bytes are made only if something reads them (see bodyBytes): the verifiers hash
+  // the string itself, and JSON.parse takes it as it is.
   else if (typeof input.body === 'string') d.text = input.body;
+  else if ((d.body = rawBytes(input.body)) === undefined) return bodyUnavailable(p);
   d.headers = readHeaders(input.headers ?? {});
   return p.config.lookup ? undefined : checkSignatureHeaders(p, d, p.config.verify);
 }
@@ -371,20 +375,63 @@ function readBody(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse 
 // ---- verify ---------------------------------------------------------------------------------
 
 function verify(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
-  const body = d.body!;
   const { config } = p;
-  if (body.byteLength > config.maxBodyBytes) return answers.tooLarge(config.maxBodyBytes);
+  if (bodyTooLarge(d, config.maxBodyBytes)) return answers.tooLarge(config.maxBodyBytes);
   const verifier = d.verify ?? config.verify;
   if (!verifier) return undefined;
   const headers = d.headers!;
   const { toleranceSeconds } = config;
-  const outcome = verifyDelivery(
-    verifier,
-    d.checkedAt === undefined
-      ? { headers, body, now: config.now(), toleranceSeconds }
-      : { headers, body, now: d.checkedAt, toleranceSeconds, headersChecked: true },
-  );
-  return then(p, d, outcome, verified);
+  let request: SignedRequest;
+  if (d.text !== undefined && isWellFormed(d.text)) {
+    request = new SignedText(d, headers, config.now(), toleranceSeconds);
+  } else {
+    const body = bodyBytes(d);
+    request =
+      d.checkedAt === undefined
+        ? { headers, body, now: config.now(), toleranceSeconds }
+        : { headers, body, now: d.checkedAt, toleranceSeconds, headersChecked: true };
+  }
+  return then(p, d, verifyDelivery(verifier, request), verified);
+}
+
+/** The body's bytes: as given or read, or a string's UTF-8, made on the first call. */
+function bodyBytes(d: Delivery): Uint8Array {
+  return (d.body ??= utf8Bytes(d.text!));
+}
+
+/**
+ * Whether the body is over `maxBytes`. A string's UTF-8 is at least one byte and at most three per
+ * UTF-16 unit, so most strings are judged by their length without encoding them.
+ */
+function bodyTooLarge(d: Delivery, maxBytes: number): boolean {
+  const { text } = d;
+  if (text === undefined || d.body !== undefined) return d.body!.byteLength > maxBytes;
+  if (text.length > maxBytes) return true;
+  return text.length * 3 > maxBytes && bodyBytes(d).byteLength > maxBytes;
+}
+
+/**
+ * What the verifier is given for a body handed over as a well-formed string: `text`, and `body`
+ * (its UTF-8) only if the verifier reads it. Only a body given in hand is a string, so the header
+ * checks did not run before.
+ */
+class SignedText implements SignedRequest {
+  readonly #delivery: Delivery;
+  readonly text: string;
+
+  constructor(
+    delivery: Delivery,
+    readonly headers: HeaderReader,
+    readonly now: number,
+    readonly toleranceSeconds: number,
+  ) {
+    this.#delivery = delivery;
+    this.text = delivery.text!;
+  }
+
+  get body(): Uint8Array {
+    return bodyBytes(this.#delivery);
+  }
 }
 
 function verified(p: PipelineState, d: Delivery, verdict: VerifyOutcome): ReceiverResponse | undefined {
@@ -404,7 +451,7 @@ function refuseSignature(p: PipelineState, d: Delivery, refusal: VerifyRefusal):
 // ---- parse and validate ---------------------------------------------------------------------
 
 function parseAndValidate(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
-  return then(p, d, parseEvent(d.body!, p.schemas, d.text), eventParsed);
+  return then(p, d, parseEvent(d.text ?? d.body!, p.schemas), eventParsed);
 }
 
 function eventParsed(p: PipelineState, d: Delivery, parsed: ParsedEvent): ReceiverResponse | undefined {

@@ -62,7 +62,7 @@ export function hmacSha256(options: HmacSha256Options): Verifier {
         if (refused) return refused;
         const candidate = decodeDigest(written(request.headers.get(header))!, encoding);
         // Synchronous on Node; on the Web path crypto.subtle answers with a promise.
-        const matched = verifyHmac(keys, [request.body], [candidate]);
+        const matched = verifyHmac(keys, [request.text ?? request.body], [candidate]);
         return isThenable(matched) ? matched.then(outcome) : outcome(matched);
       };
       verify.checkHeaders = checkHeaders;

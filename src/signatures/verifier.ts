@@ -6,6 +6,13 @@ export interface SignedRequest {
   headers: HeaderReader;
   /** The body exactly as received. */
   body: Uint8Array;
+  /**
+   * The body as the string the receiver was handed, when it was given one (as serverless
+   * platforms hand it) and it is well formed: `body` is then its UTF-8 encoding, made only when
+   * read. A verifier that can hash a string (node:crypto's `Hmac#update` can) may use this
+   * rather than `body` and spare the copy. `undefined` for a body given or read as bytes.
+   */
+  text?: string | undefined;
   /** The receiver's clock, in milliseconds since the epoch. */
   now: number;
   /** Allowed distance between a signed timestamp and `now`, in seconds, in both directions. */

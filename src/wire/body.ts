@@ -16,14 +16,13 @@ export type Decoded = { ok: true; value: unknown } | { ok: false; message: strin
 
 /**
  * JSON text is UTF-8 (RFC 8259): a body that is not is refused rather than silently altered.
- * `given`: the body as the string it was handed over as (serverless platforms), parsed as it is
- * when it is well formed, since its UTF-8 (what was verified) then decodes back to it exactly.
+ * A body handed over as a string (serverless platforms) is parsed as it is when it is well
+ * formed, since its UTF-8 (what was verified) then decodes back to it exactly; one with a lone
+ * surrogate is parsed as its UTF-8 decodes (the surrogate as U+FFFD), as the verified bytes say.
  */
-export function decodeJson(bytes: Uint8Array, given?: string): Decoded {
+export function decodeJson(body: Uint8Array | string): Decoded {
   let text =
-    given !== undefined && (given as { isWellFormed?: () => boolean }).isWellFormed?.() === true
-      ? given
-      : decodeUtf8(bytes);
+    typeof body !== 'string' ? decodeUtf8(body) : isWellFormed(body) ? body : decodeUtf8(utf8Bytes(body));
   if (text === undefined) return { ok: false, message: 'The body is not valid UTF-8.' };
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
@@ -31,4 +30,9 @@ export function decodeJson(bytes: Uint8Array, given?: string): Decoded {
   } catch {
     return { ok: false, message: 'The body is not valid JSON.' };
   }
+}
+
+/** `String#isWellFormed` (no lone surrogate), typed here: TypeScript's ES2022 lib lacks it. */
+export function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
