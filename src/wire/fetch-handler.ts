@@ -101,7 +101,7 @@ function unreadable(error: unknown): BodyReadError {
  */
 async function readLimited(request: Request, limits: BodyLimits): Promise<Uint8Array> {
   try {
-    const stream = request.body as ReadableStream<Uint8Array> | null;
+    const stream = request.body;
     if (stream === null) return EMPTY;
     const reader = stream.getReader();
     const cancel = () => void reader.cancel().catch(() => undefined);
