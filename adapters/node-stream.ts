@@ -56,8 +56,13 @@ function writeAnswer(res: ServerResponse, result: ReceiverResponse): void {
   res.writeHead(result.status, list).end(body);
 }
 
-function receiveNodeRequest(
-  receiver: NodeReceiver,
+/**
+ * The receiver's answer to one Node request, not yet written: `given` as in
+ * {@link answerNodeRequest}. The Hono adapter uses it alone on @hono/node-server, where Hono
+ * writes the answer.
+ */
+export function receiveNodeRequest(
+  receiver: Pick<Receiver, 'receive'>,
   req: IncomingMessage,
   given: BodyInput | undefined,
 ): Promise<ReceiverResponse> {

@@ -32,7 +32,8 @@ export function createFetchHandler(receive: Receive) {
   };
 }
 
-function toResponse(result: ReceiverResponse): Response {
+/** The receiver's answer as a Web `Response`. */
+export function toResponse(result: ReceiverResponse): Response {
   return new Response(result.body, { status: result.status, headers: result.headers });
 }
 

@@ -1,4 +1,9 @@
-// Hono-specific cases: app.request() without a server, typing, and middleware that read the body.
+// Hono-specific cases: app.request() without a server, typing, middleware that read the body, and
+// the Node path on @hono/node-server.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import { Hono, type Handler } from 'hono';
 import { honoHandler } from 'jobhook/hono';
 import { signDelivery } from 'jobhook/testing';
@@ -76,5 +81,84 @@ describe('honoHandler through app.request()', () => {
     const payload = completed();
     expect((await send(app, signDelivery({ secret: SECRET, payload }))).status).toBe(200);
     expect(rec.calls[0]).toEqual({ type: 'job.completed', event: payload });
+  });
+});
+
+describe('honoHandler on @hono/node-server', () => {
+  // Served over real HTTP: there `c.env.incoming` is Node's request, and the handler reads the
+  // delivery from it (as the Node adapter does) rather than through the Web Request node-server
+  // builds over it, which cost about a fifth of Hono's throughput (bench/NOTES.md).
+  async function serveApp(app: Hono) {
+    const server = createServer(getRequestListener(app.fetch));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    return {
+      post: async (delivery: { headers: Record<string, string>; body: unknown }) => {
+        const response = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+          method: 'POST',
+          headers: delivery.headers,
+          body: delivery.body as BodyInit,
+        });
+        return { status: response.status, body: (await response.json()) as JsonAnswer };
+      },
+      close: () => new Promise((resolve) => server.close(resolve)),
+    };
+  }
+
+  it("reads the delivery from Node's request, and Hono's middleware still sees the answer", async () => {
+    const rec = recordingReceiver();
+    const seen: { status: number; bodyUsed: boolean; contentType: string | null }[] = [];
+    const app = new Hono()
+      .use(async (c, next) => {
+        await next();
+        seen.push({
+          status: c.res.status,
+          bodyUsed: c.req.raw.bodyUsed,
+          contentType: c.res.headers.get('content-type'),
+        });
+      })
+      .post('/webhooks', honoHandler(rec.receiver));
+    const served = await serveApp(app);
+    try {
+      const payload = completed();
+      const good = signDelivery({ secret: SECRET, payload });
+      expect(await served.post(good)).toEqual({ status: 200, body: { ok: true } });
+      const forged = signDelivery({
+        secret: `whsec_${Buffer.from('another secret, 32 bytes long!!').toString('base64')}`,
+        payload: completed(),
+      });
+      expect((await served.post(forged)).status).toBe(401);
+      expect(rec.calls.filter((call) => call.type === 'job.completed')).toEqual([
+        { type: 'job.completed', event: payload },
+      ]);
+      // The Web Request was left unread; the answers went back through Hono as Responses.
+      expect(seen).toEqual([
+        { status: 200, bodyUsed: false, contentType: 'application/json; charset=utf-8' },
+        { status: 401, bodyUsed: false, contentType: 'application/json; charset=utf-8' },
+      ]);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('still verifies the bytes a middleware read first through the Web Request', async () => {
+    const rec = recordingReceiver();
+    const app = new Hono()
+      .use(async (c, next) => {
+        await c.req.arrayBuffer();
+        await next();
+      })
+      .post('/webhooks', honoHandler(rec.receiver));
+    const served = await serveApp(app);
+    try {
+      const payload = completed();
+      expect((await served.post(signDelivery({ secret: SECRET, payload }))).status).toBe(200);
+      expect(rec.calls.filter((call) => call.type === 'job.completed')).toEqual([
+        { type: 'job.completed', event: payload },
+      ]);
+    } finally {
+      await served.close();
+    }
   });
 });
