@@ -120,7 +120,7 @@ class Delivery implements DeliveryInfo {
   verify: VerifyFunction | undefined = undefined;
   reader: BodyReader | undefined = undefined;
   body: Uint8Array | undefined = undefined;
-  /** The body as the string it was handed over as, if it was one. */
+  /** The body as the string it was handed over as, if it was one and well formed (see checkRequest). */
   text: string | undefined = undefined;
   /** When the header checks passed, if they ran before the body was read. */
   checkedAt: number | undefined = undefined;
@@ -284,9 +284,10 @@ function checkRequest(p: PipelineState, d: Delivery): ReceiverResponse | undefin
   const method = input.method === undefined ? 'POST' : input.method.toUpperCase();
   if (method !== 'POST') return answers.methodNotAllowed();
   if (typeof input.body === 'function') d.reader = input.body;
-  // A string's bytes are made only if something reads them (see bodyBytes): the verifiers hash
-  // the string itself, and JSON.parse takes it as it is.
-  else if (typeof input.body === 'string') d.text = input.body;
+  // A well-formed string's bytes are made only if something reads them (see bodyBytes): the
+  // verifiers hash the string itself, and JSON.parse takes it as it is. One with a lone surrogate
+  // is encoded at once (the surrogate as U+FFFD), and goes on as bytes.
+  else if (typeof input.body === 'string' && isWellFormed(input.body)) d.text = input.body;
   else if ((d.body = rawBytes(input.body)) === undefined) return bodyUnavailable(p);
   d.headers = readHeaders(input.headers ?? {});
   return p.config.lookup ? undefined : checkSignatureHeaders(p, d, p.config.verify);
@@ -381,20 +382,16 @@ function verify(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | 
   if (!verifier) return undefined;
   const headers = d.headers!;
   const { toleranceSeconds } = config;
-  let request: SignedRequest;
-  if (d.text !== undefined && isWellFormed(d.text)) {
-    request = new SignedText(d, headers, config.now(), toleranceSeconds);
-  } else {
-    const body = bodyBytes(d);
-    request =
-      d.checkedAt === undefined
-        ? { headers, body, now: config.now(), toleranceSeconds }
-        : { headers, body, now: d.checkedAt, toleranceSeconds, headersChecked: true };
-  }
+  const request: SignedRequest =
+    d.text !== undefined
+      ? new SignedText(d, headers, config.now(), toleranceSeconds)
+      : d.checkedAt === undefined
+        ? { headers, body: d.body!, now: config.now(), toleranceSeconds }
+        : { headers, body: d.body!, now: d.checkedAt, toleranceSeconds, headersChecked: true };
   return then(p, d, verifyDelivery(verifier, request), verified);
 }
 
-/** The body's bytes: as given or read, or a string's UTF-8, made on the first call. */
+/** The body's bytes: as given or read, or the string's UTF-8, made on the first call. */
 function bodyBytes(d: Delivery): Uint8Array {
   return (d.body ??= utf8Bytes(d.text!));
 }
@@ -411,7 +408,7 @@ function bodyTooLarge(d: Delivery, maxBytes: number): boolean {
 }
 
 /**
- * What the verifier is given for a body handed over as a well-formed string: `text`, and `body`
+ * What the verifier is given for a body handed over as a (well-formed) string: `text`, and `body`
  * (its UTF-8) only if the verifier reads it. Only a body given in hand is a string, so the header
  * checks did not run before.
  */
