@@ -42,10 +42,8 @@ export function honoHandler(receiver: Pick<Receiver, 'fetch' | 'receive'>): Hand
  * HTTP/1 only: over HTTP/2 the host is in `:authority`, which the Node path does not read.
  */
 function nodeRequestOf(env: unknown): IncomingMessage | undefined {
-  const incoming = (env as { incoming?: Partial<IncomingMessage> } | undefined)?.incoming;
-  return incoming !== undefined &&
-    incoming !== null &&
-    incoming.httpVersionMajor === 1 &&
+  const incoming = (env as { incoming?: Partial<IncomingMessage> | null } | undefined)?.incoming;
+  return incoming?.httpVersionMajor === 1 &&
     typeof incoming.on === 'function' &&
     typeof incoming.headers === 'object'
     ? (incoming as IncomingMessage)

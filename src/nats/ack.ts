@@ -11,7 +11,11 @@ interface Requester {
 function replyRoute(js: JetStreamClient, msg: JsMsg): { nc: Requester; reply: string } | undefined {
   const nc = (js as { nc?: Requester }).nc;
   const reply = (msg as { reply?: unknown }).reply;
-  return nc && typeof nc.request === 'function' && typeof reply === 'string' && reply.length > 0
+  return nc &&
+    typeof nc.request === 'function' &&
+    typeof nc.publish === 'function' &&
+    typeof reply === 'string' &&
+    reply.length > 0
     ? { nc, reply }
     : undefined;
 }

@@ -16,8 +16,8 @@ import { isNotFound, type NatsPlace } from './stream.js';
  */
 export interface DoneKeys {
   has(key: string): Promise<boolean>;
-  /** Writes `key`; `timeoutMs` bounds the wait for the server's confirmation. */
-  add(key: string, timeoutMs?: number): Promise<void>;
+  /** Writes `key`, waiting at most `timeoutMs` for the server's confirmation. */
+  add(key: string, timeoutMs: number): Promise<void>;
 }
 
 export function doneKeys(js: JetStreamClient, jsm: JetStreamManager, place: NatsPlace): DoneKeys {
@@ -66,10 +66,7 @@ export function doneKeys(js: JetStreamClient, jsm: JetStreamManager, place: Nats
     },
     async add(key, timeoutMs) {
       await ensure();
-      await js.publish(subjectOf(key), '', {
-        expect: { streamName: stream },
-        ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
-      });
+      await js.publish(subjectOf(key), '', { expect: { streamName: stream }, timeout: timeoutMs });
     },
   };
 }
