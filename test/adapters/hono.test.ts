@@ -8,7 +8,14 @@ import { Hono, type Handler } from 'hono';
 import { honoHandler } from 'jobhook/hono';
 import { signDelivery } from 'jobhook/testing';
 import { describe, expect, it } from 'vitest';
-import { completed, type JsonAnswer, LIMIT, recordingReceiver, SECRET } from '../conformance/fixtures.js';
+import {
+  completed,
+  type JsonAnswer,
+  LIMIT,
+  recordingReceiver,
+  type RecordingReceiver,
+  SECRET,
+} from '../conformance/fixtures.js';
 
 async function send(
   app: { request(path: string, init: RequestInit): Response | Promise<Response> },
@@ -20,6 +27,16 @@ async function send(
     body: delivery.body as BodyInit,
   });
   return { status: response.status, body: (await response.json()) as JsonAnswer };
+}
+
+/** An app whose middleware reads the body (and Hono caches its bytes) before `honoHandler` runs. */
+function readingTheBodyFirst(receiver: RecordingReceiver['receiver']) {
+  return new Hono()
+    .use(async (c, next) => {
+      await c.req.arrayBuffer();
+      await next();
+    })
+    .post('/webhooks', honoHandler(receiver));
 }
 
 describe('honoHandler through app.request()', () => {
@@ -72,12 +89,7 @@ describe('honoHandler through app.request()', () => {
 
   it('verifies the raw bytes a middleware cached with c.req.arrayBuffer()', async () => {
     const rec = recordingReceiver();
-    const app = new Hono()
-      .use(async (c, next) => {
-        await c.req.arrayBuffer();
-        await next();
-      })
-      .post('/webhooks', honoHandler(rec.receiver));
+    const app = readingTheBodyFirst(rec.receiver);
     const payload = completed();
     expect((await send(app, signDelivery({ secret: SECRET, payload }))).status).toBe(200);
     expect(rec.calls[0]).toEqual({ type: 'job.completed', event: payload });
@@ -144,12 +156,7 @@ describe('honoHandler on @hono/node-server', () => {
 
   it('still verifies the bytes a middleware read first through the Web Request', async () => {
     const rec = recordingReceiver();
-    const app = new Hono()
-      .use(async (c, next) => {
-        await c.req.arrayBuffer();
-        await next();
-      })
-      .post('/webhooks', honoHandler(rec.receiver));
+    const app = readingTheBodyFirst(rec.receiver);
     const served = await serveApp(app);
     try {
       const payload = completed();

@@ -21,6 +21,19 @@ function standardHeaders(body: string, id = 'msg_string_body') {
   };
 }
 
+/** A receiver whose custom verifier accepts every delivery, keeping what it was given. */
+function acceptingEverything() {
+  const seen: SignedRequest[] = [];
+  const receiver = createReceiver({
+    secret: SECRET,
+    verifier: (request) => {
+      seen.push(request);
+      return true;
+    },
+  });
+  return { receiver, seen };
+}
+
 describe('receive() given the body as a string', () => {
   it('verifies a multibyte string signed by the standardwebhooks package, and parses it', async () => {
     const body = multibyteBody();
@@ -48,14 +61,7 @@ describe('receive() given the body as a string', () => {
 
   it('gives a custom verifier the string as `text` and its UTF-8 as `body`', async () => {
     const body = multibyteBody();
-    const seen: SignedRequest[] = [];
-    const receiver = createReceiver({
-      secret: SECRET,
-      verifier: (request) => {
-        seen.push(request);
-        return true;
-      },
-    });
+    const { receiver, seen } = acceptingEverything();
     await receiver.receive({ headers: {}, body });
     await receiver.receive({ headers: {}, body: Buffer.from(body) });
     expect(seen.map((request) => request.text)).toEqual([body, undefined]);
@@ -81,15 +87,9 @@ describe('receive() given the body as a string', () => {
 
   it('gives no `text` for a string with a lone surrogate: `body` is its UTF-8, U+FFFD for it', async () => {
     const body = JSON.stringify(completedPayload({ id: 'evt_X' })).replace('evt_X', 'evt_\ud800');
-    const seen: SignedRequest[] = [];
     const ids: string[] = [];
-    const receiver = createReceiver({
-      secret: SECRET,
-      verifier: (request) => {
-        seen.push(request);
-        return true;
-      },
-    }).onJobCompleted((event) => void ids.push(event.id));
+    const { receiver, seen } = acceptingEverything();
+    receiver.onJobCompleted((event) => void ids.push(event.id));
     expect((await receiver.receive({ headers: {}, body })).status).toBe(200);
     expect(seen[0]!.text).toBeUndefined();
     expect(Buffer.from(seen[0]!.body)).toEqual(Buffer.from(new TextEncoder().encode(body)));
