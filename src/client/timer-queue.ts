@@ -1,3 +1,5 @@
+import { withGetters } from '../common/with-getters.js';
+
 /** Something a {@link timerQueue} wakes at a time. */
 export interface Sleeper {
   wake(): void;
@@ -100,7 +102,7 @@ export function timerQueue(now: () => number = Date.now) {
     return top;
   }
 
-  return {
+  const queue = {
     /** Wakes `sleeper` at `at` (ms, the queue's clock), replacing any wake-up it had. */
     schedule(sleeper: Sleeper, at: number): void {
       const token = ++nextToken;
@@ -113,9 +115,7 @@ export function timerQueue(now: () => number = Date.now) {
       if (!live.delete(sleeper)) return;
       arm();
     },
-    /** Sleepers with a wake-up (for diagnostics and leak tests). */
-    get size(): number {
-      return live.size;
-    },
   };
+  /** `size`: sleepers with a wake-up (for diagnostics and leak tests). */
+  return withGetters(queue, { size: () => live.size });
 }

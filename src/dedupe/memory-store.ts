@@ -2,6 +2,7 @@ import { func, optionNames, positiveInteger, refuseUnknownOptions } from '../com
 import { ExpiryList, type ExpiryLinks } from '../common/expiry-list.js';
 import type { ClaimResult, DedupeStore } from './dedupe-store.js';
 import { HandledKeys } from './handled-keys.js';
+import { withGetters } from '../common/with-getters.js';
 
 /** Options of {@link memoryDedupeStore}. */
 export interface MemoryDedupeOptions {
@@ -92,7 +93,7 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
     return entry;
   }
 
-  return {
+  const store: Omit<MemoryDedupeStore, 'size'> = {
     leaseMs,
     claim(key, owner) {
       const at = now();
@@ -152,8 +153,6 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
       const entry = claimHeld(key);
       if (entry && entry.owner === owner) drop(entry);
     },
-    get size() {
-      return (sole === undefined ? 0 : 1) + claims.size + handled.size;
-    },
   };
+  return withGetters(store, { size: () => (sole === undefined ? 0 : 1) + claims.size + handled.size });
 }

@@ -1,4 +1,5 @@
 import { optionNames, refuseUnknownOptions } from '../common/options.js';
+import { withGetters } from '../common/with-getters.js';
 import type { ClaimDueRequest, JobTracker, TrackedJob } from './job-tracker.js';
 import { checkTaskId, resolveTrackerTimes, type TrackerTimes } from './options.js';
 
@@ -49,7 +50,7 @@ export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJ
     polls: entry.polls,
   });
 
-  return {
+  const tracker: Omit<MemoryJobTracker, 'size'> = {
     leaseMs,
     maxAgeMs,
     track(taskId, submittedAt = now()) {
@@ -87,8 +88,6 @@ export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJ
         .slice(0, limit)
         .map(view);
     },
-    get size() {
-      return entries.size;
-    },
   };
+  return withGetters(tracker, { size: () => entries.size });
 }

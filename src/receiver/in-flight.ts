@@ -1,5 +1,6 @@
 import { TIMED_OUT, within } from '../common/bounded.js';
 import { ignore } from '../common/ignore.js';
+import { withGetters } from '../common/with-getters.js';
 
 // setImmediate is Node's (and Bun's); the Web runtimes have only timers.
 const later: (callback: () => void) => void =
@@ -18,14 +19,7 @@ export function inFlightTracker() {
   const check = () => {
     if (closing && count === 0 && background.size === 0) drained?.();
   };
-  return {
-    get closing() {
-      return closing;
-    },
-    /** Deliveries being received plus work still running after its answer. */
-    get pending() {
-      return count + background.size;
-    },
+  const tracker = {
     enter() {
       count++;
     },
@@ -58,6 +52,11 @@ export function inFlightTracker() {
       return within(whenDrained, timeoutMs).then((drained) => drained !== TIMED_OUT);
     },
   };
+  return withGetters(tracker, {
+    closing: () => closing,
+    /** Deliveries being received plus work still running after its answer. */
+    pending: () => count + background.size,
+  });
 }
 
 /** What {@link inFlightTracker} returns. */

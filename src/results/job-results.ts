@@ -1,6 +1,7 @@
 import { positiveInteger } from '../common/options.js';
 import { messageOf, type Logger } from '../common/logger.js';
 import { isThenable } from '../common/thenable.js';
+import { withGetters } from '../common/with-getters.js';
 import { KeptResult, resultOf, type JobResult } from './job-result.js';
 import { recentResults } from './recent-results.js';
 import { isResultChannel, type ResultChannel } from './result-channel.js';
@@ -39,8 +40,11 @@ export interface JobResults {
 
 /** What the receiver holds: the public view plus the feed and the shutdown. */
 export interface JobResultsFeed extends JobResults {
-  /** Records the result a verified, valid event carries, if it carries one. */
-  receive(type: string, event: unknown): void;
+  /**
+   * Records the result a verified, valid event carries, if it carries one; `at`: when it arrived,
+   * if the caller read the clock already (the receiver's, the same).
+   */
+  receive(type: string, event: unknown, at?: number): void;
   /** Stops the channel's subscription; idempotent. */
   close(): Promise<void>;
 }
@@ -95,7 +99,7 @@ export function jobResults(
     }
   }
 
-  return {
+  const feed: Omit<JobResultsFeed, 'watching'> = {
     get: (taskId) => recent.get(taskId),
     watch(taskId, listener) {
       let listeners = watchers.get(taskId);
@@ -111,11 +115,7 @@ export function jobResults(
         if (current.size === 0) watchers.delete(taskId);
       };
     },
-    get watching() {
-      return watching;
-    },
-    receive(type, event) {
-      const at = now();
+    receive(type, event, at = now()) {
       const kept = resultOf(type, event, at);
       if (!kept) return;
       record(kept, at);
@@ -135,6 +135,7 @@ export function jobResults(
       return closed;
     },
   };
+  return withGetters(feed, { watching: () => watching });
 
   function publishFailed(error: unknown) {
     logger.error(`jobhook: could not publish a job result to the channel: ${messageOf(error)}`);
