@@ -42,11 +42,14 @@ function digest(key: KeyObject, parts: SignedParts): Buffer {
 }
 
 export const decodeUtf8: DecodeUtf8 = (bytes) => {
-  if (!isUtf8(bytes)) return undefined;
   const buffer = Buffer.isBuffer(bytes)
     ? bytes
     : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return buffer.toString('utf8');
+  const text = buffer.toString('utf8');
+  // Decoding turns each invalid sequence into U+FFFD, so a text without one came from valid UTF-8:
+  // the bytes are checked again (isUtf8, a second pass over them) only when it holds one.
+  if (text.indexOf('\uFFFD') !== -1 && !isUtf8(bytes)) return undefined;
+  return text;
 };
 
 export const randomHex: RandomHex = (bytes) => randomBytes(bytes).toString('hex');
