@@ -14,7 +14,6 @@ import {
 } from './verifier.js';
 
 const MAX_ID_LENGTH = 256;
-const TIMESTAMP = /^\d{1,12}$/;
 
 /**
  * Entries one `webhook-signature` header may carry, of any version. A rotation signs with two or
@@ -93,13 +92,30 @@ function checkHeaderValues(
 ): VerifyRefusal | undefined {
   if (!id || !timestamp || !signature) return refuse('missing_header', missingHeaders(headers));
   if (id.length > MAX_ID_LENGTH) return refuse('malformed_header', 'The webhook-id header is too long.');
-  if (!TIMESTAMP.test(timestamp)) {
+  const seconds = unixSeconds(timestamp);
+  if (seconds === undefined) {
     return refuse('malformed_header', 'The webhook-timestamp header is not Unix seconds.');
   }
-  if (Math.abs(now / 1000 - Number(timestamp)) > toleranceSeconds) {
+  if (Math.abs(now / 1000 - seconds) > toleranceSeconds) {
     return refuse('stale_timestamp', `The webhook-timestamp ${timestamp} is outside the tolerance.`);
   }
   return isSingleV1(signature) ? undefined : checkSignatureList(signature);
+}
+
+/**
+ * The value of a `webhook-timestamp` header: 1 to 12 ASCII digits, nothing else (no sign, space,
+ * exponent or fraction, which `Number` would take). Read digit by digit: a regular expression
+ * and then `Number` were two passes, on every delivery.
+ */
+function unixSeconds(text: string): number | undefined {
+  if (text.length === 0 || text.length > 12) return undefined;
+  let seconds = 0;
+  for (let i = 0; i < text.length; i++) {
+    const digit = text.charCodeAt(i) - 0x30;
+    if (digit < 0 || digit > 9) return undefined;
+    seconds = seconds * 10 + digit;
+  }
+  return seconds;
 }
 
 /** A header of several entries: within the cap, and with at least one well-formed v1 signature. */
