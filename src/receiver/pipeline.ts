@@ -124,6 +124,8 @@ class Delivery implements DeliveryInfo {
   text: string | undefined = undefined;
   /** When the header checks passed, if they ran before the body was read. */
   checkedAt: number | undefined = undefined;
+  /** The time the verifier was given (the header checks' when they ran first): the result's receipt time. */
+  verifiedAt: number | undefined = undefined;
   /** The delivery id the signature covers (`webhook-id`), once verified. */
   signedId: string | undefined = undefined;
   deliveryId: string | undefined = undefined;
@@ -382,12 +384,13 @@ function verify(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | 
   if (!verifier) return undefined;
   const headers = d.headers!;
   const { toleranceSeconds } = config;
+  const now = (d.verifiedAt = d.checkedAt ?? config.now());
   const request: SignedRequest =
     d.text !== undefined
-      ? new SignedText(d, headers, config.now(), toleranceSeconds)
+      ? new SignedText(d, headers, now, toleranceSeconds)
       : d.checkedAt === undefined
-        ? { headers, body: d.body!, now: config.now(), toleranceSeconds }
-        : { headers, body: d.body!, now: d.checkedAt, toleranceSeconds, headersChecked: true };
+        ? { headers, body: d.body!, now, toleranceSeconds }
+        : { headers, body: d.body!, now, toleranceSeconds, headersChecked: true };
   return then(p, d, verifyDelivery(verifier, request), verified);
 }
 
@@ -464,7 +467,7 @@ function eventParsed(p: PipelineState, d: Delivery, parsed: ParsedEvent): Receiv
   d.deliveryId = d.signedId ?? parsed.payloadId;
   d.trace?.identified(d.deliveryId, d.type);
   // A result is real once the signature proves it: recorded before any handler runs.
-  if (parsed.known) p.results.receive(d.type, d.event);
+  if (parsed.known) p.results.receive(d.type, d.event, d.verifiedAt);
   return undefined;
 }
 
