@@ -4,6 +4,7 @@
 // in-flight count each were one (src/common/with-getters.ts says why). What that cost is in
 // bench/NOTES.md; this test keeps a new getter from bringing it back.
 import { setFlagsFromString } from 'node:v8';
+import { runInThisContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { memoryDedupeStore } from 'jobhook';
 import { withGetters } from '../../src/common/with-getters.js';
@@ -14,7 +15,7 @@ import { timerQueue } from '../../src/client/timer-queue.js';
 
 setFlagsFromString('--allow-natives-syntax');
 // Compiled after the flag is set: `%HasFastProperties` is V8's own test of an object's mode.
-const hasFastProperties = new Function('object', 'return %HasFastProperties(object)') as (
+const hasFastProperties = runInThisContext('(object) => %HasFastProperties(object)') as (
   object: object,
 ) => boolean;
 
