@@ -32,6 +32,13 @@ export type SignHmac = (key: Uint8Array, parts: SignedParts) => Uint8Array | Pro
 /** The bytes of a digest as written, already checked to be well-formed hex or padded base64. */
 export type DecodeDigest = (text: string, encoding: 'hex' | 'base64') => Uint8Array;
 
+/**
+ * The 32 bytes of a digest written in padded standard base64 (43 characters of the alphabet, then
+ * `=`), or `undefined` when `text` is anything else: URL-safe characters, no padding, whitespace,
+ * another length.
+ */
+export type DecodeBase64Digest = (text: string) => Uint8Array | undefined;
+
 /** The text of UTF-8 bytes, or `undefined` when they are not valid UTF-8. A BOM is kept. */
 export type DecodeUtf8 = (bytes: Uint8Array) => string | undefined;
 

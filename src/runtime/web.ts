@@ -2,8 +2,9 @@
 // TextDecoder), no node:* import and no Buffer, so it loads unchanged on Cloudflare Workers, the
 // Vercel Edge Runtime, Deno, Bun and browsers. crypto.subtle is asynchronous: verifying and signing
 // give promises, which the receiver awaits (it awaits only thenables).
-import { concatBytes, fromBase64, fromHex, toHex } from '../common/bytes.js';
+import { concatBytes, fromBase64, fromHex, isBase64Digest, toHex } from '../common/bytes.js';
 import type {
+  DecodeBase64Digest,
   DecodeDigest,
   DecodeUtf8,
   HmacKeys,
@@ -80,3 +81,6 @@ export const randomHex: RandomHex = (bytes) => toHex(crypto.getRandomValues(new 
 
 export const decodeDigest: DecodeDigest = (text, encoding) =>
   encoding === 'hex' ? fromHex(text) : (fromBase64(text) ?? new Uint8Array(0));
+
+export const decodeBase64Digest: DecodeBase64Digest = (text) =>
+  isBase64Digest(text) ? fromBase64(text) : undefined;

@@ -1,4 +1,4 @@
-import { decodeDigest, signHmac, verifyHmac } from '#runtime';
+import { decodeBase64Digest, decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { isBase64Digest, toBase64 } from '../common/bytes.js';
 import { andThen, isThenable } from '../common/thenable.js';
 import { hmacKeys, secretBytes } from './secret.js';
@@ -44,10 +44,12 @@ export function standardWebhooks(): Verifier {
         const timestamp = headers.get('webhook-timestamp');
         const signature = headers.get('webhook-signature');
         if (request.headersChecked !== true) {
-          const refused = checkHeaderValues(request, id, timestamp, signature);
+          // The usual lone signature is checked as it is decoded, just below.
+          const refused = checkHeaderValues(request, id, timestamp, signature, true);
           if (refused) return refused;
         }
         const candidates = v1Signatures(signature!);
+        if (candidates === undefined) return refuse('malformed_header', NO_WELL_FORMED_V1);
         // Synchronous on Node; on the Web path crypto.subtle answers with a promise. The header
         // part as one string: each part is one `Hmac#update`, a call into C++ (bench/NOTES.md).
         // A body handed over as a string is hashed as it is, not copied into bytes first.
@@ -84,11 +86,13 @@ function checkStandardHeaders(request: HeaderCheckRequest): VerifyRefusal | unde
   );
 }
 
+/** `decodedNext`: a lone v1 signature is decoded (and so checked) by the caller right after. */
 function checkHeaderValues(
   { headers, now, toleranceSeconds }: HeaderCheckRequest,
   id: string | undefined,
   timestamp: string | undefined,
   signature: string | undefined,
+  decodedNext = false,
 ): VerifyRefusal | undefined {
   if (!id || !timestamp || !signature) return refuse('missing_header', missingHeaders(headers));
   if (id.length > MAX_ID_LENGTH) return refuse('malformed_header', 'The webhook-id header is too long.');
@@ -99,7 +103,10 @@ function checkHeaderValues(
   if (Math.abs(now / 1000 - seconds) > toleranceSeconds) {
     return refuse('stale_timestamp', `The webhook-timestamp ${timestamp} is outside the tolerance.`);
   }
-  return isSingleV1(signature) ? undefined : checkSignatureList(signature);
+  if (isSingleV1(signature)) {
+    return decodedNext || isBase64Digest(signature, 3) ? undefined : noWellFormedV1();
+  }
+  return checkSignatureList(signature);
 }
 
 /**
@@ -127,10 +134,13 @@ function checkSignatureList(header: string): VerifyRefusal | undefined {
       `The webhook-signature header carries ${entries.length} signatures; at most ${MAX_SIGNATURES} are read.`,
     );
   }
-  if (!entries.some((entry) => isBase64Digest(v1Value(entry) ?? ''))) {
-    return refuse('malformed_header', 'The webhook-signature header holds no well-formed v1 signature.');
-  }
-  return undefined;
+  return entries.some((entry) => isBase64Digest(v1Value(entry) ?? '')) ? undefined : noWellFormedV1();
+}
+
+const NO_WELL_FORMED_V1 = 'The webhook-signature header holds no well-formed v1 signature.';
+
+function noWellFormedV1(): VerifyRefusal {
+  return refuse('malformed_header', NO_WELL_FORMED_V1);
 }
 
 function missingHeaders(headers: HeaderReader): string {
@@ -146,22 +156,25 @@ function v1Value(entry: string): string | undefined {
   return entry.endsWith(',') ? entry.slice(3, -1) : entry.slice(3);
 }
 
-/** The usual header: one v1 signature and nothing else, 47 characters. */
+/**
+ * The usual header: one v1 signature and nothing else, 47 characters. A header of that shape is
+ * one signature or none: an entry of a list is shorter.
+ */
 const SINGLE_V1_LENGTH = 'v1,'.length + 44;
 
 function isSingleV1(header: string): boolean {
-  return header.length === SINGLE_V1_LENGTH && header.startsWith('v1,') && isBase64Digest(header, 3);
+  return header.length === SINGLE_V1_LENGTH && header.startsWith('v1,');
 }
 
 /**
- * `v1,<b64> v1,<b64> v1a,<other>` to the decoded, well-formed v1 signatures. Called only once
- * `checkHeaders` passed: a header of exactly 47 characters starting `v1,` then passed only as one
- * well-formed signature (every entry of a split is shorter), so the usual case needs no second
- * pattern test and no split.
+ * `v1,<b64> v1,<b64> v1a,<other>` to the decoded, well-formed v1 signatures, once the header
+ * checks passed; `undefined` when the usual lone signature is not well formed (the checks leave it
+ * to this decoding).
  */
-function v1Signatures(header: string): Uint8Array[] {
-  if (header.length === SINGLE_V1_LENGTH && header.startsWith('v1,')) {
-    return [decodeDigest(header.slice(3), 'base64')];
+function v1Signatures(header: string): Uint8Array[] | undefined {
+  if (isSingleV1(header)) {
+    const decoded = decodeBase64Digest(header.slice(3));
+    return decoded && [decoded];
   }
   const signatures: Uint8Array[] = [];
   for (const entry of header.split(/\s+/)) {

@@ -163,6 +163,36 @@ describe('standardWebhooks()', () => {
     }
   });
 
+  // The usual lone signature is checked as it is decoded (Buffer's lenient decoder on Node, with
+  // checks of its own): each character swapped for one outside the alphabet, at the same length.
+  test.each([
+    ['a URL-safe "-"', '-'],
+    ['a URL-safe "_"', '_'],
+    ['a space', ' '],
+    ['a tab', '\t'],
+    ['a "*"', '*'],
+    ['a "=" inside', '='],
+    ['a non-ASCII letter', 'é'],
+    ['a full-width letter', 'Ａ'],
+  ])('refuses a lone signature of the usual length with %s, body in hand or not', (_name, char) => {
+    const body = '{"type":"x"}';
+    const headers = signDelivery({ secret: SECRET, payload: body, timestamp: NOW }).headers;
+    const valid = headers['webhook-signature']!;
+    const prepared = standardWebhooks().prepare([SECRET]);
+    for (const at of [3, 20, 45]) {
+      const signature = `${valid.slice(0, at)}${char}${valid.slice(at + 1)}`;
+      expect(signature).toHaveLength(valid.length);
+      const tampered = request({ ...headers, 'webhook-signature': signature }, body);
+      const refusal = {
+        ok: false,
+        code: 'malformed_header',
+        detail: expect.stringMatching(/no well-formed v1/),
+      };
+      expect(prepared(tampered)).toEqual(refusal);
+      expect(prepared.checkHeaders!(tampered)).toEqual(refusal);
+    }
+  });
+
   test('told the headers were checked, skips only those checks: the signature is still compared', () => {
     const body = '{"type":"x"}';
     const headers = signDelivery({ secret: SECRET, payload: body, timestamp: NOW }).headers;
