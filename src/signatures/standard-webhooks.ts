@@ -49,7 +49,7 @@ export function standardWebhooks(): Verifier {
           if (refused) return refused;
         }
         const candidates = v1Signatures(signature!);
-        if (candidates === undefined) return refuse('malformed_header', NO_WELL_FORMED_V1);
+        if (candidates === undefined) return noWellFormedV1();
         // Synchronous on Node; on the Web path crypto.subtle answers with a promise. The header
         // part as one string: each part is one `Hmac#update`, a call into C++ (bench/NOTES.md).
         // A body handed over as a string is hashed as it is, not copied into bytes first.
@@ -137,10 +137,8 @@ function checkSignatureList(header: string): VerifyRefusal | undefined {
   return entries.some((entry) => isBase64Digest(v1Value(entry) ?? '')) ? undefined : noWellFormedV1();
 }
 
-const NO_WELL_FORMED_V1 = 'The webhook-signature header holds no well-formed v1 signature.';
-
 function noWellFormedV1(): VerifyRefusal {
-  return refuse('malformed_header', NO_WELL_FORMED_V1);
+  return refuse('malformed_header', 'The webhook-signature header holds no well-formed v1 signature.');
 }
 
 function missingHeaders(headers: HeaderReader): string {
