@@ -1,4 +1,5 @@
 import { GatewayError } from './errors.js';
+import { backoffDelay, sleep } from '../common/backoff.js';
 import {
   checkOption,
   func,
@@ -82,8 +83,7 @@ export function retryDelay(retry: number, error: GatewayError, options: Resolved
     const ms = error.retryAfterSeconds * 1000;
     return ms > options.maxDelayMs ? undefined : ms;
   }
-  const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (retry - 1));
-  return Math.round(Math.random() * ceiling);
+  return backoffDelay({ firstMs: options.baseDelayMs, maxMs: options.maxDelayMs, jitter: 'full' }, retry);
 }
 
 /**
@@ -118,19 +118,4 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   if (/^\d+$/.test(trimmed)) return Number(trimmed);
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    function onAbort() {
-      clearTimeout(timer);
-      reject(signal!.reason as Error);
-    }
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
