@@ -17,6 +17,17 @@
 export interface Handoff {
   /** Stores `job` durably (once per `key`); rejects when it could not. */
   enqueue(job: HandoffJob): Promise<void>;
+  /**
+   * Starts a worker that takes this hand-off's own jobs (its queue, stream or schema) and runs
+   * them through `runner`; what `receiver.work(options)` calls. Optional for hand-offs of your own.
+   */
+  work?(runner: QueuedJobRunner, options?: object): Promise<WorkerHandle>;
+}
+
+/** A running worker: `receiver.work()`'s result. */
+export interface WorkerHandle {
+  /** Stops taking jobs and resolves once the jobs it runs have finished. */
+  close(): Promise<void>;
 }
 
 /** One verified event on its way to a worker: plain JSON, so any queue can carry it. */
@@ -39,6 +50,8 @@ export interface HandoffJob {
   receivedAt: number;
   /** `'poll'` for an outcome the receiver found by polling the gateway; absent for a webhook. */
   source?: 'webhook' | 'poll';
+  /** The tenant whose secret verified the delivery, for a receiver with a `secret` function. */
+  tenant?: string;
 }
 
 /**

@@ -5,14 +5,11 @@ import { jobResults } from '../results/job-results.js';
 import { createFetchHandler } from '../wire/fetch-handler.js';
 import { failureReporter } from './failures.js';
 import { inFlightTracker } from './in-flight.js';
-import { handoffObserver, onceLogger } from './observe.js';
 import { resolveOptions, type ReceiverOptions } from './options.js';
 import { createPipeline, type Pipeline } from './pipeline.js';
 import { registerReceiver } from './register.js';
 import type { DeliveryContext, EventHandler } from './run-handlers.js';
-import { queuedJobRunner } from './run-queued.js';
-import type { Reconciler } from '../reconcile/reconciler.js';
-import { receiverReconciler, taskIdOf } from './reconcile-step.js';
+import { createReconciler, type Reconciler } from '../reconcile/reconciler.js';
 import type { CloseOptions, ErrorHandler, EventMap, Receiver } from './types.js';
 
 // `& EventMap` only tells the compiler the job events always exist; it changes no field type.
@@ -36,7 +33,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   const lifecycle = inFlightTracker();
   // Results cross instances only over a channel passed as `results`: no store opens one by itself.
   const results = jobResults(options.results, config.logger, config.now);
-  const report = failureReporter(errorHandlers, config.secrets, config.logger, lifecycle);
+  const report = failureReporter(errorHandlers, config.redact, config.logger, lifecycle);
 
   /** The handlers of a type: its own (for a type with a schema), then the `onAny` ones. */
   function handlersFor(type: string, known: boolean): readonly EventHandler<unknown>[] {
@@ -45,15 +42,9 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     return typed && anyHandlers.length > 0 ? [...typed, ...anyHandlers] : (typed ?? anyHandlers);
   }
 
-  // With `reconcile`: the reconciler runs polled outcomes through the pipeline from the claim on,
-  // and a webhook answered 2xx tells the tracker its task needs no poll.
+  // With `reconcile`: polled outcomes enter the pipeline by its poll door, and a webhook's outcome
+  // tells the tracker its task needs no poll.
   let reconciler: Reconciler | undefined;
-  const answered2xx = config.reconcile
-    ? (type: string, event: unknown) => {
-        const taskId = taskIdOf(type, event);
-        if (taskId !== undefined && reconciler) lifecycle.track(reconciler.settled(taskId));
-      }
-    : undefined;
   const pipeline: Pipeline = createPipeline({
     config,
     schemas,
@@ -61,27 +52,21 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     results,
     report,
     lifecycle,
-    answered2xx,
+    webhookSettled:
+      config.reconcile &&
+      ((taskId, tenant) => {
+        if (reconciler) lifecycle.track(reconciler.settled(taskId, tenant));
+      }),
   });
   if (config.reconcile) {
-    reconciler = receiverReconciler({
+    reconciler = createReconciler({
       options: config.reconcile,
-      schemas,
-      run: (polled) => pipeline.runValidatedEvent(polled),
       logger: config.logger,
       observer: config.observer,
       now: config.now,
+      dispatch: (polled) => pipeline.runPolled(polled),
     });
   }
-
-  const runQueued = queuedJobRunner({
-    schemas,
-    handlersFor,
-    handlerTimeoutMs: config.handlerTimeoutMs,
-    report,
-    track: (work) => lifecycle.track(work),
-    startedFirst: handoffObserver(config.observer, onceLogger(config.logger)),
-  });
 
   function addHandler(type: string, handler: EventHandler<never>, where = 'receiver.on') {
     assertFunction(where, handler);
@@ -122,13 +107,20 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     },
     receive: pipeline.receive,
     fetch: createFetchHandler(pipeline.receive),
-    async handleQueued(job, attempt) {
-      lifecycle.enter();
-      try {
-        await runQueued(job, attempt);
-      } finally {
-        lifecycle.leave();
+    handleQueued: pipeline.runQueued,
+    work(workOptions) {
+      const { handoff } = config;
+      if (typeof handoff?.work !== 'function') {
+        return Promise.reject(
+          new JobhookError(
+            'invalid_options',
+            handoff
+              ? 'receiver.work(): this hand-off cannot start a worker (it has no work() method); run your own consumer and call receiver.handleQueued(job).'
+              : 'receiver.work() needs createReceiver({ handoff }), e.g. bullmqHandoff({ queue }).',
+          ),
+        );
       }
+      return handoff.work(receiver, workOptions);
     },
     close,
     reconcileOnce() {

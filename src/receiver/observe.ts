@@ -2,7 +2,6 @@ import type { ReconcileObserver } from '../reconcile/observer.js';
 import type { AnswerCode, ReceiverResponse } from '../wire/answers.js';
 import type { RefusalCode } from '../signatures/verifier.js';
 import { messageOf, type Logger } from '../common/logger.js';
-import { isThenable } from '../common/thenable.js';
 
 /**
  * What became of one delivery, from its answer: `ok` (2xx, handled or nothing to handle),
@@ -99,19 +98,6 @@ export class DeliveryTrace {
   claimed(claim: unknown): void {
     this.dedupe =
       claim === 'new' ? 'new' : claim === 'done' ? 'duplicate' : claim === 'busy' ? 'in_progress' : undefined;
-  }
-
-  /** Runs the handlers through `run` and notes how long they took (until their result settles). */
-  timeHandlers<T>(run: () => T): T {
-    const started = performance.now();
-    const result = run();
-    const done = () => {
-      this.handlerMs = performance.now() - started;
-    };
-    // Registered before the caller's own `then`, so the time is noted before the answer is built.
-    if (isThenable(result)) Promise.resolve(result).then(done, done);
-    else done();
-    return result;
   }
 }
 

@@ -1,18 +1,14 @@
 import { messageOf, quote, type SafeLogger } from '../common/logger.js';
 import type { TrackedJob } from '../jobs/job-tracker.js';
+import type { EventOutcome } from '../events/event-types.js';
 import { deliveryFailureWatch } from './delivery-failures.js';
 import type { ReconcileObserver, ReconcileResult } from './observer.js';
 import { MAX_BACKOFF_MS, type ResolvedReconcile } from './options.js';
 import { outcomeKey, polledEvent, type PolledEvent } from './polled-event.js';
 import { rateLimitOf, statusOf } from './rate-limit.js';
 
-/**
- * What became of a polled outcome in the receiver: `handled` (its handlers ran and succeeded),
- * `duplicate` (already handled: the webhook came first), `busy` (being handled right now, say by
- * the webhook on another instance), `failed` (a handler failed: polled again later, as the
- * gateway would retry), `invalid` (the receiver's schemas refuse it).
- */
-export type DispatchOutcome = 'handled' | 'duplicate' | 'busy' | 'failed' | 'invalid';
+/** What became of a polled outcome in the receiver: `failed` is polled again later, as the gateway would retry. */
+export type DispatchOutcome = EventOutcome;
 
 /** Runs a polled outcome through the receiver's dedupe and handlers, under `key`. */
 export type DispatchPolled = (event: PolledEvent & { key: string }) => Promise<DispatchOutcome>;
@@ -20,8 +16,8 @@ export type DispatchPolled = (event: PolledEvent & { key: string }) => Promise<D
 export interface Reconciler {
   /** One bounded pass: at most `maxPollsPerPass` polls, `concurrency` at a time. */
   reconcileOnce(): Promise<ReconcileResult>;
-  /** A webhook handled the task's outcome: it is not polled. Never rejects. */
-  settled(taskId: string): Promise<void>;
+  /** A webhook of `tenant` handled the task's outcome: it is not polled. Never rejects. */
+  settled(taskId: string, tenant: string | undefined): Promise<void>;
   /** The webhook URL whose counters to read, once the receiver learns it (`register`). */
   watchUrl(url: string): void;
   /** Stops the timer and any poll in flight; resolves once the running pass ended. */
