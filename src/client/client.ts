@@ -1,3 +1,4 @@
+import { isRecord } from '../common/is-record.js';
 import { redactor } from '../common/redact.js';
 import {
   checkOption,
@@ -9,6 +10,7 @@ import {
   refuseUnknownOptions,
 } from '../common/options.js';
 import { JOB_TRACKER } from '../jobs/options.js';
+import { invalidResponse } from './errors.js';
 import { markIncomplete, readPages } from './pages.js';
 import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
 import { checkApiKey } from './options.js';
@@ -172,8 +174,13 @@ export function createClient(options: ClientOptions): GatewayClient {
     ),
   });
 
-  const getImage = (taskId: string, requestOptions?: RequestOptions) =>
-    request<ImageTask>('GET', `/api/v1/images/${encodeURIComponent(taskId)}`, undefined, requestOptions);
+  async function getImage(taskId: string, requestOptions?: RequestOptions): Promise<ImageTask> {
+    const path = `/api/v1/images/${encodeURIComponent(taskId)}`;
+    const task = await request<unknown>('GET', path, undefined, requestOptions);
+    // The envelope allows `data` to be absent: a caller reading `task.status` must get a record.
+    if (!isRecord(task)) throw invalidResponse(`GET ${path}`, 'the answer holds no task record');
+    return task as ImageTask;
+  }
   const { waitFor } = waitService(getImage, redactKey);
   const { jobs } = options;
   const tracker = jobs === undefined || (typeof jobs === 'object' && typeof jobs?.track === 'function');

@@ -35,6 +35,17 @@ export class GatewayError extends Error {
 }
 
 /**
+ * A 2xx answer whose `data` is not what the endpoint gives (`code` `invalid_response`): a task
+ * poll with no task record, a list with neither an array nor `items`. `what` is `GET <path>`.
+ */
+export function invalidResponse(what: string, detail: string): GatewayError {
+  return new GatewayError(`${what} failed (200 invalid_response): ${detail}.`, {
+    status: 200,
+    code: 'invalid_response',
+  });
+}
+
+/**
  * The request never got an answer: DNS, refused or reset connection. `code` is `network_error`.
  * `cause` is a copy of what fetch threw, with every form of the API key and secret_key redacted:
  * its name, message, stack, plain fields such as `code` (`ECONNREFUSED`) and its own causes, but

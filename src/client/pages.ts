@@ -1,4 +1,4 @@
-import { GatewayError } from './errors.js';
+import { invalidResponse } from './errors.js';
 
 /**
  * docs/gateway.md §2.1: a list endpoint answers "an array of resources, or a paginated object that
@@ -36,13 +36,7 @@ export async function readPages<T>(
     const data = await get(query);
     if (Array.isArray(data)) return { items: [...items, ...(data as T[])], complete: page === 1 };
     if (typeof data !== 'object' || data === null || !Array.isArray((data as { items?: unknown }).items)) {
-      throw new GatewayError(
-        `GET ${path} failed (200 invalid_response): the answer holds neither an array nor items.`,
-        {
-          status: 200,
-          code: 'invalid_response',
-        },
-      );
+      throw invalidResponse(`GET ${path}`, 'the answer holds neither an array nor items');
     }
     const answer = data as Record<string, unknown> & { items: T[] };
     items.push(...answer.items);

@@ -138,6 +138,21 @@ describe('an answer longer than maxResponseBytes', () => {
   });
 });
 
+describe('answers that are not what the endpoint gives (issue 33)', () => {
+  test.each(['{"success":true}', '{"success":true,"data":null}', '{"success":true,"data":[1]}'])(
+    'images.get answered %s: a GatewayError invalid_response naming the path',
+    async (body) => {
+      const { origin } = await serve((_req, res) => res.writeHead(200).end(body));
+      const client = createClient({ apiKey: API_KEY, baseUrl: origin });
+      const error = await failure(client.images.get('task_1'));
+      expect(error).toMatchObject({ status: 200, code: 'invalid_response' });
+      expect(error.message).toBe(
+        'GET /api/v1/images/task_1 failed (200 invalid_response): the answer holds no task record.',
+      );
+    },
+  );
+});
+
 describe('redirects', () => {
   const input = {
     url: 'https://app.test/hook',
