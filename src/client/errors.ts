@@ -13,7 +13,7 @@ export class GatewayError extends Error {
   readonly code: string;
   /** `request_id` of the answer, for support; undefined when there was none. */
   readonly requestId: string | undefined;
-  /** Seconds from a Retry-After header, when the gateway sent one. */
+  /** Seconds from a Retry-After header, when the gateway sent one; at most 86,400 (a longer one reads as a day). */
   readonly retryAfterSeconds: number | undefined;
 
   constructor(
