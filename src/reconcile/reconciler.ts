@@ -1,3 +1,4 @@
+import { backoffDelay } from '../common/backoff.js';
 import { isRecord } from '../common/is-record.js';
 import { messageOf, quote, type SafeLogger } from '../common/logger.js';
 import type { TrackedJob } from '../jobs/job-tracker.js';
@@ -98,8 +99,8 @@ export function createReconciler(config: {
     rateLimited: pause,
   });
 
-  const backoffAt = (job: TrackedJob) =>
-    now() + Math.min(MAX_BACKOFF_MS, backoffBase * 2 ** Math.min(20, Math.max(0, job.polls - 1)));
+  const backoff = { firstMs: backoffBase, maxMs: MAX_BACKOFF_MS };
+  const backoffAt = (job: TrackedJob) => now() + backoffDelay(backoff, job.polls);
 
   async function trackerStep(what: string, step: () => unknown): Promise<void> {
     try {
