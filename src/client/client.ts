@@ -90,7 +90,9 @@ export interface GatewayClient {
     /**
      * GET /api/v1/webhooks: an array of every webhook, whether the gateway answers with one or
      * with pages of `{ items }`: the pages it recognises are followed (src/client/pages.ts lists
-     * them). A list it cannot tell is complete makes `register()` warn before it creates.
+     * them). A list it cannot tell is complete makes `register()` warn before it creates. One
+     * listing keeps at most 10,000 webhooks and `maxResponseBytes` of pages in all: past either it
+     * fails with a GatewayError `listing_too_large`.
      */
     list(options?: RequestOptions): Promise<Webhook[]>;
     /** DELETE /api/v1/webhooks/{id} */
@@ -195,7 +197,9 @@ export function createClient(options: ClientOptions): GatewayClient {
       create: (input, requestOptions) => request('POST', '/api/v1/webhooks', input, requestOptions),
       async list(requestOptions) {
         const path = '/api/v1/webhooks';
-        const get = (query: string) => request<unknown>('GET', path + query, undefined, requestOptions);
+        const budget = { bytes: 0 };
+        const get = (query: string) =>
+          request<unknown>('GET', path + query, undefined, requestOptions, budget);
         const { items, complete } = await readPages<Webhook>(get, path, baseUrl);
         return complete ? items : markIncomplete(items);
       },

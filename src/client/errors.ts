@@ -46,6 +46,21 @@ export function invalidResponse(what: string, detail: string): GatewayError {
 }
 
 /**
+ * A listing (`webhooks.list`) holds more than the client keeps of one (`code` `listing_too_large`):
+ * more than 10,000 items (`MAX_LIST_ITEMS`), or pages longer than `maxResponseBytes` in all. The
+ * client stopped reading: a gateway decides how many pages it sends and how long they are.
+ */
+export function listingTooLarge(what: string, status: number, detail: string): GatewayError {
+  return new GatewayError(
+    `${what} failed (${status} listing_too_large): ${detail}; the client stopped reading.`,
+    {
+      status,
+      code: 'listing_too_large',
+    },
+  );
+}
+
+/**
  * The request never got an answer: DNS, refused or reset connection. `code` is `network_error`.
  * `cause` is a copy of what fetch threw, with every form of the API key and secret_key redacted:
  * its name, message, stack, plain fields such as `code` (`ECONNREFUSED`) and its own causes, but

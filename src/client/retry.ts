@@ -66,10 +66,12 @@ export function resolveRetry(
 
 /**
  * 429 and 5xx may pass; so may a lost connection or a time-out. 4xx other than 429 will not, nor
- * will an oversized answer or a refused redirect: asking again would meet the same answer.
+ * will an oversized answer or listing or a refused redirect: asking again would meet the same answer.
  */
+const FINAL_CODES = new Set(['response_too_large', 'listing_too_large', 'redirect_refused']);
+
 export function isRetryable(error: GatewayError): boolean {
-  if (error.code === 'response_too_large' || error.code === 'redirect_refused') return false;
+  if (FINAL_CODES.has(error.code)) return false;
   return error.status === 0 || error.status === 429 || error.status >= 500;
 }
 
