@@ -17,7 +17,7 @@ export class IndexedHeap<T> {
   private readonly before: (a: T, b: T) => boolean;
   private readonly slot: HeapSlot<T>;
 
-  /** `before(a, b)`: `a` comes first. It must be a strict total order for the heap to hold. */
+  /** `before(a, b)`: `a` comes first (a strict order: false for equals, which come out in any order). */
   constructor(before: (a: T, b: T) => boolean, slot: HeapSlot<T>) {
     this.before = before;
     this.slot = slot;
