@@ -1,3 +1,4 @@
+import { isRecord } from '../common/is-record.js';
 import { redactor } from '../common/redact.js';
 import {
   checkOption,
@@ -9,6 +10,7 @@ import {
   refuseUnknownOptions,
 } from '../common/options.js';
 import { JOB_TRACKER } from '../jobs/options.js';
+import { invalidResponse } from './errors.js';
 import { markIncomplete, readPages } from './pages.js';
 import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
 import { checkApiKey } from './options.js';
@@ -88,7 +90,9 @@ export interface GatewayClient {
     /**
      * GET /api/v1/webhooks: an array of every webhook, whether the gateway answers with one or
      * with pages of `{ items }`: the pages it recognises are followed (src/client/pages.ts lists
-     * them). A list it cannot tell is complete makes `register()` warn before it creates.
+     * them). A list it cannot tell is complete makes `register()` warn before it creates. One
+     * listing keeps at most 10,000 webhooks and `maxResponseBytes` of pages in all: past either it
+     * fails with a GatewayError `listing_too_large`.
      */
     list(options?: RequestOptions): Promise<Webhook[]>;
     /** DELETE /api/v1/webhooks/{id} */
@@ -172,8 +176,13 @@ export function createClient(options: ClientOptions): GatewayClient {
     ),
   });
 
-  const getImage = (taskId: string, requestOptions?: RequestOptions) =>
-    request<ImageTask>('GET', `/api/v1/images/${encodeURIComponent(taskId)}`, undefined, requestOptions);
+  async function getImage(taskId: string, requestOptions?: RequestOptions): Promise<ImageTask> {
+    const path = `/api/v1/images/${encodeURIComponent(taskId)}`;
+    const task = await request<unknown>('GET', path, undefined, requestOptions);
+    // The envelope allows `data` to be absent: a caller reading `task.status` must get a record.
+    if (!isRecord(task)) throw invalidResponse(`GET ${path}`, 'the answer holds no task record');
+    return task as ImageTask;
+  }
   const { waitFor } = waitService(getImage, redactKey);
   const { jobs } = options;
   const tracker = jobs === undefined || (typeof jobs === 'object' && typeof jobs?.track === 'function');
@@ -188,7 +197,9 @@ export function createClient(options: ClientOptions): GatewayClient {
       create: (input, requestOptions) => request('POST', '/api/v1/webhooks', input, requestOptions),
       async list(requestOptions) {
         const path = '/api/v1/webhooks';
-        const get = (query: string) => request<unknown>('GET', path + query, undefined, requestOptions);
+        const budget = { bytes: 0 };
+        const get = (query: string) =>
+          request<unknown>('GET', path + query, undefined, requestOptions, budget);
         const { items, complete } = await readPages<Webhook>(get, path, baseUrl);
         return complete ? items : markIncomplete(items);
       },

@@ -13,7 +13,7 @@ export class GatewayError extends Error {
   readonly code: string;
   /** `request_id` of the answer, for support; undefined when there was none. */
   readonly requestId: string | undefined;
-  /** Seconds from a Retry-After header, when the gateway sent one. */
+  /** Seconds from a Retry-After header, when the gateway sent one; at most 86,400 (a longer one reads as a day). */
   readonly retryAfterSeconds: number | undefined;
 
   constructor(
@@ -32,6 +32,32 @@ export class GatewayError extends Error {
     this.requestId = details.requestId;
     this.retryAfterSeconds = details.retryAfterSeconds;
   }
+}
+
+/**
+ * A 2xx answer whose `data` is not what the endpoint gives (`code` `invalid_response`): a task
+ * poll with no task record, a list with neither an array nor `items`. `what` is `GET <path>`.
+ */
+export function invalidResponse(what: string, detail: string): GatewayError {
+  return new GatewayError(`${what} failed (200 invalid_response): ${detail}.`, {
+    status: 200,
+    code: 'invalid_response',
+  });
+}
+
+/**
+ * A listing (`webhooks.list`) holds more than the client keeps of one (`code` `listing_too_large`):
+ * more than 10,000 items (`MAX_LIST_ITEMS`), or pages longer than `maxResponseBytes` in all. The
+ * client stopped reading: a gateway decides how many pages it sends and how long they are.
+ */
+export function listingTooLarge(what: string, status: number, detail: string): GatewayError {
+  return new GatewayError(
+    `${what} failed (${status} listing_too_large): ${detail}; the client stopped reading.`,
+    {
+      status,
+      code: 'listing_too_large',
+    },
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { GatewayError } from './errors.js';
+import { invalidResponse, listingTooLarge } from './errors.js';
 
 /**
  * docs/gateway.md §2.1: a list endpoint answers "an array of resources, or a paginated object that
@@ -14,8 +14,15 @@ import { GatewayError } from './errors.js';
  * - `{ items, has_more: false }`, or a `total` equal to the items read: complete;
  * - anything else (`{ items }` alone, an unknown `more` flag): incomplete, as far as the client
  *   can tell. So is a list past {@link MAX_PAGES} pages, or one whose cursor repeats.
+ *
+ * What one listing holds is bounded whatever the gateway sends: at most {@link MAX_LIST_ITEMS}
+ * items, and pages of at most `maxResponseBytes` in all (the transport counts them); past either
+ * the listing fails with `listing_too_large`.
  */
 export const MAX_PAGES = 100;
+
+/** The most items one listing keeps: far more webhooks than an account has, far less than a heap holds. */
+export const MAX_LIST_ITEMS = 10_000;
 
 export interface ListRead<T> {
   items: T[];
@@ -32,20 +39,24 @@ export async function readPages<T>(
   const items: T[] = [];
   const seen = new Set<string>();
   let query = '';
+  /** Appends a page's items, one by one: a page of millions spread into push() overflows the stack. */
+  const keep = (page: readonly T[]) => {
+    if (items.length + page.length > MAX_LIST_ITEMS) {
+      throw listingTooLarge(`GET ${path}`, 200, `the listing holds more than ${MAX_LIST_ITEMS} items`);
+    }
+    for (const item of page) items.push(item);
+  };
   for (let page = 1; page <= MAX_PAGES; page++) {
     const data = await get(query);
-    if (Array.isArray(data)) return { items: [...items, ...(data as T[])], complete: page === 1 };
+    if (Array.isArray(data)) {
+      keep(data as T[]);
+      return { items, complete: page === 1 };
+    }
     if (typeof data !== 'object' || data === null || !Array.isArray((data as { items?: unknown }).items)) {
-      throw new GatewayError(
-        `GET ${path} failed (200 invalid_response): the answer holds neither an array nor items.`,
-        {
-          status: 200,
-          code: 'invalid_response',
-        },
-      );
+      throw invalidResponse(`GET ${path}`, 'the answer holds neither an array nor items');
     }
     const answer = data as Record<string, unknown> & { items: T[] };
-    items.push(...answer.items);
+    keep(answer.items);
     const next = nextQuery(answer, path, baseUrl);
     if (next === 'done') return { items, complete: true };
     if (next === 'unknown' || seen.has(next.query) || answer.items.length === 0) {

@@ -6,6 +6,7 @@ import {
   GatewayRedirectError,
   GatewayResponseTooLargeError,
   GatewayTimeoutError,
+  listingTooLarge,
 } from './errors.js';
 import { readBodyCapped } from './read-body.js';
 import { fetchSameOrigin } from './redirects.js';
@@ -41,11 +42,21 @@ export interface TransportConfig {
   maxResponseBytes: number;
 }
 
+/**
+ * What the calls of one listing may read in all (src/client/pages.ts): every page's body counts,
+ * and a page longer than what is left fails with `listing_too_large`.
+ */
+export interface ListingBudget {
+  /** Bytes read so far by the listing's calls. */
+  bytes: number;
+}
+
 export type Transport = <T>(
   method: string,
   path: string,
   body?: unknown,
   options?: RequestOptions,
+  budget?: ListingBudget,
 ) => Promise<T>;
 
 const REQUEST_OPTIONS = optionNames<RequestOptions>()(['signal', 'timeoutMs', 'retries']);
@@ -61,13 +72,14 @@ export function createTransport(config: TransportConfig): Transport {
     path: string,
     body?: unknown,
     options: RequestOptions = {},
+    budget?: ListingBudget,
   ) {
     refuseUnknownOptions(options, REQUEST_OPTIONS, CALL);
     const retry = options.retries === undefined ? config.retry : resolveRetry(options.retries, CALL);
     // A webhook's secret_key rides in the body; a gateway that echoes the request must not leak it.
     const secret = isRecord(body) && typeof body.secret_key === 'string' ? body.secret_key : undefined;
     const redact = secret === undefined ? redactKey : redactor([config.apiKey, secret]);
-    const call = () => once(config, redact, method, path, body, options) as Promise<T>;
+    const call = () => once(config, redact, method, path, body, options, budget) as Promise<T>;
     return retry.methods.includes(method) ? withRetries(call, retry, options.signal) : call();
   };
 }
@@ -79,6 +91,7 @@ async function once(
   path: string,
   body: unknown,
   options: RequestOptions,
+  budget: ListingBudget | undefined,
 ) {
   const timeoutMs = positiveNumber(CALL, 'timeoutMs', options.timeoutMs, config.timeoutMs, { unit: 'ms' });
   const timer = new AbortController();
@@ -91,6 +104,8 @@ async function once(
   };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const what = `${method} ${path}`;
+  // A listing's pages share one cap: what its earlier pages read is not read again.
+  const maxBytes = config.maxResponseBytes - (budget?.bytes ?? 0);
   try {
     let response: Response;
     let text: string | undefined;
@@ -109,7 +124,7 @@ async function once(
         );
       }
       response = answer.response;
-      text = await readBodyCapped(response, config.maxResponseBytes);
+      text = await readBodyCapped(response, maxBytes, budget);
     } catch (error) {
       if (error instanceof GatewayError) throw error;
       // The caller's own abort is not a gateway failure: it surfaces as the caller's reason.
@@ -120,6 +135,13 @@ async function once(
       throw new GatewayNetworkError(
         redact(`${what}: could not reach the gateway (${describe(error)}).`),
         redactCause(error, redact),
+      );
+    }
+    if (text === undefined && maxBytes < config.maxResponseBytes) {
+      throw listingTooLarge(
+        redact(what),
+        response.status,
+        `its pages are longer than maxResponseBytes (${config.maxResponseBytes} bytes) in all`,
       );
     }
     if (text === undefined) {

@@ -66,10 +66,12 @@ export function resolveRetry(
 
 /**
  * 429 and 5xx may pass; so may a lost connection or a time-out. 4xx other than 429 will not, nor
- * will an oversized answer or a refused redirect: asking again would meet the same answer.
+ * will an oversized answer or listing or a refused redirect: asking again would meet the same answer.
  */
+const FINAL_CODES = new Set(['response_too_large', 'listing_too_large', 'redirect_refused']);
+
 export function isRetryable(error: GatewayError): boolean {
-  if (error.code === 'response_too_large' || error.code === 'redirect_refused') return false;
+  if (FINAL_CODES.has(error.code)) return false;
   return error.status === 0 || error.status === 429 || error.status >= 500;
 }
 
@@ -111,11 +113,19 @@ export async function withRetries<T>(
   }
 }
 
-/** Retry-After is seconds or an HTTP date (RFC 9110 10.2.3). */
+/**
+ * The longest Retry-After the client reads, in seconds (a day): longer than any wait jobhook makes,
+ * and small enough that no sum of it with a time is Infinity or past the last date.
+ */
+export const MAX_RETRY_AFTER_SECONDS = 24 * 60 * 60;
+
+/** Retry-After is seconds or an HTTP date (RFC 9110 10.2.3); a longer one reads as a day. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (value === null) return undefined;
   const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  // 400 digits are Infinity as a Number.
+  if (/^\d+$/.test(trimmed)) return Math.min(MAX_RETRY_AFTER_SECONDS, Number(trimmed));
   const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+  if (Number.isNaN(date)) return undefined;
+  return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(0, Math.ceil((date - now) / 1000)));
 }

@@ -1,4 +1,5 @@
 import { optionNames, refuseUnknownOptions } from '../common/options.js';
+import { IndexedHeap } from '../common/indexed-heap.js';
 import { withGetters } from '../common/with-getters.js';
 import type { ClaimDueRequest, JobTracker, TrackedJob } from './job-tracker.js';
 import { checkTaskId, resolveTrackerTimes, type TrackerTimes } from './options.js';
@@ -28,22 +29,77 @@ interface Entry {
   owner: string | undefined;
   /** When it is due again; `undefined` until its first claim (then due `afterMs` after submission). */
   dueAt: number | undefined;
+  /** The order it was tracked in: of two tasks due (or submitted) at once, the first tracked comes first. */
+  order: number;
+  /** Its place in the heap of every task by submission. */
+  agePlace: number;
+  /** Its place in the heap it waits in: `fresh` before its first claim, `scheduled` after. */
+  duePlace: number;
 }
 
 const MEMORY_JOB_TRACKER_OPTIONS = optionNames<MemoryJobTrackerOptions>()(['now', 'leaseMs', 'maxAgeMs']);
+
+/** A time as heaps order it: NaN (never due) after every number, so that the order stays total. */
+const key = (time: number) => (Number.isNaN(time) ? Infinity : time);
+const earlier = (a: number, aOrder: number, b: number, bOrder: number) =>
+  key(a) < key(b) || (key(a) === key(b) && aOrder < bOrder);
+
+/** How many items `Array.prototype.slice(0, limit)` of `size` items would give. */
+function sliceCount(limit: number, size: number): number {
+  const end = Math.trunc(Number(limit)) || 0;
+  return end < 0 ? Math.max(size + end, 0) : Math.min(end, size);
+}
 
 /**
  * One process's tracker: the tasks this process submitted, polled by this process. It does not
  * survive a restart: use `redisJobTracker` or `postgresJobTracker` when submitter and receiver
  * are different processes, or when a restart must not forget what was submitted.
+ *
+ * Tasks wait in two heaps, so that a claim looks at the tasks it takes and few others, however
+ * many are tracked: `fresh` (never claimed, due `afterMs` after submission, a time each claim
+ * gives: ordered by submission) and `scheduled` (ordered by the time they are due again). A third
+ * orders every task by submission, for `pending`.
  */
 export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJobTracker {
   refuseUnknownOptions(options, MEMORY_JOB_TRACKER_OPTIONS, 'memoryJobTracker');
   const { leaseMs, maxAgeMs } = resolveTrackerTimes('memoryJobTracker', options);
   const now = options.now ?? Date.now;
-  // Insertion order is submission order for tasks tracked as they are submitted: `pending` sorts
-  // anyway, since `track` may be given an older time.
   const entries = new Map<string, Entry>();
+  let tracked = 0;
+  const bySubmission = (a: Entry, b: Entry) => earlier(a.submittedAt, a.order, b.submittedAt, b.order);
+  const duePlace = { get: (e: Entry) => e.duePlace, set: (e: Entry, i: number) => void (e.duePlace = i) };
+  const age = new IndexedHeap<Entry>(bySubmission, {
+    get: (e) => e.agePlace,
+    set: (e, i) => void (e.agePlace = i),
+  });
+  const fresh = new IndexedHeap<Entry>(bySubmission, duePlace);
+  const scheduled = new IndexedHeap<Entry>((a, b) => earlier(a.dueAt!, a.order, b.dueAt!, b.order), duePlace);
+  const heapOf = (entry: Entry) => (entry.dueAt === undefined ? fresh : scheduled);
+
+  /** Sets when `entry` is due again (`undefined`: `afterMs` after submission), moving it between heaps. */
+  function setDue(entry: Entry, dueAt: number | undefined) {
+    const from = heapOf(entry);
+    entry.dueAt = dueAt;
+    const to = heapOf(entry);
+    if (from === to) {
+      if (to === scheduled) scheduled.update(entry);
+      return;
+    }
+    from.remove(entry);
+    to.push(entry);
+  }
+
+  /** The task due first at `at`, the first tracked of those due at once; `undefined` when none is due. */
+  function firstDue(afterMs: number, at: number): Entry | undefined {
+    const neverClaimed = fresh.peek();
+    const again = scheduled.peek();
+    const freshAt = neverClaimed && neverClaimed.submittedAt + afterMs;
+    const freshDue = neverClaimed && freshAt! <= at ? neverClaimed : undefined;
+    const againDue = again && again.dueAt! <= at ? again : undefined;
+    if (!freshDue || !againDue) return freshDue ?? againDue;
+    return earlier(freshAt!, freshDue.order, againDue.dueAt!, againDue.order) ? freshDue : againDue;
+  }
+
   const view = (entry: Entry): TrackedJob => ({
     taskId: entry.taskId,
     submittedAt: entry.submittedAt,
@@ -56,23 +112,41 @@ export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJ
     track(taskId, submittedAt = now()) {
       checkTaskId(taskId);
       if (entries.has(taskId)) return;
-      entries.set(taskId, { taskId, submittedAt, polls: 0, owner: undefined, dueAt: undefined });
+      const entry: Entry = {
+        taskId,
+        submittedAt,
+        polls: 0,
+        owner: undefined,
+        dueAt: undefined,
+        order: tracked++,
+        agePlace: -1,
+        duePlace: -1,
+      };
+      entries.set(taskId, entry);
+      age.push(entry);
+      fresh.push(entry);
     },
     settle(taskId) {
+      const entry = entries.get(taskId);
+      if (!entry) return;
       entries.delete(taskId);
+      age.remove(entry);
+      heapOf(entry).remove(entry);
     },
     claimDue({ owner, limit, afterMs, now: at }) {
-      const due: { entry: Entry; at: number }[] = [];
-      for (const entry of entries.values()) {
-        const dueAt = entry.dueAt ?? entry.submittedAt + afterMs;
-        if (dueAt <= at) due.push({ entry, at: dueAt });
+      const most = Math.trunc(Math.max(0, limit)) || 0;
+      // Taken out of their heap while the claim picks, so that each is picked once.
+      const taken: Entry[] = [];
+      for (let entry = firstDue(afterMs, at); entry && taken.length < most; entry = firstDue(afterMs, at)) {
+        heapOf(entry).remove(entry);
+        taken.push(entry);
       }
-      due.sort((a, b) => a.at - b.at);
-      return due.slice(0, Math.max(0, limit)).map(({ entry }) => {
+      return taken.map((entry) => {
         entry.owner = owner;
         entry.polls++;
         // The lease: nobody else finds it due until it ends.
         entry.dueAt = at + leaseMs;
+        scheduled.push(entry);
         return view(entry);
       });
     },
@@ -80,13 +154,10 @@ export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJ
       const entry = entries.get(taskId);
       if (!entry || entry.owner !== owner) return;
       entry.owner = undefined;
-      entry.dueAt = nextPollAt;
+      setDue(entry, nextPollAt);
     },
     pending({ limit = 100 } = {}) {
-      return [...entries.values()]
-        .sort((a, b) => a.submittedAt - b.submittedAt)
-        .slice(0, limit)
-        .map(view);
+      return age.first(sliceCount(limit, entries.size)).map(view);
     },
   };
   return withGetters(tracker, { size: () => entries.size });

@@ -1,3 +1,4 @@
+import { isRecord } from '../common/is-record.js';
 import { messageOf, quote, type SafeLogger } from '../common/logger.js';
 import type { DeliveryFailures } from './observer.js';
 import type { ReconcileClient } from './options.js';
@@ -50,8 +51,13 @@ export function deliveryFailureWatch(config: {
       }
       return;
     }
+    // A client of your own may resolve with anything: only webhook records are read.
+    const list: readonly unknown[] = Array.isArray(webhooks) ? webhooks : [];
     warnedFailure = false;
-    const own = webhooks.find((webhook) => normalized(webhook.url) === normalized(url));
+    const own = list.find(
+      (webhook): webhook is Record<string, unknown> =>
+        isRecord(webhook) && normalized(webhook.url) === normalized(url),
+    );
     const totalFailed = own?.total_failed;
     if (!own || typeof totalFailed !== 'number') return;
     const before = last;

@@ -1,3 +1,5 @@
+import { backoffDelay } from '../common/backoff.js';
+import { isRecord } from '../common/is-record.js';
 import { messageOf, quote, type SafeLogger } from '../common/logger.js';
 import type { TrackedJob } from '../jobs/job-tracker.js';
 import type { EventOutcome } from '../events/event-types.js';
@@ -93,8 +95,8 @@ export function createReconciler(config: {
     rateLimited: pause,
   });
 
-  const backoffAt = (job: TrackedJob) =>
-    now() + Math.min(MAX_BACKOFF_MS, backoffBase * 2 ** Math.min(20, Math.max(0, job.polls - 1)));
+  const backoff = { firstMs: backoffBase, maxMs: MAX_BACKOFF_MS };
+  const backoffAt = (job: TrackedJob) => now() + backoffDelay(backoff, job.polls);
 
   async function trackerStep(what: string, step: () => unknown): Promise<void> {
     try {
@@ -128,7 +130,7 @@ export function createReconciler(config: {
     // another instance, finding the lease ended, polls it too.
     const late = now() - claimedAt > jobs.leaseMs / 2;
     if (closed || late || now() < pausedUntil) return release(job, owner, Math.max(pausedUntil, now()));
-    let task: Record<string, unknown>;
+    let task: unknown;
     try {
       task = await client.images.get(job.taskId, {
         signal: closing().signal,
@@ -152,7 +154,19 @@ export function createReconciler(config: {
         return settle(job.taskId);
       }
       if (now() - job.submittedAt >= jobs.maxAgeMs) return expire(job, undefined);
-      warnOnce('poll', `jobhook: a status poll failed (polled again later): ${messageOf(error)}`);
+      warnOnce(
+        'poll',
+        `jobhook: the status poll of task ${quote(job.taskId)} failed (polled again later): ${messageOf(error)}`,
+      );
+      return release(job, owner, backoffAt(job));
+    }
+    // A client of your own may resolve with anything: what is no task record is polled again later.
+    if (!isRecord(task)) {
+      if (now() - job.submittedAt >= jobs.maxAgeMs) return expire(job, undefined);
+      warnOnce(
+        'poll',
+        `jobhook: the status poll of task ${quote(job.taskId)} answered no task record (polled again later).`,
+      );
       return release(job, owner, backoffAt(job));
     }
     const event = polledEvent(job.taskId, task, now());
@@ -210,7 +224,18 @@ export function createReconciler(config: {
     }
     const queue = [...claimed];
     const worker = async () => {
-      for (let job = queue.shift(); job; job = queue.shift()) await pollOne(job, owner, claimedAt, result);
+      for (let job = queue.shift(); job; job = queue.shift()) {
+        try {
+          await pollOne(job, owner, claimedAt, result);
+        } catch (error) {
+          // Nothing a poll meets may end the pass: the task is handed back, to be polled again later.
+          warnOnce(
+            'poll',
+            `jobhook: polling task ${quote(job.taskId)} failed (polled again later): ${messageOf(error)}`,
+          );
+          await release(job, owner, backoffAt(job));
+        }
+      }
     };
     await Promise.all(Array.from({ length: Math.min(options.concurrency, queue.length) }, worker));
     if (!result.rateLimited && claimed.length > 0) warned.clear();
@@ -222,9 +247,11 @@ export function createReconciler(config: {
     // Passes never overlap: one asked for while another runs starts when it ends.
     const next = (running ?? Promise.resolve()).then(pass, pass);
     running = next;
-    void next.finally(() => {
+    // then(done, done), not finally(): the promise finally() returns would reject unhandled.
+    const done = () => {
       if (running === next) running = undefined;
-    });
+    };
+    next.then(done, done);
     return next;
   }
 
@@ -232,7 +259,11 @@ export function createReconciler(config: {
   if (intervalMs > 0) {
     try {
       timer = setInterval(() => {
-        if (!running) void reconcileOnce();
+        // A pass that rejected would be an unhandled rejection, which ends a Node process.
+        if (!running)
+          reconcileOnce().catch((error: unknown) =>
+            warnOnce('pass', `jobhook: a reconcile pass failed: ${messageOf(error)}`),
+          );
       }, intervalMs);
       // The reconciler alone never keeps a process alive.
       timer.unref?.();

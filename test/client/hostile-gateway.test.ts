@@ -138,6 +138,39 @@ describe('an answer longer than maxResponseBytes', () => {
   });
 });
 
+describe('answers that are not what the endpoint gives (issue 33)', () => {
+  test.each(['{"success":true}', '{"success":true,"data":null}', '{"success":true,"data":[1]}'])(
+    'images.get answered %s: a GatewayError invalid_response naming the path',
+    async (body) => {
+      const { origin } = await serve((_req, res) => res.writeHead(200).end(body));
+      const client = createClient({ apiKey: API_KEY, baseUrl: origin });
+      const error = await failure(client.images.get('task_1'));
+      expect(error).toMatchObject({ status: 200, code: 'invalid_response' });
+      expect(error.message).toBe(
+        'GET /api/v1/images/task_1 failed (200 invalid_response): the answer holds no task record.',
+      );
+    },
+  );
+
+  test.each([
+    ['9999999999999', 86_400],
+    ['9'.repeat(400), 86_400],
+    ['Fri, 01 Jan 2100 00:00:00 GMT', 86_400],
+    ['31536000', 86_400],
+    ['7', 7],
+  ])('429 with Retry-After %s: retryAfterSeconds %d, no retry', async (retryAfter, seconds) => {
+    const { origin, seen } = await serve((_req, res) =>
+      res.writeHead(429, { 'retry-after': retryAfter }).end('{"success":false}'),
+    );
+    const client = createClient({ apiKey: API_KEY, baseUrl: origin, retries: { limit: 2, maxDelayMs: 1 } });
+    expect(await failure(client.images.get('task_1'))).toMatchObject({
+      status: 429,
+      retryAfterSeconds: seconds,
+    });
+    expect(seen).toHaveLength(1);
+  });
+});
+
 describe('redirects', () => {
   const input = {
     url: 'https://app.test/hook',

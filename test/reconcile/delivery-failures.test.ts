@@ -94,3 +94,37 @@ it('reads no counters without a webhook URL to watch', async () => {
   await reconciler.reconcileOnce();
   expect(gateway.requests.filter((r) => r.path === '/api/v1/webhooks')).toHaveLength(1);
 });
+
+it('reads only webhook records from what a client of its own resolves with, and never throws', async () => {
+  // Issue 33: a list that is no array, or holds null, is read as no webhook of ours.
+  gateway = await startGateway();
+  const client = createClient({ baseUrl: gateway.baseUrl, apiKey: gateway.apiKey });
+  const url = 'https://my.app/webhooks';
+  let answer: unknown = null;
+  const webhooks = { list: async () => answer as never };
+  const reports: DeliveryFailures[] = [];
+  let now = Date.now();
+  const reconciler = createReconciler({
+    options: resolveReconcile({
+      client: { images: client.images, webhooks },
+      jobs: memoryJobTracker(),
+      intervalMs: 1000,
+      webhookUrl: url,
+    }),
+    dispatch: async () => 'handled',
+    logger: safeLogger(capturingLogger()),
+    observer: { deliveriesFailed: (failures) => void reports.push(failures) },
+    now: () => now,
+  });
+  for (const odd of [null, 'webhooks', { url }, [null, 7, 'x']]) {
+    answer = odd;
+    await expect(reconciler.reconcileOnce()).resolves.toMatchObject({ polled: 0 });
+    now += 1000;
+  }
+  answer = [null, { id: 1, url, total_failed: 1 }];
+  await reconciler.reconcileOnce();
+  now += 1000;
+  answer = [null, { id: 1, url, total_failed: 3 }];
+  await reconciler.reconcileOnce();
+  expect(reports).toMatchObject([{ failed: 2, totalFailed: 3 }]);
+});

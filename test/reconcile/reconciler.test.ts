@@ -14,7 +14,7 @@ import {
 import { resolveReconcile, type ReconcileOptions } from '../../src/reconcile/options.js';
 import type { ReconcileObserver } from '../../src/reconcile/observer.js';
 import { safeLogger } from '../../src/common/logger.js';
-import { capturingLogger } from '../support/traffic.js';
+import { capturingLogger, withoutProcessErrors } from '../support/traffic.js';
 
 let gateway: Gateway;
 afterEach(() => gateway?.close());
@@ -199,6 +199,48 @@ describe('a pass', () => {
   });
 });
 
+describe('what a client of your own resolves with', () => {
+  // Issue 33: the reconciler takes any ReconcileClient; what it resolves with is never trusted.
+  it.each([
+    ['undefined', () => undefined],
+    ['null', () => null],
+    ['an array', () => []],
+    [
+      'a record whose status throws',
+      () =>
+        Object.defineProperty({}, 'status', {
+          enumerable: true,
+          get() {
+            throw new Error('no status here');
+          },
+        }),
+    ],
+  ])(
+    '%s: the pass resolves, the task is released with back-off and polled again later',
+    async (_, answer) => {
+      const t = await setUp({ intervalMs: 5000 });
+      const [id] = await t.submit(1);
+      await gateway.settled();
+      const get = t.client.images.get.bind(t.client.images);
+      t.client.images.get = async (...args) => {
+        await get(...args);
+        return answer() as never;
+      };
+      t.clock.now += 1000;
+      expect(await t.reconciler.reconcileOnce()).toMatchObject({ polled: 1, dispatched: 0 });
+      expect(t.jobs.pending()).toMatchObject([{ taskId: id, polls: 1 }]);
+      expect(t.logger.lines.filter((line) => line.includes(id!))).toEqual([
+        expect.stringMatching(/^warn jobhook: .*task ".*" .*\(polled again later\)/),
+      ]);
+      t.client.images.get = get;
+      t.clock.now += 4999;
+      expect(await t.reconciler.reconcileOnce()).toMatchObject({ polled: 0 });
+      t.clock.now += 1;
+      expect(await t.reconciler.reconcileOnce()).toMatchObject({ polled: 1, dispatched: 1 });
+    },
+  );
+});
+
 describe('the rate limit', () => {
   it('stops the pass at the first 429, makes no further request until Retry-After has passed, then goes on', async () => {
     const t = await setUp({ concurrency: 1 });
@@ -276,6 +318,25 @@ describe('the timer', () => {
     });
     expect(stdout).toContain('created');
     expect(Date.now() - started).toBeLessThan(30_000); // the timer is 60 s: it did not hold the exit
+  });
+
+  it('logs a pass that rejected rather than leave it unhandled (which would end the process)', async () => {
+    gateway = await startGateway();
+    const client = createClient({ baseUrl: gateway.baseUrl, apiKey: gateway.apiKey });
+    const broken = { ...memoryJobTracker(), claimDue: () => 42 as never };
+    const logger = capturingLogger();
+    const { errors } = await withoutProcessErrors(async () => {
+      const reconciler = createReconciler({
+        options: resolveReconcile({ client, jobs: broken, intervalMs: 5 }),
+        dispatch: async () => 'handled',
+        logger: safeLogger(logger),
+        now: Date.now,
+      });
+      await expect.poll(() => logger.lines.length).toBeGreaterThan(0);
+      await reconciler.close();
+    });
+    expect(errors).toEqual([]);
+    expect(logger.lines).toEqual([expect.stringMatching(/^warn jobhook: a reconcile pass failed: /)]);
   });
 
   it('runs passes every intervalMs until close(), which stops it and waits for the running pass', async () => {
