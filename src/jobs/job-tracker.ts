@@ -9,6 +9,8 @@ export interface TrackedJob {
   readonly submittedAt: number;
   /** How many times it has been claimed for a poll, this claim included. */
   readonly polls: number;
+  /** The tenant it was tracked for (`createClient({ tenant })`), if any. */
+  readonly tenant?: string;
 }
 
 /** What {@link JobTracker.claimDue} is asked for. */
@@ -48,10 +50,10 @@ export interface JobTracker {
    * reconciler (never invented into an outcome) and forgotten.
    */
   readonly maxAgeMs: number;
-  /** Remembers `taskId`, submitted at `submittedAt` (default: now). */
-  track(taskId: string, submittedAt?: number): void | Promise<void>;
-  /** Forgets `taskId`. */
-  settle(taskId: string): void | Promise<void>;
+  /** Remembers `taskId`, submitted at `submittedAt` (default: now), for `tenant` if given. */
+  track(taskId: string, submittedAt?: number, tenant?: string): void | Promise<void>;
+  /** Forgets `taskId`: with a `tenant`, only when it was tracked for that tenant. */
+  settle(taskId: string, tenant?: string): void | Promise<void>;
   /** Claims up to `limit` due tasks for `owner`. */
   claimDue(request: ClaimDueRequest): readonly TrackedJob[] | Promise<readonly TrackedJob[]>;
   /** Hands back `owner`'s claim of `taskId`, due again at `nextPollAt`. */

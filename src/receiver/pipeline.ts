@@ -158,11 +158,24 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     );
   }
 
+  let warnedUntenanted = false;
   async function runPolled(polled: PolledOutcome): Promise<EventOutcome> {
     if (lifecycle.closing) return 'failed';
+    // Its webhook would carry a tenant's key and this poll none: the handlers could run twice.
+    if (config.lookup && polled.tenant === undefined) {
+      if (!warnedUntenanted) {
+        config.logger.error(
+          'jobhook: a task was tracked without a tenant, but this receiver picks secrets per tenant: create ' +
+            'the submitting client with createClient({ jobs, tenant }). Such tasks are not polled.',
+        );
+      }
+      warnedUntenanted = true;
+      return 'invalid';
+    }
     const d = new EventRecord('poll', 'poll', undefined);
     d.payload = polled.payload;
-    d.tenant = polled.tenant;
+    // A receiver with one secret has no tenants, whatever the tracker says.
+    d.tenant = config.lookup ? polled.tenant : undefined;
     d.receivedAt = config.now();
     lifecycle.enter();
     try {

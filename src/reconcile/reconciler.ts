@@ -6,14 +6,17 @@ import type { EventOutcome } from '../events/event-types.js';
 import { deliveryFailureWatch } from './delivery-failures.js';
 import type { ReconcileObserver, ReconcileResult } from './observer.js';
 import { MAX_BACKOFF_MS, type ResolvedReconcile } from './options.js';
-import { outcomeKey, polledEvent, type PolledEvent } from './polled-event.js';
+import { polledEvent, type PolledEvent } from './polled-event.js';
 import { rateLimitOf, statusOf } from './rate-limit.js';
 
 /** What became of a polled outcome in the receiver: `failed` is polled again later, as the gateway would retry. */
 export type DispatchOutcome = EventOutcome;
 
 /** Runs a polled outcome through the receiver's dedupe and handlers, under `key`. */
-export type DispatchPolled = (event: PolledEvent & { key: string }) => Promise<DispatchOutcome>;
+/** Runs a polled outcome through the receiver, as an event of the tenant the task was tracked for. */
+export type DispatchPolled = (
+  event: PolledEvent & { tenant: string | undefined },
+) => Promise<DispatchOutcome>;
 
 export interface Reconciler {
   /** One bounded pass: at most `maxPollsPerPass` polls, `concurrency` at a time. */
@@ -107,7 +110,10 @@ export function createReconciler(config: {
   }
   const release = (job: TrackedJob, owner: string, at: number) =>
     trackerStep('release a task', () => jobs.release(job.taskId, owner, at));
-  const settle = (taskId: string) => trackerStep('forget a task', () => jobs.settle(taskId));
+  const settle = (taskId: string, tenant: string | undefined) =>
+    trackerStep('forget a task', () =>
+      tenant === undefined ? jobs.settle(taskId) : jobs.settle(taskId, tenant),
+    );
 
   function expire(job: TrackedJob, status: string | undefined) {
     const ageMs = now() - job.submittedAt;
@@ -116,7 +122,7 @@ export function createReconciler(config: {
         'after its submission: it is no longer tracked, and no outcome was made up for it.',
     );
     observe('jobExpired', { taskId: job.taskId, status, ageMs });
-    return settle(job.taskId);
+    return settle(job.taskId, job.tenant);
   }
 
   async function pollOne(
@@ -151,7 +157,7 @@ export function createReconciler(config: {
         logger.warn(
           `jobhook: task ${quote(job.taskId)} is unknown to the gateway (404): it is no longer tracked.`,
         );
-        return settle(job.taskId);
+        return settle(job.taskId, job.tenant);
       }
       if (now() - job.submittedAt >= jobs.maxAgeMs) return expire(job, undefined);
       warnOnce(
@@ -178,7 +184,7 @@ export function createReconciler(config: {
     }
     let outcome: DispatchOutcome;
     try {
-      outcome = await config.dispatch({ ...event, key: outcomeKey(job.taskId) });
+      outcome = await config.dispatch({ ...event, tenant: job.tenant });
     } catch (error) {
       logger.warn(
         `jobhook: dispatching the polled outcome of ${quote(job.taskId)} failed: ${messageOf(error)}`,
@@ -186,14 +192,14 @@ export function createReconciler(config: {
       outcome = 'failed';
     }
     if (outcome === 'handled') result.dispatched++;
-    if (outcome === 'handled' || outcome === 'duplicate') return settle(job.taskId);
+    if (outcome === 'handled' || outcome === 'duplicate') return settle(job.taskId, job.tenant);
     if (outcome === 'busy') return release(job, owner, now() + backoffBase);
     if (outcome === 'invalid') {
       logger.error(
-        `jobhook: the polled outcome of task ${quote(job.taskId)} does not match the receiver's schema ` +
-          'for its event type: it is no longer tracked (see the 400 logged with it).',
+        `jobhook: the receiver refused the polled outcome of task ${quote(job.taskId)} for good ` +
+          '(see the line logged with it): it is no longer tracked.',
       );
-      return settle(job.taskId);
+      return settle(job.taskId, job.tenant);
     }
     return release(job, owner, backoffAt(job));
   }
@@ -277,7 +283,7 @@ export function createReconciler(config: {
 
   return {
     reconcileOnce,
-    settled: (taskId) => settle(taskId),
+    settled: (taskId, tenant) => settle(taskId, tenant),
     watchUrl(url) {
       webhookUrl ??= url;
     },
