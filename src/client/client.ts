@@ -150,8 +150,8 @@ export function createClient(options: ClientOptions): GatewayClient {
     throw invalidOption(WHERE, 'options', 'an object with `apiKey` and `baseUrl`', options);
   }
   refuseUnknownOptions(options, CLIENT_OPTIONS, 'createClient', {
-    secret: 'createReceiver({ secret })',
-    onRetry: "webhooks.register's startupRetries: { onRetry }",
+    secret: 'it belongs in `createReceiver({ secret })`',
+    onRetry: "it belongs in webhooks.register's `startupRetries: { onRetry }`",
   });
   const apiKey = checkApiKey(options.apiKey);
   const base = urlOf(options.baseUrl);

@@ -218,7 +218,9 @@ const WAIT_OPTIONS = optionNames<WaitOptions>()([
 
 /** Checks and completes the options; throws a JobhookError (`invalid_options`) that names a bad one. */
 export function resolveWaitOptions(options: WaitOptions, defaultTenant?: string): ResolvedWait {
-  refuseUnknownOptions(options, WAIT_OPTIONS, WHERE, { retries: 'createClient({ retries })' });
+  refuseUnknownOptions(options, WAIT_OPTIONS, WHERE, {
+    retries: 'it belongs in `createClient({ retries })`',
+  });
   const receiver = options.receiver;
   const valid = receiver === undefined || typeof receiver?.results?.watch === 'function';
   checkOption(WHERE, 'receiver', receiver, valid, 'a receiver made by createReceiver');

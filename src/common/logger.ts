@@ -9,8 +9,14 @@ export interface Logger {
   warn?(message: string): void;
 }
 
-/** Quiet except for errors. Pass `logger: console` to also see refused deliveries, at `warn`. */
-export const defaultLogger: Logger = { error: (message) => console.error(message) };
+/**
+ * The console: failures at error, refused deliveries at warn (at most ten lines a minute, with a
+ * count of the rest), so that a wrong secret shows in the app's log from the first delivery.
+ */
+export const defaultLogger: Logger = {
+  error: (message) => console.error(message),
+  warn: (message) => console.warn(message),
+};
 
 /** A sender-controlled value made safe for one log line: quoted, escaped, short. */
 export function quote(value: string | undefined): string {

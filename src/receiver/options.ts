@@ -217,10 +217,16 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     throw invalidOption(WHERE, 'options', 'an object with your `secret`', options);
   }
   refuseUnknownOptions(options, RECEIVER_OPTIONS, 'createReceiver', {
-    apiKey: 'createClient({ apiKey })',
-    baseUrl: 'createClient({ baseUrl })',
-    path: "the adapter's options, e.g. nodeHandler(receiver, { path })",
-    timeoutMs: 'handlerTimeoutMs or bodyTimeoutMs',
+    apiKey: 'it belongs in `createClient({ apiKey })`',
+    baseUrl: 'it belongs in `createClient({ baseUrl })`',
+    path: "it belongs in the adapter's options, e.g. `nodeHandler(receiver, { path })`",
+    timeoutMs: 'did you mean `handlerTimeoutMs` or `bodyTimeoutMs`?',
+    ...Object.fromEntries(
+      ['onJobCompleted', 'onJobFailed', 'onAny', 'onError', 'on'].map((method) => [
+        method,
+        `\`${method}\` is a method of the receiver: \`createReceiver({ secret }).${method}(${method === 'on' ? "'job.completed', handler" : 'handler'})\``,
+      ]),
+    ),
   });
   const skip = options.dangerouslySkipVerification === true;
   const { secret } = options;

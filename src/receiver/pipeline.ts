@@ -33,6 +33,7 @@ import { isThenable } from '../common/thenable.js';
 import { runHandlers, type DeliverySource, type EventHandler, type HandlerRun } from './run-handlers.js';
 import { scopedKey } from '../results/job-result.js';
 import type { DeliveryInput } from './types.js';
+import { refusalLog, type RefusalLog, type SignatureAlarm } from './refusal-log.js';
 
 /**
  * The one path of an event to its handlers, with three doors:
@@ -133,6 +134,7 @@ class EventRecord implements DeliveryInfo {
 
 interface PipelineState extends PipelineDeps {
   claims: DeliveryClaims;
+  refusals: RefusalLog;
   readBody: ReturnType<typeof readBodyWithin>;
   warnedBodyUnavailable: boolean;
   startedFirst: ((handoff: ObservedHandoff) => void) | undefined;
@@ -144,6 +146,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const p: PipelineState = {
     ...deps,
     claims: deliveryClaims(config.logger, lifecycle, deps.report),
+    refusals: refusalLog(config.logger, config.now, signaturesFailing(config, observerFailed)),
     readBody: readBodyWithin(config.maxBodyBytes, config.bodyTimeoutMs),
     warnedBodyUnavailable: false,
     startedFirst: handoffObserver(config.observer, observerFailed),
@@ -273,6 +276,7 @@ async function receiveDelivery(
       }
       if (!verdict.ok) return refuseSignature(p, d, verdict);
       d.signedId = verdict.id;
+      p.refusals.verified();
     }
     const decoded = decodeJson(d.text ?? d.body!);
     if (!decoded.ok) return rejected(p, d, answers.invalidJson(decoded.message));
@@ -406,14 +410,14 @@ class SignedText implements SignedRequest {
 function refuseSignature(p: PipelineState, d: EventRecord, refusal: VerifyRefusal): ReceiverResponse {
   if (d.trace) d.trace.refusal = refusal.code;
   const detail = typeof refusal.detail === 'string' ? `: ${refusal.detail}` : '';
-  p.config.logger.warn(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}`);
+  p.refusals.refused(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}`, refusal.code);
   d.outcome = 'invalid';
   return answers.invalidSignature(refusalText(refusal.code));
 }
 
 /** A 400 for a body or payload that will never pass: logged at warn. */
 function rejected(p: PipelineState, d: EventRecord, answer: ReceiverResponse): ReceiverResponse {
-  p.config.logger.warn(`jobhook: rejected a delivery (400): ${answer.body}`);
+  p.refusals.refused(`jobhook: rejected a delivery (400): ${answer.body}`);
   d.outcome = 'invalid';
   return answer;
 }
@@ -598,4 +602,17 @@ function isHandoffJob(job: unknown): job is HandoffJob {
     (deliveryId === undefined || deliveryId === null || typeof deliveryId === 'string') &&
     'payload' in job
   );
+}
+
+/** The observer's `signaturesFailing()`, if it has one; a failure is logged once. */
+function signaturesFailing(config: ResolvedOptions, warnOnce: (message: string) => void) {
+  const { observer } = config;
+  if (typeof observer?.signaturesFailing !== 'function') return undefined;
+  return (alarm: SignatureAlarm) => {
+    try {
+      observer.signaturesFailing!(alarm);
+    } catch (error) {
+      warnOnce(`jobhook: the receiver's observer failed in signaturesFailing(): ${messageOf(error)}`);
+    }
+  };
 }
