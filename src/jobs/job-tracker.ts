@@ -9,7 +9,7 @@ export interface TrackedJob {
   readonly submittedAt: number;
   /** How many times it has been claimed for a poll, this claim included. */
   readonly polls: number;
-  /** The tenant it was tracked for (`createClient({ tenant })`), if any. */
+  /** The tenant it was tracked for; absent when it was tracked without one. */
   readonly tenant?: string;
 }
 
@@ -30,7 +30,9 @@ export interface ClaimDueRequest {
  * poll those whose webhook never came. The same contract for the in-memory, Redis and Postgres
  * trackers, and for one of your own:
  *
- * - `track(taskId)` remembers a task; tracking a task already tracked changes nothing.
+ * - `track(taskId, submittedAt?, tenant?)` remembers a task, for a tenant when one is given (a
+ *   receiver whose `secret` is a function serves many tenants); tracking a task already tracked
+ *   changes nothing, whatever the tenant.
  * - `claimDue` hands each due task to one claimant at a time: a task is due `afterMs` after its
  *   submission, then again at the time its last claimant gave with `release`. A claim is a lease
  *   of `leaseMs`: a claimant that died never keeps a task, since it is due again once the lease
@@ -38,9 +40,13 @@ export interface ClaimDueRequest {
  * - `release(taskId, owner, nextPollAt)` hands the task back, to be due again at `nextPollAt`;
  *   only the claimant that holds it can (a claimant whose lease ended cannot move a task another
  *   one holds now).
- * - `settle(taskId)` forgets the task: its outcome was handled (by a webhook or a poll), or it
- *   outlived `maxAgeMs` and was reported.
+ * - `settle(taskId, tenant?)` forgets the task: its outcome was handled (by a webhook or a poll),
+ *   or it outlived `maxAgeMs` and was reported. With a tenant, only a task tracked for that same
+ *   tenant is forgotten (another tenant's webhook carrying its id must not drop it); without one,
+ *   the task is forgotten whatever its tenant.
  * - `pending()` lists what is tracked, oldest first (for `npx jobhook jobs`).
+ *
+ * `claimDue` and `pending` give each task's `tenant` when it has one.
  */
 export interface JobTracker {
   /** How long a claim lives, in ms. */
@@ -50,9 +56,9 @@ export interface JobTracker {
    * reconciler (never invented into an outcome) and forgotten.
    */
   readonly maxAgeMs: number;
-  /** Remembers `taskId`, submitted at `submittedAt` (default: now), for `tenant` if given. */
+  /** Remembers `taskId`, submitted at `submittedAt` (default: now), for `tenant` (default: none). */
   track(taskId: string, submittedAt?: number, tenant?: string): void | Promise<void>;
-  /** Forgets `taskId`: with a `tenant`, only when it was tracked for that tenant. */
+  /** Forgets `taskId`: with `tenant`, only when it was tracked for that tenant. */
   settle(taskId: string, tenant?: string): void | Promise<void>;
   /** Claims up to `limit` due tasks for `owner`. */
   claimDue(request: ClaimDueRequest): readonly TrackedJob[] | Promise<readonly TrackedJob[]>;

@@ -2,7 +2,7 @@ import { optionNames, refuseUnknownOptions } from '../common/options.js';
 import { IndexedHeap } from '../common/indexed-heap.js';
 import { withGetters } from '../common/with-getters.js';
 import type { ClaimDueRequest, JobTracker, TrackedJob } from './job-tracker.js';
-import { checkTaskId, resolveTrackerTimes, type TrackerTimes } from './options.js';
+import { checkTaskId, checkTenant, resolveTrackerTimes, type TrackerTimes } from './options.js';
 
 /** Options of {@link memoryJobTracker}. */
 export interface MemoryJobTrackerOptions extends TrackerTimes {
@@ -12,8 +12,8 @@ export interface MemoryJobTrackerOptions extends TrackerTimes {
 
 /** The in-memory tracker answers synchronously, and tells how many tasks it holds. */
 export interface MemoryJobTracker extends JobTracker {
-  track(taskId: string, submittedAt?: number): void;
-  settle(taskId: string): void;
+  track(taskId: string, submittedAt?: number, tenant?: string): void;
+  settle(taskId: string, tenant?: string): void;
   claimDue(request: ClaimDueRequest): readonly TrackedJob[];
   release(taskId: string, owner: string, nextPollAt: number): void;
   pending(options?: { limit?: number }): readonly TrackedJob[];
@@ -25,6 +25,8 @@ interface Entry {
   taskId: string;
   submittedAt: number;
   polls: number;
+  /** The tenant it was tracked for, if any. */
+  tenant: string | undefined;
   /** The claimant while claimed. */
   owner: string | undefined;
   /** When it is due again; `undefined` until its first claim (then due `afterMs` after submission). */
@@ -59,6 +61,9 @@ function sliceCount(limit: number, size: number): number {
  * many are tracked: `fresh` (never claimed, due `afterMs` after submission, a time each claim
  * gives: ordered by submission) and `scheduled` (ordered by the time they are due again). A third
  * orders every task by submission, for `pending`.
+ *
+ * Each task keeps the tenant it was first tracked for: `settle(taskId, tenant)` forgets it only
+ * for that tenant.
  */
 export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJobTracker {
   refuseUnknownOptions(options, MEMORY_JOB_TRACKER_OPTIONS, 'memoryJobTracker');
@@ -100,22 +105,23 @@ export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJ
     return earlier(freshAt!, freshDue.order, againDue.dueAt!, againDue.order) ? freshDue : againDue;
   }
 
-  const view = (entry: Entry): TrackedJob => ({
-    taskId: entry.taskId,
-    submittedAt: entry.submittedAt,
-    polls: entry.polls,
-  });
+  const view = (entry: Entry): TrackedJob => {
+    const job = { taskId: entry.taskId, submittedAt: entry.submittedAt, polls: entry.polls };
+    return entry.tenant === undefined ? job : { ...job, tenant: entry.tenant };
+  };
 
   const tracker: Omit<MemoryJobTracker, 'size'> = {
     leaseMs,
     maxAgeMs,
-    track(taskId, submittedAt = now()) {
+    track(taskId, submittedAt = now(), tenant) {
       checkTaskId(taskId);
+      checkTenant(tenant);
       if (entries.has(taskId)) return;
       const entry: Entry = {
         taskId,
         submittedAt,
         polls: 0,
+        tenant,
         owner: undefined,
         dueAt: undefined,
         order: tracked++,
@@ -126,9 +132,10 @@ export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJ
       age.push(entry);
       fresh.push(entry);
     },
-    settle(taskId) {
+    settle(taskId, tenant) {
+      checkTenant(tenant);
       const entry = entries.get(taskId);
-      if (!entry) return;
+      if (!entry || (tenant !== undefined && entry.tenant !== tenant)) return;
       entries.delete(taskId);
       age.remove(entry);
       heapOf(entry).remove(entry);

@@ -34,6 +34,20 @@ export function checkTaskId(taskId: unknown): string {
   return taskId;
 }
 
+/**
+ * A task's tenant: `undefined` (none), or a non-empty string. The empty string is refused, not
+ * read as "none", so that a tenant lost on the way never settles every tenant's tasks.
+ */
+export function checkTenant(tenant: unknown): string | undefined {
+  if (tenant !== undefined && (typeof tenant !== 'string' || tenant.length === 0)) {
+    throw new JobhookError(
+      'invalid_options',
+      "A tracked task's tenant must be a non-empty string or undefined.",
+    );
+  }
+  return tenant;
+}
+
 /** Rejects with a `job_tracker_failed` JobhookError when `operation` fails or outlasts `timeoutMs`. */
 export function trackerCall<T>(operation: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   return bounded(

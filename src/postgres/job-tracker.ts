@@ -7,7 +7,13 @@ import {
 } from '../common/options.js';
 import { PG_POOL } from './table.js';
 import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
-import { checkTaskId, resolveTrackerTimes, trackerCall, type TrackerTimes } from '../jobs/options.js';
+import {
+  checkTaskId,
+  checkTenant,
+  resolveTrackerTimes,
+  trackerCall,
+  type TrackerTimes,
+} from '../jobs/options.js';
 import type { PostgresQueryable } from './dedupe-store.js';
 import { quotedTable } from './table.js';
 
@@ -36,13 +42,23 @@ export interface PostgresJobTracker extends JobTracker {
 
 const DEFAULT_TABLE = 'jobhook_jobs';
 
+/** A row as the tracker's queries return it. */
+interface Row {
+  task_id: string;
+  submitted_at: string;
+  polls: number;
+  tenant: string | null;
+}
+
 /**
  * The SQL that creates the tracker's table and indexes, for schemas you manage with your own
  * migrations (then pass `createTable: false`). Safe to run more than once.
  *
  * A row is one tracked task. `due_at` is null until its first claim (it is then due `afterMs`
  * after `submitted_at`), then the end of the claimant's lease while `owner` is set, then the
- * time the claimant gave back. Times are milliseconds since the epoch.
+ * time the claimant gave back. `tenant` is the tenant the task was tracked for, null for none.
+ * Times are milliseconds since the epoch. A table created before tenants gets its `tenant`
+ * column from the `ALTER TABLE`: run this again after upgrading when you pass `createTable: false`.
  */
 export function postgresJobTrackerMigration(table: string = DEFAULT_TABLE): string {
   const name = quotedTable(table, 'postgresJobTrackerMigration');
@@ -53,8 +69,10 @@ export function postgresJobTrackerMigration(table: string = DEFAULT_TABLE): stri
     `  submitted_at bigint NOT NULL,`,
     `  polls integer NOT NULL DEFAULT 0,`,
     `  owner text,`,
-    `  due_at bigint`,
+    `  due_at bigint,`,
+    `  tenant text`,
     `);`,
+    `ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS tenant text;`,
     `CREATE INDEX IF NOT EXISTS "${base}_submitted_idx" ON ${name} (submitted_at);`,
     `CREATE INDEX IF NOT EXISTS "${base}_due_idx" ON ${name} (due_at);`,
     '',
@@ -75,6 +93,9 @@ const POSTGRES_JOB_TRACKER_OPTIONS = optionNames<PostgresJobTrackerOptions>()([
  * A {@link JobTracker} in a PostgreSQL table, shared by every process that reaches the database.
  * Each call is one statement; a claim takes due rows with `FOR UPDATE SKIP LOCKED`, so concurrent
  * claimants never take the same task.
+ *
+ * A task's tenant is its row's nullable `tenant` column; `settle(taskId, tenant)` deletes the row
+ * only when it holds that tenant. A table created before tenants gets the column on first use.
  */
 export function postgresJobTracker(options: PostgresJobTrackerOptions): PostgresJobTracker {
   refuseUnknownOptions(options, POSTGRES_JOB_TRACKER_OPTIONS, 'postgresJobTracker');
@@ -90,8 +111,10 @@ export function postgresJobTracker(options: PostgresJobTrackerOptions): Postgres
   const now = options.now ?? Date.now;
 
   const sql = {
-    track: `INSERT INTO ${name} (task_id, submitted_at) VALUES ($1, $2) ON CONFLICT (task_id) DO NOTHING`,
+    track: `INSERT INTO ${name} (task_id, submitted_at, tenant) VALUES ($1, $2, $3)
+      ON CONFLICT (task_id) DO NOTHING`,
     settle: `DELETE FROM ${name} WHERE task_id = $1`,
+    settleForTenant: `DELETE FROM ${name} WHERE task_id = $1 AND tenant = $2`,
     // Due: never claimed and `afterMs` old, or due again. The oldest due first.
     claim: `UPDATE ${name} AS t SET owner = $1, polls = t.polls + 1, due_at = $5
       WHERE t.task_id IN (
@@ -99,9 +122,9 @@ export function postgresJobTracker(options: PostgresJobTrackerOptions): Postgres
         WHERE (due_at IS NULL AND submitted_at <= $2::bigint - $3::bigint) OR due_at <= $2::bigint
         ORDER BY coalesce(due_at, submitted_at + $3::bigint)
         LIMIT $4 FOR UPDATE SKIP LOCKED)
-      RETURNING t.task_id, t.submitted_at, t.polls`,
+      RETURNING t.task_id, t.submitted_at, t.polls, t.tenant`,
     release: `UPDATE ${name} SET owner = NULL, due_at = $3 WHERE task_id = $1 AND owner = $2`,
-    pending: `SELECT task_id, submitted_at, polls FROM ${name} ORDER BY submitted_at LIMIT $1`,
+    pending: `SELECT task_id, submitted_at, polls, tenant FROM ${name} ORDER BY submitted_at LIMIT $1`,
   };
 
   let ready: Promise<unknown> | undefined;
@@ -119,31 +142,29 @@ export function postgresJobTracker(options: PostgresJobTrackerOptions): Postgres
     const run = async () => {
       const created = ensureTable();
       if (created) await created;
-      return (await pool.query(text, values)).rows as {
-        task_id: string;
-        submitted_at: string;
-        polls: number;
-      }[];
+      return (await pool.query(text, values)).rows as Row[];
     };
     return trackerCall(run(), timeoutMs, what);
   }
-  const jobs = (rows: { task_id: string; submitted_at: string; polls: number }[]): TrackedJob[] =>
-    rows.map((row) => ({
-      taskId: row.task_id,
-      submittedAt: Number(row.submitted_at),
-      polls: Number(row.polls),
-    }));
+  const jobs = (rows: Row[]): TrackedJob[] =>
+    rows.map((row) => {
+      const job = { taskId: row.task_id, submittedAt: Number(row.submitted_at), polls: Number(row.polls) };
+      return row.tenant == null ? job : { ...job, tenant: row.tenant };
+    });
 
   return {
     table,
     leaseMs,
     maxAgeMs,
-    async track(taskId, submittedAt = now()) {
+    async track(taskId, submittedAt = now(), tenant) {
       checkTaskId(taskId);
-      await query('track', sql.track, [taskId, Math.round(submittedAt)]);
+      checkTenant(tenant);
+      await query('track', sql.track, [taskId, Math.round(submittedAt), tenant ?? null]);
     },
-    async settle(taskId) {
-      await query('settle', sql.settle, [taskId]);
+    async settle(taskId, tenant) {
+      checkTenant(tenant);
+      if (tenant === undefined) await query('settle', sql.settle, [taskId]);
+      else await query('settle', sql.settleForTenant, [taskId, tenant]);
     },
     async claimDue({ owner, limit, afterMs, now: at }) {
       if (limit <= 0) return [];

@@ -7,7 +7,13 @@ import {
 } from '../common/options.js';
 import { IOREDIS } from './client.js';
 import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
-import { checkTaskId, resolveTrackerTimes, trackerCall, type TrackerTimes } from '../jobs/options.js';
+import {
+  checkTaskId,
+  checkTenant,
+  resolveTrackerTimes,
+  trackerCall,
+  type TrackerTimes,
+} from '../jobs/options.js';
 import type { RedisScriptClient } from './dedupe-store.js';
 import type { Script } from './scripts.js';
 import { trackerScripts as scripts } from './job-tracker-scripts.js';
@@ -17,8 +23,9 @@ export interface RedisJobTrackerOptions extends TrackerTimes {
   /** An ioredis client (`new Redis(url)`); the tracker never closes it. */
   redis: RedisScriptClient;
   /**
-   * Put before the tracker's four keys. Default `jobhook:jobs:`. On a Redis Cluster give one
-   * with a hash tag (`{jobhook-jobs}:`) so that the four keys share a slot.
+   * Put before the tracker's five keys (`entries`, `age`, `fresh`, `due`, `tenants`). Default
+   * `jobhook:jobs:`. On a Redis Cluster give one with a hash tag (`{jobhook-jobs}:`): each call
+   * is one script over several of them, so all five must share a slot.
    */
   prefix?: string;
   /** Longest wait for one Redis call, in ms, before it rejects. Default 5,000; 0 for none. */
@@ -45,7 +52,11 @@ const REDIS_JOB_TRACKER_OPTIONS = optionNames<RedisJobTrackerOptions>()([
 /**
  * A {@link JobTracker} shared by every process that reaches one Redis: a client in a batch script
  * tracks, receivers on any number of instances poll, each task by one instance at a time. Each
- * call is one Lua script (one round trip).
+ * call is one Lua script (one round trip), atomic.
+ *
+ * A task's tenant is kept in a hash of its own (`<prefix>tenants`), written only for a task
+ * tracked with one: entries tracked before tenants existed read as tasks without one, so a
+ * deployment upgraded in place keeps its tasks.
  */
 export function redisJobTracker(options: RedisJobTrackerOptions): RedisJobTracker {
   refuseUnknownOptions(options, REDIS_JOB_TRACKER_OPTIONS, 'redisJobTracker');
@@ -63,6 +74,7 @@ export function redisJobTracker(options: RedisJobTrackerOptions): RedisJobTracke
     age: `${prefix}age`,
     fresh: `${prefix}fresh`,
     due: `${prefix}due`,
+    tenants: `${prefix}tenants`,
   };
 
   async function run(script: Script, keys: string[], args: (string | number)[]): Promise<unknown> {
@@ -80,43 +92,49 @@ export function redisJobTracker(options: RedisJobTrackerOptions): RedisJobTracke
     prefix,
     leaseMs,
     maxAgeMs,
-    async track(taskId, submittedAt = now()) {
+    async track(taskId, submittedAt = now(), tenant) {
       checkTaskId(taskId);
-      await call('track', scripts.track, [key.entries, key.age, key.fresh], taskId, Math.round(submittedAt));
+      checkTenant(tenant);
+      const keys = [key.entries, key.age, key.fresh, key.tenants];
+      await call('track', scripts.track, keys, taskId, Math.round(submittedAt), tenant ?? '');
     },
-    async settle(taskId) {
-      await call('settle', scripts.settle, [key.entries, key.age, key.fresh, key.due], taskId);
+    async settle(taskId, tenant) {
+      checkTenant(tenant);
+      const keys = [key.entries, key.age, key.fresh, key.due, key.tenants];
+      await call('settle', scripts.settle, keys, taskId, tenant ?? '');
     },
     async claimDue({ owner, limit, afterMs, now: at }) {
       if (limit <= 0) return [];
       const found = await call(
         'claim',
         scripts.claimDue,
-        [key.entries, key.fresh, key.due],
+        [key.entries, key.fresh, key.due, key.tenants],
         Math.round(at),
         Math.round(afterMs),
         limit,
         owner,
         Math.round(at + leaseMs),
       );
-      return triples(found);
+      return trackedJobs(found);
     },
     async release(taskId, owner, nextPollAt) {
       await call('release', scripts.release, [key.entries, key.due], taskId, owner, Math.round(nextPollAt));
     },
     async pending({ limit = 100 } = {}) {
       if (limit <= 0) return [];
-      return triples(await call('list', scripts.pending, [key.age, key.entries], limit));
+      return trackedJobs(await call('list', scripts.pending, [key.age, key.entries, key.tenants], limit));
     },
   };
 }
 
-/** A flat list `id, submittedAt, polls, …` as tracked jobs. */
-function triples(found: unknown): TrackedJob[] {
+/** A flat list `id, submittedAt, polls, tenant or '', …` as tracked jobs. */
+function trackedJobs(found: unknown): TrackedJob[] {
   const list = Array.isArray(found) ? (found as unknown[]) : [];
   const jobs: TrackedJob[] = [];
-  for (let i = 0; i + 2 < list.length; i += 3) {
-    jobs.push({ taskId: String(list[i]), submittedAt: Number(list[i + 1]), polls: Number(list[i + 2]) });
+  for (let i = 0; i + 3 < list.length; i += 4) {
+    const job = { taskId: String(list[i]), submittedAt: Number(list[i + 1]), polls: Number(list[i + 2]) };
+    const tenant = String(list[i + 3]);
+    jobs.push(tenant === '' ? job : { ...job, tenant });
   }
   return jobs;
 }

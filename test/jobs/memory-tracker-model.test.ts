@@ -1,8 +1,9 @@
 // Issue 33.4: memoryJobTracker takes the next due tasks from heaps instead of walking and sorting
 // every entry on each claim. Against a plain model of the JobTracker contract (every entry
 // walked and sorted, as the tracker did before), over generated runs with many ties, its answers
-// are the same, order included; and a claim or a listing among many tracked tasks looks at the
-// tasks it returns and few others (counted as reads of their submission time, not timed).
+// are the same, order included, tenants too (settled only for their own tenant, or for none);
+// and a claim or a listing among many tracked tasks looks at the tasks it returns and few others
+// (counted as reads of their submission time, not timed).
 import fc from 'fast-check';
 import { memoryJobTracker, type TrackedJob } from 'jobhook';
 import { expect, test } from 'vitest';
@@ -11,6 +12,7 @@ interface ModelEntry {
   taskId: string;
   submittedAt: number;
   polls: number;
+  tenant: string | undefined;
   owner: string | undefined;
   dueAt: number | undefined;
 }
@@ -22,14 +24,15 @@ function model(leaseMs: number) {
     taskId: e.taskId,
     submittedAt: e.submittedAt,
     polls: e.polls,
+    ...(e.tenant === undefined ? {} : { tenant: e.tenant }),
   });
   return {
-    track(taskId: string, submittedAt: number) {
+    track(taskId: string, submittedAt: number, tenant: string | undefined) {
       if (!entries.has(taskId))
-        entries.set(taskId, { taskId, submittedAt, polls: 0, owner: undefined, dueAt: undefined });
+        entries.set(taskId, { taskId, submittedAt, polls: 0, tenant, owner: undefined, dueAt: undefined });
     },
-    settle(taskId: string) {
-      entries.delete(taskId);
+    settle(taskId: string, tenant: string | undefined) {
+      if (tenant === undefined || entries.get(taskId)?.tenant === tenant) entries.delete(taskId);
     },
     claimDue(owner: string, limit: number, afterMs: number, at: number) {
       const due = [...entries.values()]
@@ -60,12 +63,18 @@ function model(leaseMs: number) {
 
 const id = fc.integer({ min: 0, max: 30 }).map((n) => `task_${n}`);
 const owner = fc.constantFrom('a', 'b', 'c');
+const tenant = fc.option(fc.constantFrom('t1', 't2'), { nil: undefined });
 const step = fc.oneof(
   {
-    arbitrary: fc.record({ op: fc.constant('track' as const), id, at: fc.integer({ min: 0, max: 20 }) }),
+    arbitrary: fc.record({
+      op: fc.constant('track' as const),
+      id,
+      at: fc.integer({ min: 0, max: 20 }),
+      tenant,
+    }),
     weight: 4,
   },
-  { arbitrary: fc.record({ op: fc.constant('settle' as const), id }), weight: 1 },
+  { arbitrary: fc.record({ op: fc.constant('settle' as const), id, tenant }), weight: 1 },
   {
     arbitrary: fc.record({
       op: fc.constant('claim' as const),
@@ -108,11 +117,11 @@ test('answers as the model does, order included, run after run', () => {
         const plain = model(leaseMs);
         for (const s of steps) {
           if (s.op === 'track') {
-            tracker.track(s.id, s.at);
-            plain.track(s.id, s.at);
+            tracker.track(s.id, s.at, s.tenant);
+            plain.track(s.id, s.at, s.tenant);
           } else if (s.op === 'settle') {
-            tracker.settle(s.id);
-            plain.settle(s.id);
+            tracker.settle(s.id, s.tenant);
+            plain.settle(s.id, s.tenant);
           } else if (s.op === 'claim') {
             const request = { owner: s.owner, limit: s.limit, afterMs: s.afterMs, now };
             expect(tracker.claimDue(request)).toEqual(plain.claimDue(s.owner, s.limit, s.afterMs, now));

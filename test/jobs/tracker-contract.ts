@@ -143,6 +143,72 @@ export function trackerContract(target: TrackerTarget): void {
       expect((await t.pending({ limit: 2 })).map((job) => job.taskId)).toEqual([a, b]);
     });
 
+    it('settles a task tracked for a tenant only for that tenant, or for any when none is given', async () => {
+      const t = await tracker();
+      const [a, b] = [task(), task()];
+      await t.track(a, T0, 'tenant-a');
+      await t.track(b, T0, 'tenant-a');
+      // Another tenant's webhook, signed with its own secret, carries a's task id: nothing moves.
+      await t.settle(a, 'tenant-b');
+      expect((await t.pending()).map((job) => job.taskId).sort()).toEqual([a, b].sort());
+      await t.settle(a, 'tenant-a');
+      // A receiver with one secret has no tenants: it settles whatever the task's tenant.
+      await t.settle(b);
+      expect(await t.pending()).toEqual([]);
+    });
+
+    it('settles a task tracked without a tenant with no tenant, never with one', async () => {
+      const t = await tracker();
+      const a = task();
+      await t.track(a, T0);
+      await t.settle(a, 'tenant-a');
+      expect(await t.pending()).toStrictEqual([{ taskId: a, submittedAt: T0, polls: 0 }]);
+      await t.settle(a);
+      expect(await t.pending()).toEqual([]);
+    });
+
+    it('tells each claimed and listed task its tenant, and none to a task tracked without one', async () => {
+      const t = await tracker();
+      const [a, b] = [task(), task()];
+      await t.track(a, T0, 'tenant-a');
+      await t.track(b, T0 + 1);
+      const claimed = await t.claimDue({ owner: owner(), limit: 10, afterMs: AFTER, now: T0 + 1 + AFTER });
+      expect(claimed).toStrictEqual([
+        { taskId: a, submittedAt: T0, polls: 1, tenant: 'tenant-a' },
+        { taskId: b, submittedAt: T0 + 1, polls: 1 },
+      ]);
+      expect(await t.pending()).toStrictEqual([
+        { taskId: a, submittedAt: T0, polls: 1, tenant: 'tenant-a' },
+        { taskId: b, submittedAt: T0 + 1, polls: 1 },
+      ]);
+    });
+
+    it('keeps the first tenant when a task is tracked twice', async () => {
+      const t = await tracker();
+      const [a, b] = [task(), task()];
+      await t.track(a, T0, 'tenant-a');
+      await t.track(a, T0 + 5, 'tenant-b');
+      await t.track(b, T0 + 1);
+      await t.track(b, T0 + 6, 'tenant-b');
+      expect(await t.pending()).toStrictEqual([
+        { taskId: a, submittedAt: T0, polls: 0, tenant: 'tenant-a' },
+        { taskId: b, submittedAt: T0 + 1, polls: 0 },
+      ]);
+      await t.settle(a, 'tenant-b');
+      await t.settle(b, 'tenant-b');
+      expect((await t.pending()).map((job) => job.taskId)).toEqual([a, b]);
+    });
+
+    it('refuses a tenant that is not a non-empty string', async () => {
+      const t = await tracker();
+      const a = task();
+      await expect(Promise.resolve().then(() => t.track(a, T0, ''))).rejects.toThrow(/tenant/);
+      await expect(Promise.resolve().then(() => t.track(a, T0, 7 as never))).rejects.toThrow(/tenant/);
+      await expect(Promise.resolve().then(() => t.settle(a, ''))).rejects.toThrow(/tenant/);
+      await expect(Promise.resolve().then(() => t.settle(a, null as never))).rejects.toThrow(/tenant/);
+      expect(await t.pending()).toEqual([]);
+    });
+
     it('refuses a task id that is no id', async () => {
       const t = await tracker();
       await expect(Promise.resolve().then(() => t.track(''))).rejects.toThrow(/task id/);
