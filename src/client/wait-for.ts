@@ -136,10 +136,15 @@ export function waitService(
       inFlight = new AbortController();
       let delay = interval;
       try {
-        const task = await get(taskId, { signal: inFlight.signal, retries: 0 });
-        if (settled) return;
-        if (task.status === 'completed') return succeed(task);
-        if (task.status === 'failed') return fail(failure(taskId, task, redact));
+        // The receiver's reconciler is asking the gateway right now: its answer wakes this wait.
+        const reconciling = receiver?.results.polling(taskId, options.tenant);
+        if (reconciling) await reconciling;
+        else {
+          const task = await get(taskId, { signal: inFlight.signal, retries: 0 });
+          if (settled) return;
+          if (task.status === 'completed') return succeed(task);
+          if (task.status === 'failed') return fail(failure(taskId, task, redact));
+        }
       } catch (error) {
         if (settled) return;
         // A lost connection, a time-out, 429 or 5xx may pass: the next poll will tell. 4xx will not.

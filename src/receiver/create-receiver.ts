@@ -3,9 +3,10 @@ import { JobhookError } from '../common/errors.js';
 import { defaultSchemas, type EventMapOf, type EventSchemas, type MergedSchemas } from '../events/schemas.js';
 import { jobResults } from '../results/job-results.js';
 import { createFetchHandler } from '../wire/fetch-handler.js';
+import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 import { failureReporter } from './failures.js';
 import { inFlightTracker } from './in-flight.js';
-import { resolveOptions, type ReceiverOptions } from './options.js';
+import { resolveOptions, type ReceiverOptions, type ResolvedOptions } from './options.js';
 import { createPipeline, type Pipeline } from './pipeline.js';
 import { registerReceiver } from './register.js';
 import type { DeliveryContext, EventHandler } from './run-handlers.js';
@@ -65,8 +66,11 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       observer: config.observer,
       now: config.now,
       dispatch: (polled) => pipeline.runPolled(polled),
+      polling: (taskId, tenant, poll) => results.notePoll(taskId, tenant, poll),
     });
   }
+
+  warnOfClusterWithMemoryStore(options, config);
 
   function addHandler(type: string, handler: EventHandler<never>, where = 'receiver.on') {
     assertFunction(where, handler);
@@ -144,7 +148,12 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
         {
           secret: config.lookup ? undefined : config.secrets[0],
           picksSecrets: config.lookup !== undefined,
-          handled: anyHandlers.length > 0 ? Object.keys(schemas) : [...handlersByType.keys()],
+          // A wait on a task must learn of its failure as of its success: with results kept, both
+          // job outcomes are subscribed to, whichever the handlers are for.
+          handled: [
+            ...(anyHandlers.length > 0 ? Object.keys(schemas) : handlersByType.keys()),
+            ...(options.results === false ? [] : GATEWAY_EVENT_TYPES),
+          ].filter((type, at, all) => all.indexOf(type) === at),
           known: Object.keys(schemas),
         },
         registerOptions,
@@ -152,6 +161,29 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     },
   };
   return receiver;
+}
+
+interface NodeLikeProcess {
+  env?: Record<string, string | undefined>;
+  getBuiltinModule?: (name: string) => unknown;
+}
+
+/**
+ * Under node:cluster or pm2's cluster mode each process keeps its own memory store, so a retried
+ * delivery that reaches another process runs again: said once, when the receiver is made.
+ */
+function warnOfClusterWithMemoryStore(options: ReceiverOptions<EventSchemas>, config: ResolvedOptions): void {
+  if (options.dedupe !== undefined || !config.dedupe) return;
+  const host = (globalThis as { process?: NodeLikeProcess }).process;
+  // node:cluster through getBuiltinModule: the core imports nothing of Node's, and runs elsewhere too.
+  const cluster = host?.getBuiltinModule?.('node:cluster') as { isWorker?: boolean } | undefined;
+  const clustered = cluster?.isWorker === true || host?.env?.exec_mode === 'cluster_mode';
+  if (!clustered) return;
+  config.logger.warn(
+    'jobhook: this receiver runs in a cluster worker with the in-memory dedupe store: each process has its own, ' +
+      'so a delivery retried to another process runs its handlers again. Share a store between them: ' +
+      'redisDedupeStore (jobhook/redis) or postgresDedupeStore (jobhook/postgres).',
+  );
 }
 
 /** `close({ timeoutMs })`: a number of at least 0 (0 waits without a bound), default 30 s. */

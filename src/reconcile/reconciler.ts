@@ -41,6 +41,8 @@ export function createReconciler(config: {
   logger: SafeLogger;
   observer?: ReconcileObserver | undefined;
   now: () => number;
+  /** A task's poll (and the handling of the outcome it found) started: waits on the task join it. */
+  polling?: (taskId: string, tenant: string | undefined, poll: Promise<void>) => void;
 }): Reconciler {
   const { options, logger, now } = config;
   const { client, jobs, intervalMs } = options;
@@ -125,7 +127,18 @@ export function createReconciler(config: {
     return settle(job.taskId, job.tenant);
   }
 
-  async function pollOne(
+  function pollOne(
+    job: TrackedJob,
+    owner: string,
+    claimedAt: number,
+    result: ReconcileResult,
+  ): Promise<void> {
+    const polled = pollTask(job, owner, claimedAt, result);
+    config.polling?.(job.taskId, job.tenant, polled);
+    return polled;
+  }
+
+  async function pollTask(
     job: TrackedJob,
     owner: string,
     claimedAt: number,

@@ -1,6 +1,7 @@
 import { positiveInteger } from '../common/options.js';
 import { messageOf, type Logger } from '../common/logger.js';
 import { withGetters } from '../common/with-getters.js';
+import { ignore } from '../common/ignore.js';
 import { KeptResult, resultOf, scopedKey, type JobResult } from './job-result.js';
 import { recentResults } from './recent-results.js';
 import { isResultChannel, type ResultChannel } from './result-channel.js';
@@ -40,6 +41,12 @@ export interface JobResults {
   watch(taskId: string, listener: (result: JobResult) => void, tenant?: string): () => void;
   /** How many watchers are waiting now (for diagnostics and leak tests). */
   readonly watching: number;
+  /**
+   * While the receiver's reconciler polls `taskId` (of `tenant`), a promise that settles once
+   * that poll and the handling of what it found are over; `undefined` otherwise. A wait joins it
+   * rather than asking the gateway the same question at the same time.
+   */
+  polling(taskId: string, tenant?: string): Promise<void> | undefined;
 }
 
 /** What the receiver holds: the public view plus the feed and the shutdown. */
@@ -49,6 +56,8 @@ export interface JobResultsFeed extends JobResults {
    * it arrived, if the caller read the clock already (the receiver's, the same).
    */
   receive(type: string, event: unknown, at?: number, tenant?: string): void;
+  /** The reconciler is polling `taskId`: {@link JobResults.polling} gives `poll` until it settles. */
+  notePoll(taskId: string, tenant: string | undefined, poll: Promise<void>): void;
   /** Stops the channel's subscription; idempotent. */
   close(): Promise<void>;
 }
@@ -69,6 +78,7 @@ export function jobResults(
     now,
   });
   const watchers = new Map<string, Set<Listener>>();
+  const polls = new Map<string, Promise<void>>();
   let watching = 0;
   const channel = options?.channel;
   let closed: Promise<void> | undefined;
@@ -120,6 +130,15 @@ export function jobResults(
         if (current.size === 0) watchers.delete(key);
       };
     },
+    polling: (taskId, tenant) => polls.get(scopedKey(tenant, taskId)),
+    notePoll(taskId, tenant, poll) {
+      const key = scopedKey(tenant, taskId);
+      const settled = poll.then(ignore, ignore);
+      polls.set(key, settled);
+      void settled.then(() => {
+        if (polls.get(key) === settled) polls.delete(key);
+      });
+    },
     receive(type, event, at = now(), tenant) {
       const kept = resultOf(type, event, at, tenant);
       if (!kept) return;
@@ -153,6 +172,8 @@ function disabled(): JobResultsFeed {
     get: () => undefined,
     watch: () => () => undefined,
     watching: 0,
+    polling: () => undefined,
+    notePoll: () => undefined,
     receive: () => undefined,
     close: () => Promise.resolve(),
   };

@@ -127,7 +127,7 @@ describe('tenants on one receiver', () => {
     const forged = completedPayload({ id: 'evt_forged' });
     forged.data = { ...forged.data, task_id: taskId, image_url: 'https://evil.example/b.png' };
     expect((await post(`${server.origin}/webhooks/b`, B, forged)).status).toBe(200);
-    const tracked = await jobs.pending();
+    const tracked = jobs.pending();
     expect(tracked.map((job) => job.taskId)).toEqual([taskId]);
     // A's genuine outcome, under A's key: not a duplicate of B's.
     const genuine = completedPayload({ id: 'evt_genuine' });
@@ -137,12 +137,12 @@ describe('tenants on one receiver', () => {
       ['b', 'https://evil.example/b.png'],
       ['a', 'https://img.example/a.png'],
     ]);
-    expect(await jobs.pending()).toEqual([]);
+    expect(jobs.pending()).toEqual([]);
   });
 
   it("B's event with A's task id does not drop a task tracked by a client that names no tenant", async () => {
     const jobs = memoryJobTracker();
-    await jobs.track('task_of_a');
+    jobs.track('task_of_a');
     const gateway: Gateway = await startGateway();
     closing.push(() => gateway.close());
     const client = createClient({ baseUrl: gateway.baseUrl, apiKey: gateway.apiKey });
@@ -152,7 +152,7 @@ describe('tenants on one receiver', () => {
     const forged = completedPayload({ id: 'evt_forged_untracked' });
     forged.data = { ...forged.data, task_id: 'task_of_a' };
     expect((await post(`${server.origin}/webhooks/b`, B, forged)).status).toBe(200);
-    expect((await jobs.pending()).map((job) => job.taskId)).toEqual(['task_of_a']);
+    expect(jobs.pending().map((job) => job.taskId)).toEqual(['task_of_a']);
   });
 
   it("B's event with A's task id never resolves A's wait with an image B chose", async () => {
