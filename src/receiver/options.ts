@@ -169,6 +169,11 @@ export interface ResolvedOptions {
   logger: SafeLogger;
   observer: ReceiverObserver | undefined;
   reconcile: ResolvedReconcile | undefined;
+  /**
+   * A sender whose payloads have another shape: turns a verified, decoded payload (and its
+   * headers) into jobhook's own shape, before validation. `undefined`: the payload is taken as it is.
+   */
+  mapPayload: ((payload: unknown, headers: HeaderReader) => unknown) | undefined;
 }
 
 const MIB = 1024 * 1024;
@@ -262,6 +267,7 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     logger: safeLogger(redactingLogger(options.logger ?? defaultLogger, redact)),
     observer: observerOf(options.observer),
     reconcile: reconcileOf(options),
+    mapPayload: undefined,
   };
   const sender = options.senderTimeoutMs;
   if (sender !== undefined) positiveNumber(WHERE, 'senderTimeoutMs', sender, 0, { unit: 'ms' });

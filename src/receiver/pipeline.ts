@@ -280,7 +280,7 @@ async function receiveDelivery(
     }
     const decoded = decodeJson(d.text ?? d.body!);
     if (!decoded.ok) return rejected(p, d, answers.invalidJson(decoded.message));
-    d.payload = decoded.value;
+    d.payload = p.config.mapPayload ? p.config.mapPayload(decoded.value, d.headers!) : decoded.value;
     const answer = await handle(p, d);
     if (d.outcome === 'handled' || d.outcome === 'duplicate') webhookSettled(p, d);
     return answer;
@@ -456,9 +456,11 @@ async function handle(p: PipelineState, d: EventRecord): Promise<ReceiverRespons
     if (typeof taken !== 'object') return notClaimed(d, taken);
     d.claim = taken;
   }
+  const started = d.trace ? performance.now() : 0;
   const ran = runHandlers(handlers, d.event, d, p.config.handlerTimeoutMs);
   if (Array.isArray(ran)) d.failures = ran;
   else await ranLate(p, d, ran);
+  if (d.trace) d.trace.handlerMs = performance.now() - started;
   if (d.failures.length > 0) p.report(d.failures, d.info());
   const ok = d.failures.length === 0;
   d.outcome = ok ? 'handled' : 'failed';
@@ -533,10 +535,8 @@ const NO_HEADERS: HeaderReader = { get: () => undefined };
  * renewed, until they settle, and `close()` waits for them.
  */
 async function ranLate(p: PipelineState, d: EventRecord, ran: Promise<HandlerRun>): Promise<void> {
-  const started = d.trace ? performance.now() : 0;
   const renewal = d.claim && p.claims.keepRenewed(d.claim, d);
   const { failures, late } = await ran;
-  if (d.trace) d.trace.handlerMs = performance.now() - started;
   d.failures = failures;
   if (!late) return renewal?.stop();
   const held = d.claim;
