@@ -242,9 +242,9 @@ const rows: Row[] = [
     field === 'prefix' ? NUMBER_ONLY : undefined,
   ]),
 
-  ...(['port', 'credits', 'creditsPerImage', 'maxConcurrentJobs', 'allowedHosts'] as const).map(
-    (name): Row => ['startGateway', name, (v) => startGateway(any({ [name]: v }))],
-  ),
+  ...(
+    ['port', 'credits', 'creditsPerImage', 'maxConcurrentJobs', 'allowedHosts', 'signing', 'payload'] as const
+  ).map((name): Row => ['startGateway', name, (v) => startGateway(any({ [name]: v }))]),
   ['startGateway', 'host', (v) => startGateway(any({ host: v })), NUMBER_ONLY],
   ...(
     [

@@ -17,7 +17,10 @@ import {
   refuseUnknownOptions,
   wholeNumber,
 } from '../../common/options.js';
+import type { Verifier } from '../../signatures/verifier.js';
+import { resolveSigning, type DeliverySigning, type Signing } from '../signing.js';
 import type { ListPaging, ListStyle } from './pages.js';
+import { PAYLOAD_SHAPES, type PayloadShape } from './payload-shapes.js';
 
 /** How a job ends. `unknown` ends it in the `unknown` status, which sends no delivery. */
 export type JobOutcome =
@@ -49,6 +52,17 @@ export interface GatewayOptions {
    * listened on) or `name:port` (exactly). Default none.
    */
   allowedHosts?: readonly string[];
+  /**
+   * How deliveries are signed with a webhook's `secret_key`: `'standard-webhooks'` (default),
+   * `'svix'`, `'hmac-sha256'`, `'stripe'`, `'unsigned'`, a family with parameters, or a Verifier
+   * that can sign (docs/gateway-simulator.md, "Signing").
+   */
+  signing?: Signing | Verifier;
+  /**
+   * How each delivery's payload is written: `'default'`, `'flat'`, `'nested'`, `'type-in-header'`,
+   * or a function of the default payload (docs/gateway-simulator.md, "Payload shapes").
+   */
+  payload?: PayloadShape;
   /** Credits of the account `apiKey` belongs to. Default 1,000. */
   credits?: number;
   /** Credits one image costs. Default 10. */
@@ -132,6 +146,8 @@ export interface ResolvedGatewayOptions {
   dropRate: number;
   /** The trust store of `https:` deliveries: Node's root certificates and `deliveries.ca`; undefined without `ca`. */
   trustedCa: readonly (string | Buffer)[] | undefined;
+  signing: DeliverySigning;
+  payload: PayloadShape;
 }
 
 /** Fast by default: the simulator serves tests, where a real gateway's hours-long schedule would stall. */
@@ -153,6 +169,8 @@ const GATEWAY_OPTIONS = optionNames<GatewayOptions>()([
   'port',
   'host',
   'allowedHosts',
+  'signing',
+  'payload',
   'credits',
   'creditsPerImage',
   'models',
@@ -215,7 +233,17 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     duplicateRate: fraction(WHERE, 'deliveries.duplicateRate', deliveries?.duplicateRate, 0),
     dropRate: fraction(WHERE, 'deliveries.dropRate', deliveries?.dropRate, 0),
     trustedCa: trust(deliveries?.ca),
+    signing: resolveSigning(WHERE, 'signing', options.signing),
+    payload: payloadShape(options.payload),
   };
+}
+
+function payloadShape(value: unknown): PayloadShape {
+  if (value === undefined) return 'default';
+  const valid = typeof value === 'function' || (PAYLOAD_SHAPES as readonly unknown[]).includes(value);
+  const rule = `${PAYLOAD_SHAPES.map((shape) => `"${shape}"`).join(', ')} or a function`;
+  checkOption(WHERE, 'payload', value, valid, rule);
+  return value as PayloadShape;
 }
 
 function rateLimit(value: GatewayOptions['rateLimit']): ResolvedGatewayOptions['rateLimit'] {

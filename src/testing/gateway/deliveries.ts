@@ -4,7 +4,6 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { GatewayEventType } from '../../events/event-types.js';
 import { samplePayload } from '../../events/sample-payload.js';
-import { standardWebhooks } from '../../signatures/standard-webhooks.js';
 import type { Activity } from './activity.js';
 import type { ChangeSignal } from './changes.js';
 import type { ResolvedGatewayOptions } from './config.js';
@@ -15,13 +14,12 @@ import {
   type DroppedDelivery,
   type DeliveryRecord,
 } from './delivery-log.js';
+import { shapedBody, shapeHeaders } from './payload-shapes.js';
 import { nowIso, type GatewayState, type TaskRecord, type WebhookRecord } from './state.js';
-
-const signer = standardWebhooks();
 
 const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-/** The payload of `task`'s final event (docs/design.md, "The wire contract"). */
+/** The default payload of `task`'s final event (docs/design.md, "The wire contract"). */
 export function eventPayload(task: TaskRecord, type: GatewayEventType) {
   return samplePayload(type, {
     id: randomId('evt'),
@@ -59,7 +57,7 @@ export function deliveryService({
       task.status === 'completed' ? 'job.completed' : task.status === 'failed' ? 'job.failed' : undefined;
     if (!type) return;
     const payload = eventPayload(task, type);
-    const body = JSON.stringify(payload);
+    const body = shapedBody(options.payload, payload);
     for (const webhook of state.webhooks.values()) {
       if (webhook.account_id !== task.account_id || webhook.status !== 'active') continue;
       if (!webhook.events.includes(type)) continue;
@@ -142,7 +140,7 @@ export function deliveryService({
       // A deleted webhook gets no more attempts; neither does anything once the simulator closes.
       if (activity.closed || state.webhooks.get(webhook.id) !== webhook) return;
       if (attempt > 1) settle(record, 'sending');
-      const outcome = await attemptOnce(webhook, body, delivery.deliveryId);
+      const outcome = await attemptOnce(webhook, { body, type, sentId: deliveryId });
       if (activity.closed) return;
       webhook.last_sent_at = nowIso();
       if (outcome.ok) {
@@ -165,27 +163,29 @@ export function deliveryService({
     }
   }
 
+
   /** One POST, freshly timestamped and signed, so that a late retry still passes the receiver's tolerance. */
   async function attemptOnce(
     webhook: WebhookRecord,
-    body: string,
-    deliveryId: string,
+    { body, type, sentId }: { body: string; type: string; sentId: string },
   ): Promise<Pick<DeliveryAttempt, 'ok' | 'status' | 'error' | 'at' | 'durationMs' | 'answer'>> {
     const timestamp = Math.floor(Date.now() / 1000);
+    const at = nowIso();
+    let signed: Record<string, string>;
+    try {
+      signed = await options.signing.headers({ secret: webhook.secret_key, body, id: sentId, timestamp });
+    } catch {
+      // Only a Verifier given as `signing` can throw here (the families' secrets are checked on
+      // creation); its message is not kept, since it might quote the secret.
+      return { ok: false, error: 'signing failed: the `signing` Verifier threw', at, durationMs: 0 };
+    }
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': 'jobhook-gateway-simulator',
-      'webhook-id': deliveryId,
-      'webhook-timestamp': String(timestamp),
+      ...shapeHeaders(options.payload, type),
+      ...signed,
     };
-    if (webhook.secret_key !== undefined) {
-      Object.assign(
-        headers,
-        await signer.sign!({ secret: webhook.secret_key, body, id: deliveryId, timestamp }),
-      );
-    }
     const closing = activity.closeSignal();
-    const at = nowIso();
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
     try {
@@ -200,7 +200,10 @@ export function deliveryService({
     } catch (error) {
       return {
         ok: false,
-        error: error instanceof TimeoutError ? error.message : `connection failed: ${describe(error)}`,
+        error:
+          error instanceof TimeoutError
+            ? error.message
+            : `connection failed: ${describe(error)}`,
         at,
         durationMs: elapsed(),
       };

@@ -103,7 +103,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // Every route may change what the console shows (a webhook, a job): tell its watchers after each.
   const routes = [
     route('POST', '/api/v1/keys', postKey),
-    route('POST', '/api/v1/webhooks', postWebhook),
+    route('POST', '/api/v1/webhooks', postWebhook(config.signing)),
     route('GET', '/api/v1/webhooks', listWebhooks(config.lists)),
     route('DELETE', '/api/v1/webhooks/:id', deleteWebhook),
     route('POST', '/api/v1/images/generate', images.generate),
