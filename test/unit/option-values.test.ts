@@ -255,6 +255,8 @@ const rows: Row[] = [
       ['jobs', 'stepMs'],
       ['jobs', 'outcome'],
       ['deliveries', 'retryDelaysMs'],
+      ['deliveries', 'retryOn'],
+      ['deliveries', 'idOnRetry'],
       ['deliveries', 'timeoutMs'],
       ['deliveries', 'duplicateRate'],
       ['deliveries', 'dropRate'],

@@ -101,6 +101,18 @@ export interface GatewayOptions {
      */
     retryDelaysMs?: readonly number[];
     /**
+     * Which failed attempts are retried: `any-failure` (default): any answer but 2xx, no answer, a
+     * time-out; `5xx-or-no-answer`: an answer of 500 or more, no answer, a time-out, while any
+     * other answer (a 4xx, a 3xx) ends the delivery as failed.
+     */
+    retryOn?: 'any-failure' | '5xx-or-no-answer';
+    /**
+     * The delivery id each attempt carries (`webhook-id`, or the family's id header): `same`
+     * (default) on every attempt of a delivery, or `new`: a fresh id on every attempt but the
+     * first. The payload's own `id` never changes.
+     */
+    idOnRetry?: 'same' | 'new';
+    /**
      * How long one attempt may take before it counts as failed, in ms. Default 15,000: above a
      * receiver's default `handlerTimeoutMs` (10,000), so its own time-out answer (500, retried)
      * arrives before the simulator gives up (docs/timeouts.md).
@@ -148,6 +160,8 @@ export interface ResolvedGatewayOptions {
   trustedCa: readonly (string | Buffer)[] | undefined;
   signing: DeliverySigning;
   payload: PayloadShape;
+  retryOn: 'any-failure' | '5xx-or-no-answer';
+  idOnRetry: 'same' | 'new';
 }
 
 /** Fast by default: the simulator serves tests, where a real gateway's hours-long schedule would stall. */
@@ -184,6 +198,8 @@ const GATEWAY_OPTIONS = optionNames<GatewayOptions>()([
 const JOBS_OPTIONS = optionNames<NonNullable<GatewayOptions['jobs']>>()(['auto', 'stepMs', 'outcome']);
 const DELIVERIES_OPTIONS = optionNames<NonNullable<GatewayOptions['deliveries']>>()([
   'retryDelaysMs',
+  'retryOn',
+  'idOnRetry',
   'timeoutMs',
   'duplicateRate',
   'dropRate',
@@ -235,6 +251,11 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     trustedCa: trust(deliveries?.ca),
     signing: resolveSigning(WHERE, 'signing', options.signing),
     payload: payloadShape(options.payload),
+    retryOn: oneOf(WHERE, 'deliveries.retryOn', deliveries?.retryOn, 'any-failure', [
+      'any-failure',
+      '5xx-or-no-answer',
+    ]),
+    idOnRetry: oneOf(WHERE, 'deliveries.idOnRetry', deliveries?.idOnRetry, 'same', ['same', 'new']),
   };
 }
 

@@ -140,7 +140,10 @@ export function deliveryService({
       // A deleted webhook gets no more attempts; neither does anything once the simulator closes.
       if (activity.closed || state.webhooks.get(webhook.id) !== webhook) return;
       if (attempt > 1) settle(record, 'sending');
-      const outcome = await attemptOnce(webhook, { body, type, sentId: deliveryId });
+      // `idOnRetry: 'new'`: every attempt but a delivery's first carries a fresh id.
+      const fresh = options.idOnRetry === 'new' && (attempt > 1 || record.redelivery);
+      const sentId = fresh ? randomId('msg') : deliveryId;
+      const outcome = await attemptOnce(webhook, { body, type, sentId });
       if (activity.closed) return;
       webhook.last_sent_at = nowIso();
       if (outcome.ok) {
@@ -150,19 +153,23 @@ export function deliveryService({
         webhook.total_failed++;
         webhook.last_error = outcome.error ?? 'failed';
       }
-      const made: DeliveryAttempt = { webhookId: webhook.id, ...delivery, attempt, ...outcome };
+      const made: DeliveryAttempt = { webhookId: webhook.id, ...delivery, sentId, attempt, ...outcome };
       if (record.redelivery) made.redelivery = true;
       if (record.duplicate) made.duplicate = true;
       attempts.push(made);
       record.attempts.push(made);
       if (outcome.ok) return settle(record, 'delivered');
       const delay = retries[attempt - 1];
-      if (delay === undefined) return settle(record, 'failed');
+      if (delay === undefined || !retried(outcome.status)) return settle(record, 'failed');
       settle(record, 'retrying', new Date(Date.now() + delay).toISOString());
       if (!(await activity.wait(delay))) return;
     }
   }
 
+  /** Whether a failed attempt with this answer (none: `undefined`) is retried (`deliveries.retryOn`). */
+  function retried(status: number | undefined): boolean {
+    return options.retryOn === 'any-failure' || status === undefined || status >= 500;
+  }
 
   /** One POST, freshly timestamped and signed, so that a late retry still passes the receiver's tolerance. */
   async function attemptOnce(
