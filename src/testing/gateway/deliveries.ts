@@ -210,7 +210,7 @@ export function deliveryService({
         error:
           error instanceof TimeoutError
             ? error.message
-            : `connection failed: ${describe(error)}`,
+            : `connection failed: ${describe(error, webhook.url)}`,
         at,
         durationMs: elapsed(),
       };
@@ -288,10 +288,30 @@ const TLS_FAILURES: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: "the receiver's certificate does not name its host",
 };
 
-function describe(error: unknown): string {
+/**
+ * Why an attempt to `url` failed, in words a developer acts on: the simulator delivers from the
+ * machine it runs on, so a placeholder domain or a receiver that is not running fails every time.
+ */
+function describe(error: unknown, url: string): string {
   const code = (error as { code?: unknown }).code;
   const tls = typeof code === 'string' ? TLS_FAILURES[code] : undefined;
   if (tls) return `TLS: ${tls} (${code as string}); a test CA goes in deliveries.ca`;
-  if (typeof code === 'string') return code;
-  return error instanceof Error ? error.message : String(error);
+  if (typeof code !== 'string') return error instanceof Error ? error.message : String(error);
+  const { host, hostname, pathname } = new URL(url);
+  const reachable = `register a URL it can reach, such as http://127.0.0.1:3000${pathname}`;
+  switch (code) {
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `could not resolve ${hostname} (${code}): the simulator delivers from this machine; ${reachable}`;
+    case 'ECONNREFUSED':
+      return `nothing accepts connections at ${host} (${code}): is the receiver running, on that port?`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ETIMEDOUT':
+      return `cannot reach ${host} from this machine (${code}); ${reachable}`;
+    case 'ECONNRESET':
+      return `the receiver at ${host} closed the connection before answering (${code})`;
+    default:
+      return code;
+  }
 }
