@@ -243,7 +243,16 @@ const rows: Row[] = [
   ]),
 
   ...(
-    ['port', 'credits', 'creditsPerImage', 'maxConcurrentJobs', 'allowedHosts', 'signing', 'payload'] as const
+    [
+      'port',
+      'credits',
+      'creditsPerImage',
+      'maxConcurrentJobs',
+      'allowedHosts',
+      'apiKey',
+      'signing',
+      'payload',
+    ] as const
   ).map((name): Row => ['startGateway', name, (v) => startGateway(any({ [name]: v }))]),
   ['startGateway', 'host', (v) => startGateway(any({ host: v })), NUMBER_ONLY],
   ...(

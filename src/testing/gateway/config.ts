@@ -53,6 +53,11 @@ export interface GatewayOptions {
    */
   allowedHosts?: readonly string[];
   /**
+   * The main account's API key (`gateway.apiKey`), to keep one across restarts: 16 to 256 visible
+   * ASCII characters (no spaces or control characters). Default: a fresh random `sk_sim_…` key.
+   */
+  apiKey?: string;
+  /**
    * How deliveries are signed with a webhook's `secret_key`: `'standard-webhooks'` (default),
    * `'svix'`, `'hmac-sha256'`, `'stripe'`, `'unsigned'`, a family with parameters, or a Verifier
    * that can sign (docs/gateway-simulator.md, "Signing").
@@ -158,6 +163,7 @@ export interface ResolvedGatewayOptions {
   dropRate: number;
   /** The trust store of `https:` deliveries: Node's root certificates and `deliveries.ca`; undefined without `ca`. */
   trustedCa: readonly (string | Buffer)[] | undefined;
+  apiKey: string | undefined;
   signing: DeliverySigning;
   payload: PayloadShape;
   retryOn: 'any-failure' | '5xx-or-no-answer';
@@ -183,6 +189,7 @@ const GATEWAY_OPTIONS = optionNames<GatewayOptions>()([
   'port',
   'host',
   'allowedHosts',
+  'apiKey',
   'signing',
   'payload',
   'credits',
@@ -249,6 +256,7 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     duplicateRate: fraction(WHERE, 'deliveries.duplicateRate', deliveries?.duplicateRate, 0),
     dropRate: fraction(WHERE, 'deliveries.dropRate', deliveries?.dropRate, 0),
     trustedCa: trust(deliveries?.ca),
+    apiKey: apiKey(options.apiKey),
     signing: resolveSigning(WHERE, 'signing', options.signing),
     payload: payloadShape(options.payload),
     retryOn: oneOf(WHERE, 'deliveries.retryOn', deliveries?.retryOn, 'any-failure', [
@@ -257,6 +265,20 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     ]),
     idOnRetry: oneOf(WHERE, 'deliveries.idOnRetry', deliveries?.idOnRetry, 'same', ['same', 'new']),
   };
+}
+
+/** What a plausible API key is: the simulator refuses anything else at once, not at the first 401. */
+export const API_KEY_RULE = '16 to 256 visible ASCII characters (no spaces or control characters)';
+
+/** Whether `key` is a plausible API key: 16 to 256 characters from `!` to `~`. */
+export function isPlausibleApiKey(key: unknown): key is string {
+  return typeof key === 'string' && /^[\x21-\x7e]{16,256}$/.test(key);
+}
+
+function apiKey(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  checkOption(WHERE, 'apiKey', value, isPlausibleApiKey(value), API_KEY_RULE);
+  return value as string;
 }
 
 function payloadShape(value: unknown): PayloadShape {
