@@ -4,6 +4,7 @@
  */
 import { JobhookError } from '../../common/errors.js';
 import type { SamplePayload } from '../../events/sample-payload.js';
+import type { JobCompletedEvent, JobFailedEvent } from '../../events/schemas.js';
 
 /**
  * How a delivery's payload is written:
@@ -15,7 +16,7 @@ import type { SamplePayload } from '../../events/sample-payload.js';
  *   else as JSON).
  */
 export type PayloadShape =
-  'default' | 'flat' | 'nested' | 'type-in-header' | ((event: SamplePayload) => unknown);
+  'default' | 'flat' | 'nested' | 'type-in-header' | ((event: JobCompletedEvent | JobFailedEvent) => unknown);
 
 export const PAYLOAD_SHAPES = ['default', 'flat', 'nested', 'type-in-header'] as const;
 
@@ -25,7 +26,8 @@ export const EVENT_TYPE_HEADER = 'x-event-type';
 /** The body of one event in `shape`. */
 export function shapedBody(shape: PayloadShape, event: SamplePayload): string {
   if (typeof shape === 'function') {
-    const written = shape(event);
+    // The default payload is a JobCompletedEvent or a JobFailedEvent as its type says.
+    const written = shape(event as JobCompletedEvent | JobFailedEvent);
     const body = typeof written === 'string' ? written : JSON.stringify(written);
     if (typeof body !== 'string') {
       throw new JobhookError(
@@ -43,7 +45,7 @@ export function shapeHeaders(shape: PayloadShape, type: string): Record<string, 
   return shape === 'type-in-header' ? { [EVENT_TYPE_HEADER]: type } : {};
 }
 
-function shapedObject(shape: Exclude<PayloadShape, (event: SamplePayload) => unknown>, event: SamplePayload) {
+function shapedObject(shape: (typeof PAYLOAD_SHAPES)[number], event: SamplePayload) {
   const { id, type, created_at, data } = event;
   const seconds = Math.floor(Date.parse(created_at) / 1000);
   const outcome = 'image_url' in data ? { image_url: data.image_url } : { error: data.error };
