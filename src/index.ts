@@ -60,8 +60,10 @@ export {
   type MemoryJobTracker,
   type MemoryJobTrackerOptions,
 } from './jobs/memory-tracker.js';
-export { standardWebhooks } from './signatures/standard-webhooks.js';
+export { standardWebhooks, type StandardWebhooksOptions } from './signatures/standard-webhooks.js';
 export { hmacSha256, type HmacSha256Options } from './signatures/hmac-sha256.js';
+export { stripeSignature, type StripeSignatureOptions } from './signatures/stripe-signature.js';
+export type { SecretForm } from './signatures/secret.js';
 export type {
   Verifier,
   VerifyFunction,

@@ -4,7 +4,7 @@
  * from the webhook this app receives (or, with a shared results channel, one another instance
  * received); polling the gateway is the safety net when the webhook is lost.
  *
- *   GATEWAY_URL=https://… GATEWAY_API_KEY=… WEBHOOK_SECRET=whsec_… PUBLIC_URL=https://my.app \
+ *   GATEWAY_URL=https://… GATEWAY_API_KEY=… WEBHOOK_SECRET=whsec_… PUBLIC_URL=https://example.com \
  *     npx tsx examples/await-result/server.ts
  *   curl -X POST localhost:3000/images -H 'content-type: application/json' -d '{"prompt":"a fox"}'
  *

@@ -5,7 +5,7 @@
  * outcome is overdue, through the same dedupe and handlers (`context.source` says which way it
  * came), and warns when the gateway's counters show failed deliveries.
  *
- *   GATEWAY_URL=https://… GATEWAY_API_KEY=… WEBHOOK_SECRET=whsec_… PUBLIC_URL=https://my.app \
+ *   GATEWAY_URL=https://… GATEWAY_API_KEY=… WEBHOOK_SECRET=whsec_… PUBLIC_URL=https://example.com \
  *     REDIS_URL=redis://127.0.0.1:6379 npx tsx examples/reconcile/server.ts
  *   curl -X POST localhost:3000/jobs -H 'content-type: application/json' -d '{"prompt":"a fox"}'
  *   npx jobhook jobs --redis-url redis://127.0.0.1:6379    # what is still waiting

@@ -3,7 +3,7 @@
  * never points at a server that is not answering yet. Restarting it reuses the same webhook. A
  * failed registration (a wrong API key, say) is logged, and the server keeps answering.
  *
- *   GATEWAY_URL=https://… GATEWAY_API_KEY=… WEBHOOK_SECRET=whsec_… PUBLIC_URL=https://my.app \
+ *   GATEWAY_URL=https://… GATEWAY_API_KEY=… WEBHOOK_SECRET=whsec_… PUBLIC_URL=https://example.com \
  *     npx tsx examples/self-registration/server.ts
  *
  * Without GATEWAY_URL it starts the gateway simulator from `jobhook/testing` and submits one job,

@@ -1,6 +1,15 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { startGateway } from 'jobhook/testing';
-import { failWhenPromptContains, INTERACTIVE_RETRY_DELAYS_MS } from '../testing/gateway/config.js';
+import {
+  API_KEY_RULE,
+  failWhenPromptContains,
+  INTERACTIVE_RETRY_DELAYS_MS,
+  isPlausibleApiKey,
+} from '../testing/gateway/config.js';
+import { PAYLOAD_SHAPES } from '../testing/gateway/payload-shapes.js';
+import { isLoopback } from '../testing/gateway/webhooks.js';
+import { SIGNING_FAMILIES } from '../testing/signing.js';
 import { CommandError, UsageError, integer, out, parse } from './args.js';
 import { gatewayHelp } from './help.js';
 import { freshSecret } from './secret.js';
@@ -15,6 +24,9 @@ export async function gateway(args: string[]): Promise<number> {
     'drop-rate': { type: 'string' },
     'no-retries': { type: 'boolean' },
     ca: { type: 'string' },
+    'api-key': { type: 'string' },
+    signing: { type: 'string' },
+    payload: { type: 'string' },
     quiet: { type: 'boolean', short: 'q' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -29,6 +41,15 @@ export async function gateway(args: string[]): Promise<number> {
   const port = integer(values.port, '--port');
   if (port !== undefined && port > 65535) throw new UsageError(`--port must be at most 65535: "${port}"`);
   if (values.host === '') throw new UsageError('--host needs an address');
+  const apiKey = values['api-key'];
+  // Never the value in the message: it may be a real key pasted by mistake.
+  if (apiKey !== undefined && !isPlausibleApiKey(apiKey))
+    throw new UsageError(`--api-key must be ${API_KEY_RULE}`);
+  const host = values.host ?? '127.0.0.1';
+  // A key derived from the folder is guessable by whoever knows the path: only on this machine.
+  const stableKey = apiKey ?? (isLoopback(host) ? folderApiKey(process.cwd()) : undefined);
+  const signing = choice(values.signing, '--signing', SIGNING_FAMILIES);
+  const payload = choice(values.payload, '--payload', PAYLOAD_SHAPES);
   const dropRate = share(values['drop-rate'], '--drop-rate');
   const ca = values.ca === undefined ? undefined : await readCa(values.ca);
   const deliveries = {
@@ -39,6 +60,9 @@ export async function gateway(args: string[]): Promise<number> {
 
   const simulator = await startGateway({
     console: true,
+    ...(stableKey !== undefined && { apiKey: stableKey }),
+    ...(signing !== undefined && { signing }),
+    ...(payload !== undefined && { payload }),
     ...(credits !== undefined && { credits }),
     ...(port !== undefined && { port }),
     ...(values.host !== undefined && { host: values.host }),
@@ -58,6 +82,7 @@ export async function gateway(args: string[]): Promise<number> {
   out(`GATEWAY_API_KEY=${simulator.apiKey}`);
   out(`WEBHOOK_SECRET=${freshSecret()}`);
   out('(WEBHOOK_SECRET is a fresh secret for your receiver: it signs what it registers with.)');
+  out(keyNote(apiKey !== undefined, stableKey !== undefined, port !== undefined));
   out(`Console: ${simulator.consoleUrl} (open it in a browser)`);
 
   // What the simulator answered and delivered, as it happens (it keeps both as growing lists).
@@ -94,6 +119,31 @@ export async function gateway(args: string[]): Promise<number> {
   await simulator.close();
   out(`Stopped (${signal}).`);
   return 0;
+}
+
+/**
+ * The API key of `jobhook gateway` run in `folder` without `--api-key`: the same on every run
+ * there, so the app's .env stays valid across restarts, and another in another folder.
+ */
+export function folderApiKey(folder: string): string {
+  const digest = createHash('sha256').update(`jobhook gateway simulator key\0${folder}`).digest('hex');
+  return `sk_sim_${digest.slice(0, 36)}`;
+}
+
+function keyNote(given: boolean, stable: boolean, portGiven: boolean): string {
+  const url = portGiven ? '' : '; pass --port to keep GATEWAY_URL too';
+  if (given) return `(GATEWAY_API_KEY is the one given with --api-key${url}.)`;
+  if (stable) return `(GATEWAY_API_KEY is the same on every run in this folder${url}.)`;
+  return '(GATEWAY_API_KEY is random: listening beyond this machine, pass --api-key to keep one.)';
+}
+
+/** One of `choices`, or undefined when not given. */
+function choice<const C extends string>(value: string | undefined, what: string, choices: readonly C[]) {
+  if (value === undefined) return undefined;
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new UsageError(`${what} must be one of ${choices.join(', ')}: ${JSON.stringify(value)}`);
+  }
+  return value as C;
 }
 
 /** A share from 0 to 1, such as `0.5`. */

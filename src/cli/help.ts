@@ -41,6 +41,11 @@ each request and delivery as it happens. Jobs complete after a few milliseconds,
 registered webhooks are signed with their secret_key and retried on failure after 1, 2, 4, 8
 and 16 s (each attempt may take 15 s): longer than a receiver's handler time-out.
 
+GATEWAY_API_KEY is the same on every run in the same folder (derived from its path), so a .env
+stays valid across restarts; --api-key sets another (GATEWAY_API_KEY in the environment is not
+read: it may be a real gateway's), --port keeps GATEWAY_URL too. With a --host beyond this machine
+the key is random unless --api-key is given (a key derived from a path can be guessed).
+
 Open <base URL>/_console in a browser for the live console: the webhooks, the jobs, and each
 delivery with every attempt (time, status, the receiver's answer, latency), updated as they
 happen, with buttons to submit a job that completes or fails and to redeliver an event.
@@ -56,6 +61,12 @@ Options:
   --no-retries          Try each delivery once: a failed attempt is never retried
   --ca <file>           Also trust this CA (PEM) for https webhook URLs, e.g. a receiver's
                         test certificate
+  --api-key <key>       The API key to accept (16 to 256 visible ASCII characters, no spaces)
+  --signing <family>    Sign deliveries as standard-webhooks (default), svix, hmac-sha256
+                        (x-hub-signature-256: sha256=<hex>), stripe (stripe-signature:
+                        t=<unix>,v1=<hex>) or unsigned
+  --payload <shape>     Write payloads as default, flat, nested or type-in-header
+                        (docs/gateway-simulator.md shows each)
   -q, --quiet           Do not print each request and delivery as it happens
   -h, --help            Show this help
 `;

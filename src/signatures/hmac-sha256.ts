@@ -2,7 +2,8 @@ import { checkOption, oneOf, optionNames, refuseUnknownOptions } from '../common
 import { decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { isBase64Digest, toBase64, toHex } from '../common/bytes.js';
 import { andThen, isThenable } from '../common/thenable.js';
-import { hmacKeys, secretBytes } from './secret.js';
+import { isHexDigest } from './header-values.js';
+import { hmacKeys, secretBytes, secretFormOption, type SecretForm } from './secret.js';
 import {
   refuse,
   type SignInput,
@@ -19,14 +20,19 @@ export interface HmacSha256Options {
   prefix?: string;
   /** How the digest is written. Default: `hex`. */
   encoding?: 'hex' | 'base64';
+  /**
+   * How the secret becomes key bytes. Default `whsec-base64`: a `whsec_` secret is base64 after
+   * the prefix, any other string (a GitHub secret) its UTF-8 bytes. `utf8`: the whole string's
+   * UTF-8 bytes, for a sender that signs with a `whsec_` secret's text.
+   */
+  secretForm?: SecretForm;
 }
 
 /** A 32-byte digest as written: hex of either case, or padded standard base64. Nothing else decodes. */
-const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
 const isDigest = (text: string, encoding: 'hex' | 'base64') =>
-  encoding === 'hex' ? HEX_DIGEST.test(text) : isBase64Digest(text);
+  encoding === 'hex' ? isHexDigest(text) : isBase64Digest(text);
 
-const HMAC_SHA256_OPTIONS = optionNames<HmacSha256Options>()(['header', 'prefix', 'encoding']);
+const HMAC_SHA256_OPTIONS = optionNames<HmacSha256Options>()(['header', 'prefix', 'encoding', 'secretForm']);
 
 const WHERE = 'hmacSha256';
 
@@ -42,6 +48,7 @@ export function hmacSha256(options: HmacSha256Options): Verifier {
   const prefix = options.prefix ?? '';
   checkOption(WHERE, 'prefix', prefix, typeof prefix === 'string', 'a string');
   const encoding = oneOf(WHERE, 'encoding', options.encoding, 'hex', ['hex', 'base64']);
+  const secretForm = secretFormOption(WHERE, options.secretForm, 'whsec-base64');
   const written = (value: string | undefined) => value?.trim().slice(prefix.length);
   const checkHeaders: VerifyFunction['checkHeaders'] = ({ headers }) => {
     const value = headers.get(header)?.trim();
@@ -54,7 +61,7 @@ export function hmacSha256(options: HmacSha256Options): Verifier {
   return {
     name: 'hmac-sha256',
     prepare(secrets) {
-      const keys = hmacKeys(secrets);
+      const keys = hmacKeys(secrets, secretForm);
       const outcome = (matched: boolean): VerifyOutcome =>
         matched ? { ok: true } : refuse('no_match', `No ${header} digest matches any secret.`);
       const verify: VerifyFunction = (request) => {
@@ -69,7 +76,7 @@ export function hmacSha256(options: HmacSha256Options): Verifier {
       return verify;
     },
     sign({ secret, body }: SignInput) {
-      return andThen(signHmac(secretBytes(secret, 'signDelivery'), [body]), (digest) => ({
+      return andThen(signHmac(secretBytes(secret, 'signDelivery', secretForm), [body]), (digest) => ({
         [header]: prefix + (encoding === 'hex' ? toHex(digest) : toBase64(digest)),
       }));
     },

@@ -1,4 +1,4 @@
-import { checkOption } from '../common/options.js';
+import { checkOption, oneOf } from '../common/options.js';
 import { fromBase64, utf8Bytes } from '../common/bytes.js';
 import { importHmacKeys } from '#runtime';
 import type { HmacKeys } from '../runtime/contract.js';
@@ -7,11 +7,30 @@ const STANDARD_PREFIX = 'whsec_';
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /**
- * The key bytes of a secret: a `whsec_` secret is base64 after the prefix (the Standard Webhooks
- * form); any other string is used as its UTF-8 bytes (the gateway's `secret_key` form).
+ * How a secret string becomes HMAC key bytes, as each family of senders does:
+ * - `whsec-base64` (Standard Webhooks, Svix, jobhook's default): a secret that starts with `whsec_`
+ *   is base64 after the prefix; any other string is its UTF-8 bytes;
+ * - `utf8` (Stripe, GitHub): the whole string's UTF-8 bytes, a `whsec_` prefix included.
  */
-export function secretBytes(secret: string, where = 'createReceiver'): Uint8Array {
-  if (!secret.startsWith(STANDARD_PREFIX)) return utf8Bytes(secret);
+export type SecretForm = 'whsec-base64' | 'utf8';
+
+export const SECRET_FORMS: readonly SecretForm[] = ['whsec-base64', 'utf8'];
+
+/** A preset's `secretForm` option, checked: `fallback` when absent. */
+export function secretFormOption(where: string, value: unknown, fallback: SecretForm): SecretForm {
+  return oneOf(where, 'secretForm', value, fallback, SECRET_FORMS);
+}
+
+/**
+ * The key bytes of a secret in `form` (default `whsec-base64`: a `whsec_` secret is base64 after
+ * the prefix, any other string its UTF-8 bytes, the gateway's `secret_key` form).
+ */
+export function secretBytes(
+  secret: string,
+  where = 'createReceiver',
+  form: SecretForm = 'whsec-base64',
+): Uint8Array {
+  if (form === 'utf8' || !secret.startsWith(STANDARD_PREFIX)) return utf8Bytes(secret);
   const encoded = secret.slice(STANDARD_PREFIX.length);
   const bytes = BASE64.test(encoded) ? fromBase64(encoded) : undefined;
   const rule = 'base64 after the prefix when it starts with "whsec_" (the Standard Webhooks form)';
@@ -20,6 +39,6 @@ export function secretBytes(secret: string, where = 'createReceiver'): Uint8Arra
 }
 
 /** Imported once per receiver so that each delivery's HMAC skips key preparation. */
-export function hmacKeys(secrets: readonly string[]): HmacKeys {
-  return importHmacKeys(secrets.map((secret) => secretBytes(secret)));
+export function hmacKeys(secrets: readonly string[], form: SecretForm = 'whsec-base64'): HmacKeys {
+  return importHmacKeys(secrets.map((secret) => secretBytes(secret, 'createReceiver', form)));
 }

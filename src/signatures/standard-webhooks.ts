@@ -1,7 +1,9 @@
 import { decodeBase64Digest, decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { isBase64Digest, toBase64 } from '../common/bytes.js';
+import { optionNames, refuseUnknownOptions } from '../common/options.js';
 import { andThen, isThenable } from '../common/thenable.js';
-import { hmacKeys, secretBytes } from './secret.js';
+import { MAX_SIGNATURES, outsideTolerance, unixSeconds } from './header-values.js';
+import { hmacKeys, secretBytes, secretFormOption, type SecretForm } from './secret.js';
 import type { HeaderReader } from '../wire/headers.js';
 import {
   refuse,
@@ -15,12 +17,17 @@ import {
 
 const MAX_ID_LENGTH = 256;
 
-/**
- * Entries one `webhook-signature` header may carry, of any version. A rotation signs with two or
- * three secrets at once; the cap leaves room for ten times that, and bounds the work a header
- * written by anyone, secret or not, can ask for.
- */
-const MAX_SIGNATURES = 32;
+/** Options of {@link standardWebhooks}. */
+export interface StandardWebhooksOptions {
+  /**
+   * How the secret becomes key bytes. Default `whsec-base64`, the scheme's own: a `whsec_` secret
+   * is base64 after the prefix, any other string its UTF-8 bytes. `utf8` takes the whole string's
+   * UTF-8 bytes, for a sender that signs with a `whsec_` secret's text.
+   */
+  secretForm?: SecretForm;
+}
+
+const STANDARD_WEBHOOKS_OPTIONS = optionNames<StandardWebhooksOptions>()(['secretForm']);
 
 /**
  * The Standard Webhooks v1 scheme (the one Svix and many senders use), jobhook's default:
@@ -29,27 +36,30 @@ const MAX_SIGNATURES = 32;
  * header may hold several space-separated signatures (key rotation), at most 32 entries, refused
  * as `malformed_header` past that; any one valid one passes, and a delivery costs one HMAC per
  * secret however many it holds.
+ * Svix's names for the same headers (`svix-id`, `svix-timestamp`, `svix-signature`) are the same
+ * scheme: a delivery carries one set; both sets, unless equal, are refused as `malformed_header`.
  * Signatures are decoded strictly, as the `standardwebhooks` package does: padded standard
  * base64 of 32 bytes, nothing else (no URL-safe alphabet, no missing padding, no junk).
  */
-export function standardWebhooks(): Verifier {
+export function standardWebhooks(options: StandardWebhooksOptions = {}): Verifier {
+  refuseUnknownOptions(options, STANDARD_WEBHOOKS_OPTIONS, 'standardWebhooks');
+  const secretForm = secretFormOption('standardWebhooks', options?.secretForm, 'whsec-base64');
   return {
     name: 'standard-webhooks',
     prepare(secrets) {
-      const keys = hmacKeys(secrets);
+      const keys = hmacKeys(secrets, secretForm);
       const verify: VerifyFunction = (request) => {
-        const { headers } = request;
         // Each header read once: the checks and the signature use the same values.
-        const id = headers.get('webhook-id');
-        const timestamp = headers.get('webhook-timestamp');
-        const signature = headers.get('webhook-signature');
+        const set = headerSet(request.headers);
+        if (set.ok === false) return set;
+        const { id, timestamp, signature } = set;
         if (request.headersChecked !== true) {
           // The usual lone signature is checked as it is decoded, just below.
-          const refused = checkHeaderValues(request, id, timestamp, signature, true);
+          const refused = checkHeaderValues(request, set, true);
           if (refused) return refused;
         }
         const candidates = v1Signatures(signature!);
-        if (candidates === undefined) return noWellFormedV1();
+        if (candidates === undefined) return noWellFormedV1(set.prefix);
         // Synchronous on Node; on the Web path crypto.subtle answers with a promise. The header
         // part as one string: each part is one `Hmac#update`, a call into C++ (bench/NOTES.md).
         // A body handed over as a string is hashed as it is, not copied into bytes first.
@@ -61,7 +71,8 @@ export function standardWebhooks(): Verifier {
       return verify;
     },
     sign({ secret, body, id, timestamp }: SignInput) {
-      const digest = signHmac(secretBytes(secret, 'signDelivery'), [id, '.', String(timestamp), '.', body]);
+      const key = secretBytes(secret, 'signDelivery', secretForm);
+      const digest = signHmac(key, [id, '.', String(timestamp), '.', body]);
       return andThen(digest, (bytes) => ({
         'webhook-id': id,
         'webhook-timestamp': String(timestamp),
@@ -75,77 +86,96 @@ function outcome(matched: boolean, id: string): VerifyOutcome {
   return matched ? { ok: true, id } : refuse('no_match', 'No v1 signature matches any secret.');
 }
 
+/** The three headers of the set a delivery carries, named by `prefix`. */
+interface HeaderSet {
+  ok: true;
+  prefix: 'webhook' | 'svix';
+  id: string | undefined;
+  timestamp: string | undefined;
+  signature: string | undefined;
+}
+
+/**
+ * The `webhook-*` headers, or Svix's `svix-*` names for them when only those are present. A set is
+ * present when its signature is (a set without one verifies nothing), and two sets are one
+ * delivery's only when equal: a sender or a proxy that wrote two different ones leaves unclear
+ * which a receiver checked, so that is refused. One header more is read on the usual path.
+ */
+function headerSet(headers: HeaderReader): HeaderSet | VerifyRefusal {
+  const id = headers.get('webhook-id');
+  const timestamp = headers.get('webhook-timestamp');
+  const signature = headers.get('webhook-signature');
+  const svixSignature = headers.get('svix-signature');
+  if (!svixSignature) {
+    if (id || timestamp || signature) return { ok: true, prefix: 'webhook', id, timestamp, signature };
+    // Neither signature: name the set whose other headers came, in the refusal that follows.
+    const svixId = headers.get('svix-id');
+    const svixTimestamp = headers.get('svix-timestamp');
+    return svixId || svixTimestamp
+      ? { ok: true, prefix: 'svix', id: svixId, timestamp: svixTimestamp, signature: undefined }
+      : { ok: true, prefix: 'webhook', id, timestamp, signature };
+  }
+  const svixId = headers.get('svix-id');
+  const svixTimestamp = headers.get('svix-timestamp');
+  if (!signature && !id && !timestamp) {
+    return { ok: true, prefix: 'svix', id: svixId, timestamp: svixTimestamp, signature: svixSignature };
+  }
+  if (id === svixId && timestamp === svixTimestamp && signature === svixSignature) {
+    return { ok: true, prefix: 'webhook', id, timestamp, signature };
+  }
+  return refuse('malformed_header', 'The webhook-* and svix-* headers differ; a delivery carries one set.');
+}
+
 /** Everything that can be refused before the body is read. */
 function checkStandardHeaders(request: HeaderCheckRequest): VerifyRefusal | undefined {
-  const { headers } = request;
-  return checkHeaderValues(
-    request,
-    headers.get('webhook-id'),
-    headers.get('webhook-timestamp'),
-    headers.get('webhook-signature'),
-  );
+  const set = headerSet(request.headers);
+  return set.ok === false ? set : checkHeaderValues(request, set);
 }
 
 /** `decodedNext`: a lone v1 signature is decoded (and so checked) by the caller right after. */
 function checkHeaderValues(
-  { headers, now, toleranceSeconds }: HeaderCheckRequest,
-  id: string | undefined,
-  timestamp: string | undefined,
-  signature: string | undefined,
+  { now, toleranceSeconds }: HeaderCheckRequest,
+  { prefix, id, timestamp, signature }: HeaderSet,
   decodedNext = false,
 ): VerifyRefusal | undefined {
-  if (!id || !timestamp || !signature) return refuse('missing_header', missingHeaders(headers));
-  if (id.length > MAX_ID_LENGTH) return refuse('malformed_header', 'The webhook-id header is too long.');
+  if (!id || !timestamp || !signature) {
+    const missing = [
+      [id, 'id'],
+      [timestamp, 'timestamp'],
+      [signature, 'signature'],
+    ]
+      .filter(([value]) => !value)
+      .map(([, name]) => `${prefix}-${name}`);
+    return refuse('missing_header', `Missing header: ${missing.join(', ')}.`);
+  }
+  if (id.length > MAX_ID_LENGTH) return refuse('malformed_header', `The ${prefix}-id header is too long.`);
   const seconds = unixSeconds(timestamp);
   if (seconds === undefined) {
-    return refuse('malformed_header', 'The webhook-timestamp header is not Unix seconds.');
+    return refuse('malformed_header', `The ${prefix}-timestamp header is not Unix seconds.`);
   }
-  if (Math.abs(now / 1000 - seconds) > toleranceSeconds) {
-    return refuse('stale_timestamp', `The webhook-timestamp ${timestamp} is outside the tolerance.`);
+  if (outsideTolerance(now, seconds, toleranceSeconds)) {
+    return refuse('stale_timestamp', `The ${prefix}-timestamp ${timestamp} is outside the tolerance.`);
   }
   if (isSingleV1(signature)) {
-    return decodedNext || isBase64Digest(signature, 3) ? undefined : noWellFormedV1();
+    return decodedNext || isBase64Digest(signature, 3) ? undefined : noWellFormedV1(prefix);
   }
-  return checkSignatureList(signature);
-}
-
-/**
- * The value of a `webhook-timestamp` header: 1 to 12 ASCII digits, nothing else (no sign, space,
- * exponent or fraction, which `Number` would take). Read digit by digit: a regular expression
- * and then `Number` were two passes, on every delivery.
- */
-function unixSeconds(text: string): number | undefined {
-  if (text.length === 0 || text.length > 12) return undefined;
-  let seconds = 0;
-  for (let i = 0; i < text.length; i++) {
-    const digit = text.charCodeAt(i) - 0x30;
-    if (digit < 0 || digit > 9) return undefined;
-    seconds = seconds * 10 + digit;
-  }
-  return seconds;
+  return checkSignatureList(signature, prefix);
 }
 
 /** A header of several entries: within the cap, and with at least one well-formed v1 signature. */
-function checkSignatureList(header: string): VerifyRefusal | undefined {
+function checkSignatureList(header: string, prefix: HeaderSet['prefix']): VerifyRefusal | undefined {
   const entries = header.split(/\s+/).filter((entry) => entry !== '');
   if (entries.length > MAX_SIGNATURES) {
     return refuse(
       'malformed_header',
-      `The webhook-signature header carries ${entries.length} signatures; at most ${MAX_SIGNATURES} are read.`,
+      `The ${prefix}-signature header carries ${entries.length} signatures; at most ${MAX_SIGNATURES} are read.`,
     );
   }
-  return entries.some((entry) => isBase64Digest(v1Value(entry) ?? '')) ? undefined : noWellFormedV1();
+  return entries.some((entry) => isBase64Digest(v1Value(entry) ?? '')) ? undefined : noWellFormedV1(prefix);
 }
 
-function noWellFormedV1(): VerifyRefusal {
-  return refuse('malformed_header', 'The webhook-signature header holds no well-formed v1 signature.');
-}
-
-function missingHeaders(headers: HeaderReader): string {
-  const missing = ['webhook-id', 'webhook-timestamp', 'webhook-signature'].filter(
-    (name) => !headers.get(name),
-  );
-  return `Missing header: ${missing.join(', ')}.`;
+function noWellFormedV1(prefix: HeaderSet['prefix']): VerifyRefusal {
+  return refuse('malformed_header', `The ${prefix}-signature header holds no well-formed v1 signature.`);
 }
 
 /** The base64 of a `v1,<b64>` entry; `undefined` for other versions. Tolerates the `, ` that joins repeated headers. */

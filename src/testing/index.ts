@@ -6,6 +6,8 @@
  */
 export { signDelivery, type SignDeliveryOptions, type SignedTestDelivery } from './sign-delivery.js';
 export type { SignedDelivery } from '../signatures/verifier.js';
+export type { Signing, SigningFamily } from './signing.js';
+export type { PayloadShape } from './gateway/payload-shapes.js';
 export {
   startGateway,
   type Gateway,

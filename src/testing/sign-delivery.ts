@@ -7,8 +7,8 @@ import {
 } from '../common/options.js';
 import { decodeUtf8, randomHex } from '#runtime';
 import { isThenable } from '../common/thenable.js';
-import { standardWebhooks } from '../signatures/standard-webhooks.js';
 import type { SignedDelivery, Verifier } from '../signatures/verifier.js';
+import { resolveSigning, type Signing } from './signing.js';
 
 /** Options of {@link signDelivery}. */
 export interface SignDeliveryOptions {
@@ -20,8 +20,13 @@ export interface SignDeliveryOptions {
   id?: string;
   /** Unix seconds. Default: now. */
   timestamp?: number;
-  /** The scheme to sign with. Default: `standardWebhooks()`; pass e.g. `hmacSha256({ header })`. */
-  scheme?: Verifier;
+  /**
+   * The scheme to sign with: a family by name (`'standard-webhooks'`, the default, `'svix'`,
+   * `'hmac-sha256'`, `'stripe'`, `'unsigned'`), a family with parameters
+   * (`{ family: 'hmac-sha256', header: 'x-signature', prefix: '', encoding: 'base64' }`), or a
+   * Verifier that can sign (`hmacSha256({ header })`, your own). `'unsigned'` ignores `secret`.
+   */
+  scheme?: Signing | Verifier;
 }
 
 const WHERE = 'signDelivery';
@@ -42,14 +47,7 @@ export function signAnywhere(options: SignDeliveryOptions): SignedTestDelivery |
     typeof secret === 'string' && secret !== '',
     'the secret to sign with',
   );
-  const scheme = options.scheme ?? standardWebhooks();
-  checkOption(
-    WHERE,
-    'scheme',
-    scheme,
-    typeof scheme?.sign === 'function',
-    'a scheme that can sign, such as standardWebhooks()',
-  );
+  const signing = resolveSigning(WHERE, 'scheme', options.scheme);
   const body =
     typeof options.payload === 'string'
       ? options.payload
@@ -62,7 +60,7 @@ export function signAnywhere(options: SignDeliveryOptions): SignedTestDelivery |
     min: 0,
     unit: 'Unix seconds',
   });
-  const signed = scheme.sign!({ secret, body, id, timestamp });
+  const signed = signing.headers({ secret, body, id, timestamp });
   // JSON text is UTF-8 (RFC 8259): other bytes are labelled as what they are.
   const type = typeof body === 'string' ? 'application/json' : 'application/octet-stream';
   const delivery = (signature: Record<string, string>): SignedTestDelivery => ({

@@ -9,6 +9,7 @@ import { signAnywhere, type SignDeliveryOptions, type SignedTestDelivery } from 
 
 export type { SignDeliveryOptions, SignedTestDelivery };
 export type { SignedDelivery } from '../signatures/verifier.js';
+export type { Signing, SigningFamily } from './signing.js';
 
 /** Signs a test delivery; `await` it, then send `headers` and `body` as they are. */
 export async function signDelivery(options: SignDeliveryOptions): Promise<SignedTestDelivery> {

@@ -43,9 +43,10 @@ function isFetchHeaders(input: HeadersInput): input is Headers {
   return typeof (input as Headers).get === 'function' && typeof (input as Headers).has === 'function';
 }
 
+/** Only a key of the name's length is lowered: looking up an absent header makes no string per key. */
 function findCaseInsensitive(input: Readonly<Record<string, unknown>>, name: string): unknown {
   for (const key of Object.keys(input)) {
-    if (key.toLowerCase() === name) return input[key];
+    if (key.length === name.length && key.toLowerCase() === name) return input[key];
   }
   return undefined;
 }

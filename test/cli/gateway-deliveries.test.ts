@@ -1,4 +1,5 @@
-// `jobhook gateway --drop-rate` and `--no-retries` (issue 22), run as the built binary.
+// `jobhook gateway --drop-rate` and `--no-retries` (issue 22), `--signing` and `--payload`, and
+// why a delivery fails in plain words, run as the built binary.
 import { once } from 'node:events';
 import { createClient } from 'jobhook/client';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();
 });
 
-async function gatewayWith(args: string[], answer: number) {
+async function gatewayWith(args: string[], answer: number, url?: string) {
   const gateway = await startGatewayCli(args);
   stops.push(async () => {
     if (gateway.child.exitCode !== null) return;
@@ -23,7 +24,7 @@ async function gatewayWith(args: string[], answer: number) {
   const endpoint = await startSink(() => answer);
   stops.push(endpoint.close);
   const client = createClient({ apiKey: gateway.apiKey, baseUrl: gateway.baseUrl });
-  await client.webhooks.create({ url: endpoint.url, events: ['job.completed'] });
+  await client.webhooks.create({ url: url ?? endpoint.url, events: ['job.completed'], secret_key: 'shh' });
   await client.images.generate({ model: 'm', prompt: 'a lighthouse', aspect_ratio: '1:1' });
   const deliveries = async () => (await (await fetch(`${gateway.consoleUrl}/state`)).json()).deliveries;
   return { gateway, endpoint, deliveries };
@@ -49,6 +50,40 @@ describe('jobhook gateway: lost deliveries', () => {
     const result = await runCli(['gateway', '--drop-rate', value]);
     expect(result.code).toBe(2);
     expect(oneLineError(result)).toMatch(/--drop-rate must be a number from 0 to 1/);
+  });
+});
+
+describe('jobhook gateway: why a delivery fails', () => {
+  it('a webhook at a domain that does not resolve is named, with a URL that would work', async () => {
+    // .invalid never resolves (RFC 6761), as a placeholder such as my.app does not from here.
+    const { gateway } = await gatewayWith(['--no-retries'], 200, 'https://nowhere.invalid/webhooks');
+    await expect
+      .poll(gateway.output)
+      .toMatch(
+        /delivery job\.completed task_\w+ -> webhook \d+: connection failed: could not resolve nowhere\.invalid \((ENOTFOUND|EAI_AGAIN)\): the simulator delivers from this machine; register a URL it can reach, such as http:\/\/127\.0\.0\.1:3000\/webhooks \(attempt 1\)$/m,
+      );
+  });
+});
+
+describe('jobhook gateway --signing and --payload', () => {
+  it('signs and writes deliveries as asked', async () => {
+    const { endpoint } = await gatewayWith(['--signing', 'stripe', '--payload', 'flat'], 200);
+    const delivery = await endpoint.next();
+    expect(delivery.headers['stripe-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(delivery.headers['webhook-signature']).toBeUndefined();
+    expect(JSON.parse(delivery.body)).toMatchObject({ event: 'job.completed', status: 'completed' });
+  });
+
+  it.each([
+    [
+      ['--signing', 'github'],
+      /--signing must be one of standard-webhooks, svix, hmac-sha256, stripe, unsigned/,
+    ],
+    [['--payload', 'xml'], /--payload must be one of default, flat, nested, type-in-header/],
+  ])('%j is a usage error', async (args, message) => {
+    const result = await runCli(['gateway', ...args]);
+    expect(result.code).toBe(2);
+    expect(oneLineError(result)).toMatch(message);
   });
 });
 

@@ -20,8 +20,8 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   });
 }
 
-/** Starts the binary; the caller reads its streams and ends it. */
-export function start(args: string[], env: Record<string, string> = {}): ChildProcess {
+/** Starts the binary (in `cwd`, default this process's); the caller reads its streams and ends it. */
+export function start(args: string[], env: Record<string, string> = {}, cwd?: string): ChildProcess {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(
       ([name]) => !/^(JOBHOOK_|GATEWAY_)/.test(name) && name !== 'WEBHOOK_SECRET',
@@ -30,6 +30,7 @@ export function start(args: string[], env: Record<string, string> = {}): ChildPr
   return spawn(process.execPath, [cli, ...args], {
     env: { ...inherited, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd !== undefined && { cwd }),
   });
 }
 
@@ -46,8 +47,8 @@ export function oneLineError(result: CliResult): string {
  * Starts `jobhook gateway <args>` and resolves once it has printed where it listens: its base URL,
  * API key and console URL, and the output so far (which keeps growing as it reports).
  */
-export async function startGatewayCli(args: string[] = []) {
-  const child = start(['gateway', ...args]);
+export async function startGatewayCli(args: string[] = [], cwd?: string) {
+  const child = start(['gateway', ...args], {}, cwd);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const printed = await new Promise<{ baseUrl: string; apiKey: string; consoleUrl: string }>(

@@ -221,6 +221,27 @@ describe('retries and counters (6)', () => {
     });
   });
 
+  test('why an attempt failed is said in plain words: a name that does not resolve, a port closed', async () => {
+    const gateway = await start({ deliveries: { retryDelaysMs: [] } });
+    const closed = await startSink();
+    await closed.close();
+    // .invalid never resolves (RFC 6761): what a placeholder such as https://my.app does from here.
+    const unresolved = await createWebhook(gateway, {
+      url: 'https://nowhere.invalid/hooks/jobs',
+      events: ['job.completed'],
+    });
+    const refused = await createWebhook(gateway, { url: closed.url, events: ['job.completed'] });
+    await submit(gateway);
+    await gateway.settled();
+    expect((await listed(gateway, unresolved)).last_error).toMatch(
+      /^connection failed: could not resolve nowhere\.invalid \((ENOTFOUND|EAI_AGAIN)\): the simulator delivers from this machine; register a URL it can reach, such as http:\/\/127\.0\.0\.1:3000\/hooks\/jobs$/,
+    );
+    const { host } = new URL(closed.url);
+    expect((await listed(gateway, refused)).last_error).toBe(
+      `connection failed: nothing accepts connections at ${host} (ECONNREFUSED): is the receiver running, on that port?`,
+    );
+  });
+
   test('a webhook deleted between attempts gets no more retries', async () => {
     const gateway = await start({ deliveries: { retryDelaysMs: [300, 300] } });
     const endpoint = await sink(() => 500);

@@ -2,7 +2,14 @@
 // message form (issue 21): "<where>: `<name>` must be <rule>; got <kind>." It names the function and
 // the option, and the kind of what was given, never the value: a value can be a secret. Nothing here
 // reaches a service; each call throws (or rejects) while checking its options.
-import { createReceiver, hmacSha256, memoryDedupeStore, memoryJobTracker } from 'jobhook';
+import {
+  createReceiver,
+  hmacSha256,
+  memoryDedupeStore,
+  memoryJobTracker,
+  standardWebhooks,
+  stripeSignature,
+} from 'jobhook';
 import { bullmqHandoff, runWorker } from 'jobhook/bullmq';
 import { createClient, registerWebhook } from 'jobhook/client';
 import { natsHandoff, runNatsWorker } from 'jobhook/nats';
@@ -209,15 +216,44 @@ const rows: Row[] = [
   ['hmacSha256', 'header', (v) => hmacSha256(any({ header: v })), NUMBER_ONLY],
   ['hmacSha256', 'prefix', (v) => hmacSha256(any({ header: 'x-signature', prefix: v })), NUMBER_ONLY],
   ['hmacSha256', 'encoding', (v) => hmacSha256(any({ header: 'x-signature', encoding: v }))],
+  ['hmacSha256', 'secretForm', (v) => hmacSha256(any({ header: 'x-signature', secretForm: v }))],
+  ['standardWebhooks', 'secretForm', (v) => standardWebhooks(any({ secretForm: v }))],
+  ['stripeSignature', 'header', (v) => stripeSignature(any({ header: v })), NUMBER_ONLY],
+  ['stripeSignature', 'secretForm', (v) => stripeSignature(any({ secretForm: v }))],
   ['signDelivery', 'secret', (v) => signDelivery(any({ secret: v, payload: {} })), NUMBER_ONLY],
   ['signDelivery', 'secret', (v) => signDelivery(any({ secret: `whsec_${String(v)}`, payload: {} })), [TEXT]],
   ['signDelivery', 'id', (v) => signDelivery(any({ secret: SECRET, payload: {}, id: v })), NUMBER_ONLY],
   ['signDelivery', 'timestamp', (v) => signDelivery(any({ secret: SECRET, payload: {}, timestamp: v }))],
   ['signDelivery', 'scheme', (v) => signDelivery(any({ secret: SECRET, payload: {}, scheme: v }))],
+  ...(
+    [
+      ['family', {}],
+      ['header', { family: 'stripe' }],
+      ['idHeader', { family: 'unsigned' }],
+      ['prefix', { family: 'hmac-sha256' }],
+      ['encoding', { family: 'hmac-sha256' }],
+      ['secretForm', { family: 'svix' }],
+    ] as const
+  ).map(([field, base]): Row => [
+    'signDelivery',
+    `scheme.${field}`,
+    (v) => signDelivery(any({ secret: SECRET, payload: {}, scheme: { ...base, [field]: v } })),
+    // A prefix may be any string: only a number is refused.
+    field === 'prefix' ? NUMBER_ONLY : undefined,
+  ]),
 
-  ...(['port', 'credits', 'creditsPerImage', 'maxConcurrentJobs', 'allowedHosts'] as const).map(
-    (name): Row => ['startGateway', name, (v) => startGateway(any({ [name]: v }))],
-  ),
+  ...(
+    [
+      'port',
+      'credits',
+      'creditsPerImage',
+      'maxConcurrentJobs',
+      'allowedHosts',
+      'apiKey',
+      'signing',
+      'payload',
+    ] as const
+  ).map((name): Row => ['startGateway', name, (v) => startGateway(any({ [name]: v }))]),
   ['startGateway', 'host', (v) => startGateway(any({ host: v })), NUMBER_ONLY],
   ...(
     [
@@ -228,6 +264,8 @@ const rows: Row[] = [
       ['jobs', 'stepMs'],
       ['jobs', 'outcome'],
       ['deliveries', 'retryDelaysMs'],
+      ['deliveries', 'retryOn'],
+      ['deliveries', 'idOnRetry'],
       ['deliveries', 'timeoutMs'],
       ['deliveries', 'duplicateRate'],
       ['deliveries', 'dropRate'],

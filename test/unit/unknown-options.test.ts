@@ -1,6 +1,13 @@
 // Every public function that takes options refuses a key it does not know (issue 24: in JavaScript
 // a misplaced option used to be ignored silently), before it touches anything it was given.
-import { createReceiver, hmacSha256, memoryDedupeStore, memoryJobTracker } from 'jobhook';
+import {
+  createReceiver,
+  hmacSha256,
+  memoryDedupeStore,
+  memoryJobTracker,
+  standardWebhooks,
+  stripeSignature,
+} from 'jobhook';
 import { bullmqHandoff, runWorker } from 'jobhook/bullmq';
 import { fastifyPlugin } from 'jobhook/fastify';
 import { koaHandler } from 'jobhook/koa';
@@ -27,6 +34,8 @@ const calls: [string, (options: never) => unknown][] = [
   ['postgresJobTracker', (o) => postgresJobTracker(o)],
   ['otelObserver', (o) => otelObserver(o)],
   ['hmacSha256', (o) => hmacSha256(o)],
+  ['standardWebhooks', (o) => standardWebhooks(o)],
+  ['stripeSignature', (o) => stripeSignature(o)],
   ['signDelivery', (o) => signDelivery(o)],
   ['nodeHandler', (o) => nodeHandler(receiver, o)],
   ['koaHandler', (o) => koaHandler(receiver, o)],

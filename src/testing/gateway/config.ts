@@ -17,7 +17,10 @@ import {
   refuseUnknownOptions,
   wholeNumber,
 } from '../../common/options.js';
+import type { Verifier } from '../../signatures/verifier.js';
+import { resolveSigning, type DeliverySigning, type Signing } from '../signing.js';
 import type { ListPaging, ListStyle } from './pages.js';
+import { PAYLOAD_SHAPES, type PayloadShape } from './payload-shapes.js';
 
 /** How a job ends. `unknown` ends it in the `unknown` status, which sends no delivery. */
 export type JobOutcome =
@@ -49,6 +52,22 @@ export interface GatewayOptions {
    * listened on) or `name:port` (exactly). Default none.
    */
   allowedHosts?: readonly string[];
+  /**
+   * The main account's API key (`gateway.apiKey`), to keep one across restarts: 16 to 256 visible
+   * ASCII characters (no spaces or control characters). Default: a fresh random `sk_sim_…` key.
+   */
+  apiKey?: string;
+  /**
+   * How deliveries are signed with a webhook's `secret_key`: `'standard-webhooks'` (default),
+   * `'svix'`, `'hmac-sha256'`, `'stripe'`, `'unsigned'`, a family with parameters, or a Verifier
+   * that can sign (docs/gateway-simulator.md, "Signing").
+   */
+  signing?: Signing | Verifier;
+  /**
+   * How each delivery's payload is written: `'default'`, `'flat'`, `'nested'`, `'type-in-header'`,
+   * or a function of the default payload (docs/gateway-simulator.md, "Payload shapes").
+   */
+  payload?: PayloadShape;
   /** Credits of the account `apiKey` belongs to. Default 1,000. */
   credits?: number;
   /** Credits one image costs. Default 10. */
@@ -86,6 +105,18 @@ export interface GatewayOptions {
      * `[]` sends each delivery once and never retries.
      */
     retryDelaysMs?: readonly number[];
+    /**
+     * Which failed attempts are retried: `any-failure` (default): any answer but 2xx, no answer, a
+     * time-out; `5xx-or-no-answer`: an answer of 500 or more, no answer, a time-out, while any
+     * other answer (a 4xx, a 3xx) ends the delivery as failed.
+     */
+    retryOn?: 'any-failure' | '5xx-or-no-answer';
+    /**
+     * The delivery id each attempt carries (`webhook-id`, or the family's id header): `same`
+     * (default) on every attempt of a delivery, or `new`: a fresh id on every attempt but the
+     * first. The payload's own `id` never changes.
+     */
+    idOnRetry?: 'same' | 'new';
     /**
      * How long one attempt may take before it counts as failed, in ms. Default 15,000: above a
      * receiver's default `handlerTimeoutMs` (10,000), so its own time-out answer (500, retried)
@@ -132,6 +163,11 @@ export interface ResolvedGatewayOptions {
   dropRate: number;
   /** The trust store of `https:` deliveries: Node's root certificates and `deliveries.ca`; undefined without `ca`. */
   trustedCa: readonly (string | Buffer)[] | undefined;
+  apiKey: string | undefined;
+  signing: DeliverySigning;
+  payload: PayloadShape;
+  retryOn: 'any-failure' | '5xx-or-no-answer';
+  idOnRetry: 'same' | 'new';
 }
 
 /** Fast by default: the simulator serves tests, where a real gateway's hours-long schedule would stall. */
@@ -153,6 +189,9 @@ const GATEWAY_OPTIONS = optionNames<GatewayOptions>()([
   'port',
   'host',
   'allowedHosts',
+  'apiKey',
+  'signing',
+  'payload',
   'credits',
   'creditsPerImage',
   'models',
@@ -166,6 +205,8 @@ const GATEWAY_OPTIONS = optionNames<GatewayOptions>()([
 const JOBS_OPTIONS = optionNames<NonNullable<GatewayOptions['jobs']>>()(['auto', 'stepMs', 'outcome']);
 const DELIVERIES_OPTIONS = optionNames<NonNullable<GatewayOptions['deliveries']>>()([
   'retryDelaysMs',
+  'retryOn',
+  'idOnRetry',
   'timeoutMs',
   'duplicateRate',
   'dropRate',
@@ -215,7 +256,37 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     duplicateRate: fraction(WHERE, 'deliveries.duplicateRate', deliveries?.duplicateRate, 0),
     dropRate: fraction(WHERE, 'deliveries.dropRate', deliveries?.dropRate, 0),
     trustedCa: trust(deliveries?.ca),
+    apiKey: apiKey(options.apiKey),
+    signing: resolveSigning(WHERE, 'signing', options.signing),
+    payload: payloadShape(options.payload),
+    retryOn: oneOf(WHERE, 'deliveries.retryOn', deliveries?.retryOn, 'any-failure', [
+      'any-failure',
+      '5xx-or-no-answer',
+    ]),
+    idOnRetry: oneOf(WHERE, 'deliveries.idOnRetry', deliveries?.idOnRetry, 'same', ['same', 'new']),
   };
+}
+
+/** What a plausible API key is: the simulator refuses anything else at once, not at the first 401. */
+export const API_KEY_RULE = '16 to 256 visible ASCII characters (no spaces or control characters)';
+
+/** Whether `key` is a plausible API key: 16 to 256 characters from `!` to `~`. */
+export function isPlausibleApiKey(key: unknown): key is string {
+  return typeof key === 'string' && /^[\x21-\x7e]{16,256}$/.test(key);
+}
+
+function apiKey(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  checkOption(WHERE, 'apiKey', value, isPlausibleApiKey(value), API_KEY_RULE);
+  return value as string;
+}
+
+function payloadShape(value: unknown): PayloadShape {
+  if (value === undefined) return 'default';
+  const valid = typeof value === 'function' || (PAYLOAD_SHAPES as readonly unknown[]).includes(value);
+  const rule = `${PAYLOAD_SHAPES.map((shape) => `"${shape}"`).join(', ')} or a function`;
+  checkOption(WHERE, 'payload', value, valid, rule);
+  return value as PayloadShape;
 }
 
 function rateLimit(value: GatewayOptions['rateLimit']): ResolvedGatewayOptions['rateLimit'] {

@@ -4,7 +4,6 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { GatewayEventType } from '../../events/event-types.js';
 import { samplePayload } from '../../events/sample-payload.js';
-import { standardWebhooks } from '../../signatures/standard-webhooks.js';
 import type { Activity } from './activity.js';
 import type { ChangeSignal } from './changes.js';
 import type { ResolvedGatewayOptions } from './config.js';
@@ -15,13 +14,12 @@ import {
   type DroppedDelivery,
   type DeliveryRecord,
 } from './delivery-log.js';
+import { shapedBody, shapeHeaders } from './payload-shapes.js';
 import { nowIso, type GatewayState, type TaskRecord, type WebhookRecord } from './state.js';
-
-const signer = standardWebhooks();
 
 const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-/** The payload of `task`'s final event (docs/design.md, "The wire contract"). */
+/** The default payload of `task`'s final event (docs/design.md, "The wire contract"). */
 export function eventPayload(task: TaskRecord, type: GatewayEventType) {
   return samplePayload(type, {
     id: randomId('evt'),
@@ -59,7 +57,7 @@ export function deliveryService({
       task.status === 'completed' ? 'job.completed' : task.status === 'failed' ? 'job.failed' : undefined;
     if (!type) return;
     const payload = eventPayload(task, type);
-    const body = JSON.stringify(payload);
+    const body = shapedBody(options.payload, payload);
     for (const webhook of state.webhooks.values()) {
       if (webhook.account_id !== task.account_id || webhook.status !== 'active') continue;
       if (!webhook.events.includes(type)) continue;
@@ -142,7 +140,10 @@ export function deliveryService({
       // A deleted webhook gets no more attempts; neither does anything once the simulator closes.
       if (activity.closed || state.webhooks.get(webhook.id) !== webhook) return;
       if (attempt > 1) settle(record, 'sending');
-      const outcome = await attemptOnce(webhook, body, delivery.deliveryId);
+      // `idOnRetry: 'new'`: every attempt but a delivery's first carries a fresh id.
+      const fresh = options.idOnRetry === 'new' && (attempt > 1 || record.redelivery);
+      const sentId = fresh ? randomId('msg') : deliveryId;
+      const outcome = await attemptOnce(webhook, { body, type, sentId });
       if (activity.closed) return;
       webhook.last_sent_at = nowIso();
       if (outcome.ok) {
@@ -152,40 +153,46 @@ export function deliveryService({
         webhook.total_failed++;
         webhook.last_error = outcome.error ?? 'failed';
       }
-      const made: DeliveryAttempt = { webhookId: webhook.id, ...delivery, attempt, ...outcome };
+      const made: DeliveryAttempt = { webhookId: webhook.id, ...delivery, sentId, attempt, ...outcome };
       if (record.redelivery) made.redelivery = true;
       if (record.duplicate) made.duplicate = true;
       attempts.push(made);
       record.attempts.push(made);
       if (outcome.ok) return settle(record, 'delivered');
       const delay = retries[attempt - 1];
-      if (delay === undefined) return settle(record, 'failed');
+      if (delay === undefined || !retried(outcome.status)) return settle(record, 'failed');
       settle(record, 'retrying', new Date(Date.now() + delay).toISOString());
       if (!(await activity.wait(delay))) return;
     }
   }
 
+  /** Whether a failed attempt with this answer (none: `undefined`) is retried (`deliveries.retryOn`). */
+  function retried(status: number | undefined): boolean {
+    return options.retryOn === 'any-failure' || status === undefined || status >= 500;
+  }
+
   /** One POST, freshly timestamped and signed, so that a late retry still passes the receiver's tolerance. */
   async function attemptOnce(
     webhook: WebhookRecord,
-    body: string,
-    deliveryId: string,
+    { body, type, sentId }: { body: string; type: string; sentId: string },
   ): Promise<Pick<DeliveryAttempt, 'ok' | 'status' | 'error' | 'at' | 'durationMs' | 'answer'>> {
     const timestamp = Math.floor(Date.now() / 1000);
+    const at = nowIso();
+    let signed: Record<string, string>;
+    try {
+      signed = await options.signing.headers({ secret: webhook.secret_key, body, id: sentId, timestamp });
+    } catch {
+      // Only a Verifier given as `signing` can throw here (the families' secrets are checked on
+      // creation); its message is not kept, since it might quote the secret.
+      return { ok: false, error: 'signing failed: the `signing` Verifier threw', at, durationMs: 0 };
+    }
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': 'jobhook-gateway-simulator',
-      'webhook-id': deliveryId,
-      'webhook-timestamp': String(timestamp),
+      ...shapeHeaders(options.payload, type),
+      ...signed,
     };
-    if (webhook.secret_key !== undefined) {
-      Object.assign(
-        headers,
-        await signer.sign!({ secret: webhook.secret_key, body, id: deliveryId, timestamp }),
-      );
-    }
     const closing = activity.closeSignal();
-    const at = nowIso();
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
     try {
@@ -200,7 +207,10 @@ export function deliveryService({
     } catch (error) {
       return {
         ok: false,
-        error: error instanceof TimeoutError ? error.message : `connection failed: ${describe(error)}`,
+        error:
+          error instanceof TimeoutError
+            ? error.message
+            : `connection failed: ${describe(error, webhook.url)}`,
         at,
         durationMs: elapsed(),
       };
@@ -278,10 +288,30 @@ const TLS_FAILURES: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: "the receiver's certificate does not name its host",
 };
 
-function describe(error: unknown): string {
+/**
+ * Why an attempt to `url` failed, in words a developer acts on: the simulator delivers from the
+ * machine it runs on, so a placeholder domain or a receiver that is not running fails every time.
+ */
+function describe(error: unknown, url: string): string {
   const code = (error as { code?: unknown }).code;
   const tls = typeof code === 'string' ? TLS_FAILURES[code] : undefined;
   if (tls) return `TLS: ${tls} (${code as string}); a test CA goes in deliveries.ca`;
-  if (typeof code === 'string') return code;
-  return error instanceof Error ? error.message : String(error);
+  if (typeof code !== 'string') return error instanceof Error ? error.message : String(error);
+  const { host, hostname, pathname } = new URL(url);
+  const reachable = `register a URL it can reach, such as http://127.0.0.1:3000${pathname}`;
+  switch (code) {
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `could not resolve ${hostname} (${code}): the simulator delivers from this machine; ${reachable}`;
+    case 'ECONNREFUSED':
+      return `nothing accepts connections at ${host} (${code}): is the receiver running, on that port?`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ETIMEDOUT':
+      return `cannot reach ${host} from this machine (${code}); ${reachable}`;
+    case 'ECONNRESET':
+      return `the receiver at ${host} closed the connection before answering (${code})`;
+    default:
+      return code;
+  }
 }

@@ -7,8 +7,16 @@
 /** One attempt to deliver one event to one webhook, as the simulator saw it. */
 export interface DeliveryAttempt {
   webhookId: number;
-  /** The `webhook-id` header: the same on every attempt of one delivery. */
+  /**
+   * The delivery's id (`webhook-id`, or its family's id header): the same on every attempt of one
+   * delivery; give it to `redeliver()`.
+   */
   deliveryId: string;
+  /**
+   * The id this attempt carried in its headers: `deliveryId`, but a fresh one on every attempt
+   * after the first with `deliveries.idOnRetry: 'new'`.
+   */
+  sentId: string;
   /** The payload's `id`: the same for every webhook that receives this event. */
   eventId: string;
   type: string;

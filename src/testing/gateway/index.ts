@@ -35,7 +35,7 @@ export interface InjectedFailure {
 export interface Gateway {
   /** Append `/api/v1/...` to it; requests to any other host are refused (403). */
   readonly baseUrl: string;
-  /** A key of an approved account with `credits` credits. */
+  /** A key of an approved account with `credits` credits: the `apiKey` option, or a fresh random one. */
   readonly apiKey: string;
   /** The numeric id of `apiKey`, for a webhook's `api_key_id`. */
   readonly apiKeyId: number;
@@ -103,7 +103,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // Every route may change what the console shows (a webhook, a job): tell its watchers after each.
   const routes = [
     route('POST', '/api/v1/keys', postKey),
-    route('POST', '/api/v1/webhooks', postWebhook),
+    route('POST', '/api/v1/webhooks', postWebhook(config.signing)),
     route('GET', '/api/v1/webhooks', listWebhooks(config.lists)),
     route('DELETE', '/api/v1/webhooks/:id', deleteWebhook),
     route('POST', '/api/v1/images/generate', images.generate),
@@ -138,7 +138,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   }
 
   const main = createAccount(state, { approved: true, credits: config.credits });
-  const mainKey = createKey(state, main.id, 'simulator');
+  const mainKey = createKey(state, main.id, 'simulator', config.apiKey);
   const unapproved = createAccount(state, { approved: false, credits: config.credits });
   const unapprovedKey = createKey(state, unapproved.id, 'simulator (not approved)');
 

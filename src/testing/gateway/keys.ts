@@ -16,14 +16,20 @@ export function createAccount(state: GatewayState, options: { approved: boolean;
   return account;
 }
 
-export function createKey(state: GatewayState, accountId: number, title: string): ApiKeyRecord {
+/** A key of `accountId`: `apiKey` when given (a stable key of `startGateway({ apiKey })`), else a fresh one. */
+export function createKey(
+  state: GatewayState,
+  accountId: number,
+  title: string,
+  apiKey = `sk_sim_${randomBytes(18).toString('hex')}`,
+): ApiKeyRecord {
   const record: ApiKeyRecord = {
     id: state.nextId('key'),
     account_id: accountId,
     title,
     status: 'created',
     created_at: nowIso(),
-    api_key: `sk_sim_${randomBytes(18).toString('hex')}`,
+    api_key: apiKey,
   };
   state.keys.set(record.api_key, record);
   return record;
