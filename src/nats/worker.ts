@@ -10,6 +10,7 @@ import {
 import { checkReceiver } from '../handoff/queued-receiver.js';
 import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { JobhookError } from '../common/errors.js';
+import { isRecord } from '../common/is-record.js';
 import { messageOf } from '../common/logger.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
 import { ackUntilLanded, progressSignal } from './ack.js';
@@ -57,6 +58,26 @@ export interface NatsWorkerHandle {
 
 /** The default pauses before retries: 2 s doubling, at most 512 s (2 + 4 + ... + 512 ≈ 17 min). */
 export const DEFAULT_BACKOFF_MS: readonly number[] = Array.from({ length: 9 }, (_, i) => 2000 * 2 ** i);
+
+/**
+ * The job a message carries, or why it carries none and what it holds: the worker records such a
+ * message as failed (and acks it) rather than leave it in the stream, delivered again and again.
+ */
+function readJob(msg: JsMsg): { job: HandoffJob } | { unreadable: string; payload: unknown } {
+  let value: unknown;
+  try {
+    value = msg.json<unknown>();
+  } catch {
+    return { unreadable: 'The message is not JSON.', payload: msg.string() };
+  }
+  if (isRecord(value) && (value.key === undefined || typeof value.key === 'string')) {
+    return { job: value as unknown as HandoffJob };
+  }
+  return {
+    unreadable: 'The message is not a job a hand-off stored (a JSON object, its key a string).',
+    payload: value,
+  };
+}
 
 /** How long a pull waits for an event before it asks again (the server's heartbeats show it is alive). */
 const PULL_EXPIRES_MS = 5000;
@@ -175,13 +196,12 @@ export async function runNatsWorker(
   }
 
   async function settle(msg: JsMsg) {
-    let job: HandoffJob;
-    try {
-      job = msg.json<HandoffJob>();
-    } catch {
-      job = { key: undefined, type: '', deliveryId: undefined, payload: msg.string(), receivedAt: 0 };
-      return recordFailed(msg, job, 'The message is not JSON.', 0);
+    const read = readJob(msg);
+    if ('unreadable' in read) {
+      const job = { key: undefined, type: '', deliveryId: undefined, payload: read.payload, receivedAt: 0 };
+      return recordFailed(msg, job, read.unreadable, 0);
     }
+    const { job } = read;
     // Ran already: stored again after nats-server restarted, or delivered again after it crashed.
     if (job.key !== undefined && (await done.has(job.key))) return ack(msg);
     const before = Number(msg.headers?.get(ATTEMPTS_HEADER) ?? 0) || 0;
