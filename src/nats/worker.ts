@@ -10,10 +10,11 @@ import {
 import { checkReceiver } from '../handoff/queued-receiver.js';
 import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { JobhookError } from '../common/errors.js';
+import { backoffDelay, sleep } from '../common/backoff.js';
 import { isRecord } from '../common/is-record.js';
 import { messageOf } from '../common/logger.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
-import { ackUntilLanded, progressSignal } from './ack.js';
+import { ackUntilLanded, progressSignal, RESEND_BACKOFF } from './ack.js';
 import { doneKeys } from './done.js';
 import { ATTEMPTS_HEADER, type FailedRecord } from './handoff.js';
 import { isNotFound, NATS_NAME, natsPlace, streamEnsurer } from './stream.js';
@@ -57,7 +58,9 @@ export interface NatsWorkerHandle {
 }
 
 /** The default pauses before retries: 2 s doubling, at most 512 s (2 + 4 + ... + 512 ≈ 17 min). */
-export const DEFAULT_BACKOFF_MS: readonly number[] = Array.from({ length: 9 }, (_, i) => 2000 * 2 ** i);
+export const DEFAULT_BACKOFF_MS: readonly number[] = Array.from({ length: 9 }, (_, i) =>
+  backoffDelay({ firstMs: 2000, maxMs: 512_000 }, i + 1),
+);
 
 /**
  * The job a message carries, or why it carries none and what it holds: the worker records such a
@@ -235,13 +238,13 @@ export async function runNatsWorker(
    * client's default time-out (5 s) would leave the key unwritten long after the link is back.
    */
   async function markDone(key: string) {
-    for (let pause = 50; ; pause = Math.min(pause * 2, 1000)) {
+    for (let tries = 1; ; tries++) {
       try {
         return await done.add(key, ackTryMs);
       } catch (error) {
         if (closing) throw error;
       }
-      await new Promise((resolve) => setTimeout(resolve, pause));
+      await sleep(backoffDelay(RESEND_BACKOFF, tries));
     }
   }
 
@@ -276,7 +279,7 @@ export async function runNatsWorker(
         if (closing) break;
         if (!pullsFailing) onWorkerError(error);
         pullsFailing = true;
-        await new Promise((resolve) => setTimeout(resolve, RETRY_PULL_MS));
+        await sleep(RETRY_PULL_MS);
         continue;
       }
       if (!msg) continue;

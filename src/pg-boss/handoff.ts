@@ -6,8 +6,8 @@ import {
   optionNames,
   refuseUnknownOptions,
 } from '../common/options.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type PgBoss from 'pg-boss';
+import { backoffDelay, sleep, type Backoff } from '../common/backoff.js';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
 import type { Handoff, HandoffJob } from '../handoff/handoff.js';
 import { storeWithin } from '../handoff/store-within.js';
@@ -129,6 +129,9 @@ export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
   };
 }
 
+/** The pauses between tries at creating the queue: a random part of 100 ms, 200 ms, then 400 ms. */
+export const QUEUE_CREATION_BACKOFF: Backoff = { firstMs: 100, maxMs: 400, jitter: 'full' };
+
 /**
  * Creates the queue once (pg-boss 10 needs it before `send` and `fetch`); tries again after a
  * failure. Processes that start together on a fresh schema create it at once, and PostgreSQL may
@@ -145,7 +148,7 @@ export function queueCreator(boss: PgBoss, queue: string): () => Promise<void> {
       } catch (error) {
         if (tries >= 4) throw error;
       }
-      await sleep(50 * 2 ** tries * Math.random());
+      await sleep(backoffDelay(QUEUE_CREATION_BACKOFF, tries));
     }
   };
   return () =>

@@ -2,6 +2,7 @@ import { workerErrorReporter } from '../handoff/worker-errors.js';
 import { checkOption, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
 import { checkReceiver } from '../handoff/queued-receiver.js';
 import type PgBoss from 'pg-boss';
+import { sleep } from '../common/backoff.js';
 import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
 import { checkQueueName, queueCreator } from './handoff.js';
 import { completionBatcher } from './completions.js';
@@ -90,19 +91,23 @@ export async function runPgBossWorker(
   let taken = 0;
   const settling = new Set<Promise<void>>();
   /** Ends the fetch loop's pause (`close`), or its wait for a free slot (a job settled, or `close`). */
-  let wake: (() => void) | undefined;
+  let wakeUp: AbortController | undefined;
   let waitingForSlot = false;
-  const sleep = (ms: number | undefined) =>
-    new Promise<void>((resolve) => {
-      const timer = ms === undefined ? undefined : setTimeout(() => wake?.(), ms);
-      waitingForSlot = ms === undefined;
-      wake = () => {
-        clearTimeout(timer);
-        wake = undefined;
-        waitingForSlot = false;
-        resolve();
-      };
-    });
+  const wake = () => wakeUp?.abort();
+  /** Waits `ms` (the polling pause), or for a free slot (`undefined`), until then or `wake()`. */
+  async function pause(ms: number | undefined): Promise<void> {
+    const { signal } = (wakeUp = new AbortController());
+    waitingForSlot = ms === undefined;
+    try {
+      if (ms !== undefined) await sleep(ms, signal);
+      else await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    } catch {
+      // Woken before the pause ended.
+    } finally {
+      wakeUp = undefined;
+      waitingForSlot = false;
+    }
+  }
 
   async function run(job: PgBoss.JobWithMetadata<HandoffJob>): Promise<void> {
     // Counted from when this process got the job, a little after PostgreSQL started it: the
@@ -123,7 +128,7 @@ export async function runPgBossWorker(
       taken--;
       settling.delete(settled);
       // Not during the polling pause: the queue was empty then, a free slot does not change that.
-      if (waitingForSlot) wake?.();
+      if (waitingForSlot) wake();
     });
     settling.add(settled);
   }
@@ -136,7 +141,7 @@ export async function runPgBossWorker(
     while (!closing) {
       const free = concurrency - taken;
       if (free === 0) {
-        await sleep(undefined);
+        await pause(undefined);
         // One turn of the event loop, so that the slots freed together are fetched for together.
         await new Promise((resolve) => setImmediate(resolve));
         continue;
@@ -149,7 +154,7 @@ export async function runPgBossWorker(
       }
       // PostgreSQL made them active for this worker: they run even when close() came meanwhile.
       for (const job of jobs) start(job);
-      if (jobs.length < free && !closing) await sleep(pollingSeconds * 1000);
+      if (jobs.length < free && !closing) await pause(pollingSeconds * 1000);
     }
   }
 
@@ -157,7 +162,7 @@ export async function runPgBossWorker(
   return {
     async close() {
       closing = true;
-      wake?.();
+      wake();
       await fetching;
       await Promise.all([...settling]);
     },
