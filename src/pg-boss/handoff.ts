@@ -1,7 +1,6 @@
 import {
   checkOption,
   MS_OR_NONE,
-  nameMatching,
   nonNegativeNumber,
   optionNames,
   refuseUnknownOptions,
@@ -12,6 +11,7 @@ import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/fai
 import type { Handoff, HandoffJob } from '../handoff/handoff.js';
 import { storeWithin } from '../handoff/store-within.js';
 import { jobIdOf } from './job-id.js';
+import { schemaOf } from './schema.js';
 
 /** Options of {@link pgBossHandoff}. */
 export interface PgBossHandoffOptions {
@@ -19,7 +19,11 @@ export interface PgBossHandoffOptions {
   boss: PgBoss;
   /** The queue jobs go to; created on first use when missing. Default `jobhook`. */
   queue?: string;
-  /** The schema `boss` was made with (its `schema` option), for `listFailed`. Default `pgboss`. */
+  /**
+   * The schema of pg-boss's tables, for `listFailed`. Leave it out: the hand-off takes it from
+   * `boss` (its `schema` option, default `pgboss`). Needed only for a boss made with a `db` of your
+   * own; refused when it names another schema than the boss's.
+   */
   schema?: string;
   /**
    * pg-boss send options, over the defaults: `retryLimit: 9` (10 attempts), `retryDelay: 2`,
@@ -82,14 +86,7 @@ export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
   );
   const queue = options.queue ?? 'jobhook';
   checkQueueName('pgBossHandoff', queue);
-  const schema = nameMatching(
-    'pgBossHandoff',
-    'schema',
-    options.schema,
-    'pgboss',
-    /^[A-Za-z_][A-Za-z0-9_]{0,49}$/,
-    "the name of pg-boss's schema",
-  );
+  const schema = schemaOf('pgBossHandoff', boss, options.schema);
   const timeoutMs = nonNegativeNumber('pgBossHandoff', 'timeoutMs', options.timeoutMs, 5000, {
     unit: MS_OR_NONE,
   });
