@@ -27,7 +27,8 @@ export {
   type BullmqHandoffOptions,
   type BullmqQueue,
 } from './handoff.js';
-export { runWorker, type RunWorkerOptions, type WorkerHandle } from './worker.js';
+export type { WorkOptions, WorkerHandle } from './worker.js';
+export { runWorker, type RunWorkerOptions } from './run-worker.js';
 export { jobIdOf } from './job-id.js';
 export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
 export type { FailedEvent, FailedEvents } from '../handoff/failed.js';

@@ -20,18 +20,8 @@
  *
  * @module jobhook/nats
  */
-export {
-  natsHandoff,
-  ATTEMPTS_HEADER,
-  type FailedRecord,
-  type NatsHandoff,
-  type NatsHandoffOptions,
-} from './handoff.js';
-export {
-  runNatsWorker,
-  DEFAULT_BACKOFF_MS,
-  type RunNatsWorkerOptions,
-  type NatsWorkerHandle,
-} from './worker.js';
+export { natsHandoff, type NatsHandoff, type NatsHandoffOptions } from './handoff.js';
+export { DEFAULT_BACKOFF_MS, type WorkOptions, type WorkerHandle } from './worker.js';
+export { runNatsWorker, type RunNatsWorkerOptions, type NatsWorkerHandle } from './run-worker.js';
 export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
 export type { FailedEvent, FailedEvents } from '../handoff/failed.js';

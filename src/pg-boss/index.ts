@@ -25,7 +25,8 @@ export {
   type PgBossHandoff,
   type PgBossHandoffOptions,
 } from './handoff.js';
-export { runPgBossWorker, type RunPgBossWorkerOptions, type PgBossWorkerHandle } from './worker.js';
+export type { WorkOptions, WorkerHandle } from './worker.js';
+export { runPgBossWorker, type RunPgBossWorkerOptions, type PgBossWorkerHandle } from './run-worker.js';
 export { jobIdOf } from './job-id.js';
 export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
 export type { FailedEvent, FailedEvents } from '../handoff/failed.js';

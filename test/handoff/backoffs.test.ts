@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { backoffDelay } from '../../src/common/backoff.js';
 import { RESEND_BACKOFF } from '../../src/nats/ack.js';
 import { DEFAULT_BACKOFF_MS } from '../../src/nats/worker.js';
-import { QUEUE_CREATION_BACKOFF } from '../../src/pg-boss/handoff.js';
+import { QUEUE_CREATION_BACKOFF } from '../../src/pg-boss/queue.js';
 import { SETTLE_BACKOFF } from '../../src/pg-boss/settle.js';
 
 const first = (n: number, backoff: Parameters<typeof backoffDelay>[0], random?: () => number) =>

@@ -5,7 +5,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver } from 'jobhook';
-import { natsHandoff, runNatsWorker } from 'jobhook/nats';
+import { natsHandoff } from 'jobhook/nats';
 import { signDelivery } from 'jobhook/testing';
 import { completedPayload, SECRET } from '../fixtures.js';
 import { NATS_URL, natsAvailable, runTag } from '../support/services.js';
@@ -40,11 +40,11 @@ describe.runIf(available)('the JetStream worker and messages that are not jobs',
 
     const ran: string[] = [];
     const errors: Error[] = [];
-    const worker = await runNatsWorker(
+    const worker = await handoff.work(
       createReceiver({ secret: SECRET })
         .onJobCompleted((event) => void ran.push(event.id))
         .onError(() => undefined),
-      { js, stream, subject, ackWaitMs: 1000, backoffMs: [10], onWorkerError: (error) => errors.push(error) },
+      { ackWaitMs: 1000, backoffMs: [10], onWorkerError: (error) => errors.push(error) },
     );
     cleanups.push(() => worker.close());
 

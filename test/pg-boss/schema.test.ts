@@ -1,15 +1,14 @@
 // pg-boss in a schema of one's own: the hand-off takes the schema from the PgBoss it is given, so
 // listFailed reads that schema's job table with no `schema` option (it used to read pgboss.job),
 // and a `schema` option that names another schema than the boss's is refused, naming both.
-import PgBoss from 'pg-boss';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver, type JobhookError } from 'jobhook';
 import { pgBossHandoff, runPgBossWorker } from 'jobhook/pg-boss';
 import { signDelivery } from 'jobhook/testing';
 import { completedPayload, SECRET } from '../fixtures.js';
 import { until } from '../handoff/contract.js';
-import { DATABASE_URL, postgresAvailable, runTag } from '../support/services.js';
+import { postgresAvailable } from '../support/services.js';
+import { bossOnOwnSchema } from './own-schema.js';
 
 const available = await postgresAvailable();
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -17,30 +16,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function bossOnOwnSchema() {
-  const schema = `jobhook_own_${runTag()}`;
-  cleanups.push(async () => {
-    const client = new pg.Client({ connectionString: DATABASE_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-  });
-  const boss = new PgBoss({
-    connectionString: DATABASE_URL,
-    schema,
-    max: 4,
-    supervise: false,
-    schedule: false,
-  });
-  boss.on('error', () => undefined);
-  await boss.start();
-  cleanups.push(() => boss.stop({ graceful: false, wait: true }));
-  return { boss, schema };
-}
-
 describe.runIf(available)('pgBossHandoff on a boss made with a schema of its own', () => {
   it('lists and retries the failed events of that schema without a `schema` option', async () => {
-    const { boss } = await bossOnOwnSchema();
+    const { boss } = await bossOnOwnSchema(cleanups);
     const handoff = pgBossHandoff({ boss, sendOptions: { retryLimit: 0 } });
     const receiver = createReceiver({ secret: SECRET, handoff });
     const payload = completedPayload();
@@ -73,7 +51,7 @@ describe.runIf(available)('pgBossHandoff on a boss made with a schema of its own
   });
 
   it('refuses a `schema` that is not the boss’s, naming both', async () => {
-    const { boss, schema } = await bossOnOwnSchema();
+    const { boss, schema } = await bossOnOwnSchema(cleanups);
     expect(() => pgBossHandoff({ boss, schema: 'pgboss' })).toThrow(
       expect.objectContaining({
         code: 'invalid_options',
