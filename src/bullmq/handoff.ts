@@ -17,13 +17,12 @@ import { differentFromHandoff } from '../handoff/names.js';
 
 /**
  * The part of a BullMQ `Queue` the hand-off uses. Typed here rather than imported, so that any
- * BullMQ 5 or 6 queue fits and `jobhook/bullmq` never loads bullmq for the hand-off.
+ * BullMQ 5 or 6 queue fits and `jobhook/bullmq` never loads bullmq for the hand-off. Its worker
+ * also takes the queue's `opts.connection` and `opts.prefix`.
  */
 export interface BullmqQueue {
   /** The queue's name: the hand-off's worker consumes it. */
   readonly name: string;
-  /** The queue's options: the hand-off's worker takes its connection and its key prefix. */
-  readonly opts?: { readonly connection?: ConnectionOptions; readonly prefix?: string };
   /** `queue.add(name, data, opts)`. */
   add(name: string, data: HandoffJob, opts?: JobsOptions): Promise<unknown>;
   /** `queue.getFailed(start, end)`, for `listFailed`. */
@@ -116,7 +115,10 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
   const timeoutMs = nonNegativeNumber(WHERE, 'timeoutMs', options.timeoutMs, 5000, { unit: MS_OR_NONE });
   const jobOptions: JobsOptions = { ...DEFAULT_JOB_OPTIONS, ...options.jobOptions };
 
-  const prefix = queue.opts?.prefix ?? 'bull';
+  // Read, not typed in BullmqQueue: a typed `opts` steers the inference of `new Queue(name)`'s
+  // connection type where the queue is passed, which TypeScript 5.7 then refuses without options.
+  const opts = (queue as { opts?: { connection?: ConnectionOptions; prefix?: string } }).opts;
+  const prefix = opts?.prefix ?? 'bull';
 
   return {
     queueName: queue.name,
@@ -156,7 +158,7 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
       if (typeof given === 'string' && given !== prefix) {
         throw differentFromHandoff(where, 'workerOptions.prefix', given, "queue's prefix", prefix);
       }
-      const connection = queue.opts?.connection;
+      const connection = opts?.connection;
       const shared = typeof connection === 'object' && connection !== null;
       checkOption(
         where,

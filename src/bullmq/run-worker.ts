@@ -63,6 +63,7 @@ export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOpt
   const { connection, queueName, workerOptions, handoff, ...rest } = options ?? {};
   const { prefix, ...otherWorkerOptions } = workerOptions ?? {};
   const work = { ...rest, ...(workerOptions && { workerOptions: otherWorkerOptions }) };
+  const settings = workerSettings(where, receiver, work);
   if (handoff !== undefined) {
     const valid = typeof handoff?.work === 'function' && typeof handoff.queueName === 'string';
     checkOption(where, 'handoff', handoff, valid, 'the bullmqHandoff the receiver hands off to');
@@ -72,10 +73,8 @@ export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOpt
     if (prefix !== undefined && prefix !== handoff.prefix) {
       throw differentFromHandoff(where, 'workerOptions.prefix', prefix, "queue's prefix", handoff.prefix);
     }
-    workerSettings(where, receiver, work);
     return handoff.work(receiver, work);
   }
-  const settings = workerSettings(where, receiver, work);
   checkOption(
     where,
     'connection',
@@ -97,10 +96,7 @@ export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOpt
  * queue's meta hash when it connects (unless made with `skipMetasUpdate`), a worker never does. A
  * bullmq without `getMeta` is trusted.
  */
-async function refuseUnmadeQueue(
-  where: string,
-  place: { name: string; prefix: string; connection: ConnectionOptions },
-) {
+async function refuseUnmadeQueue(where: string, place: QueuePlace): Promise<void> {
   const { Queue } = await import('bullmq');
   const queue = new Queue(place.name, {
     connection: place.connection,

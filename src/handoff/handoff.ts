@@ -14,6 +14,9 @@
  *   webhooks during a rotation carries one key, and `enqueue` of a key that is stored (or was,
  *   within the hand-off's retention) resolves without storing it again.
  * - The job is stored as plain JSON, as given: `handleQueued` validates its payload again.
+ *
+ * @typeParam Options - the options of its worker (`work`): each engine's `WorkOptions`
+ * @typeParam Handle - what `work` resolves to: each engine's `WorkerHandle`
  */
 export interface Handoff<
   Options extends WorkOptions = WorkOptions,
