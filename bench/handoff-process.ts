@@ -10,7 +10,7 @@
  * - `worker`: `runWorker` runs the handler for the queued events, 32 at a time.
  * - `pgboss` and `pgboss-worker`: the same with `pgBossHandoff` and `runPgBossWorker` (pg-boss's
  *   tables in the schema `<prefix>`).
- * - `nats` and `nats-worker`: the same with `natsHandoff` and `runNatsWorker` (the stream
+ * - `nats` and `nats-worker`: the same with `natsHandoff` and its `work()` (the stream
  *   `<prefix>`, the subject `<prefix>.events`).
  *
  * The handler counts its runs. The process reports `{ port }` (receivers) or `{}` (workers) once
@@ -33,7 +33,6 @@ import {
   nodeHandler,
   pgBossHandoff,
   redisDedupeStore,
-  runNatsWorker,
   runPgBossWorker,
   runWorker,
 } from './jobhook.js';
@@ -122,8 +121,8 @@ async function start(role: Role, url: string, prefix: string): Promise<Ready> {
       const js = jetstream(await connect({ servers: url }));
       const where = { js, stream: prefix, subject: `${prefix}.events` };
       if (role === 'nats') return listen(createReceiver({ secret: SECRET, handoff: natsHandoff(where) }));
-      await runNatsWorker(createReceiver({ secret: SECRET }).onJobCompleted(count), {
-        ...where,
+      // The hand-off's worker: it creates the stream when the receivers have not published yet.
+      await natsHandoff(where).work(createReceiver({ secret: SECRET }).onJobCompleted(count), {
         concurrency: WORKER_CONCURRENCY,
       });
       return {};

@@ -39,7 +39,14 @@ export type { JobResults, JobResultsOptions } from './results/job-results.js';
 export type { ResultChannel } from './results/result-channel.js';
 export { JobhookError, type JobhookErrorCode } from './common/errors.js';
 export type { DedupeStore, ClaimResult } from './dedupe/dedupe-store.js';
-export type { Handoff, HandoffJob, QueuedAttempt, QueuedJobRunner } from './handoff/handoff.js';
+export type {
+  Handoff,
+  HandoffJob,
+  QueuedAttempt,
+  QueuedJobRunner,
+  WorkerHandle,
+  WorkOptions,
+} from './handoff/handoff.js';
 export type { FailedEvent, FailedEvents } from './handoff/failed.js';
 export {
   memoryDedupeStore,

@@ -9,7 +9,8 @@
  * `(await queue.getJob(jobIdOf(eventId)))?.retry()` or `queue.retryJobs({ state: 'failed' })`.
  */
 import { pathToFileURL } from 'node:url';
-import { runWorker } from 'jobhook/bullmq';
+import { Queue } from 'bullmq';
+import { bullmqHandoff } from 'jobhook/bullmq';
 import { appReceiver, type QueueSettings } from './server.js';
 
 export interface WorkerOptions {
@@ -20,14 +21,19 @@ export interface WorkerOptions {
 }
 
 export async function startWorker({ secret, queue, concurrency = 8, log = console.log }: WorkerOptions) {
-  // No hand-off here: this receiver only runs handlers, for the jobs the web processes queued.
-  const receiver = appReceiver(secret, {}, log);
-  return runWorker(receiver, {
-    connection: { url: queue.redisUrl },
-    queueName: queue.name ?? 'jobhook',
-    concurrency,
-    ...(queue.prefix && { workerOptions: { prefix: queue.prefix } }),
-  });
+  // The same hand-off as the web instances': the worker consumes its queue, connection and prefix.
+  const { redisUrl, name = 'jobhook', prefix } = queue;
+  const bullQueue = new Queue(name, { connection: { url: redisUrl }, ...(prefix && { prefix }) });
+  const handoff = bullmqHandoff({ queue: bullQueue });
+  const receiver = appReceiver(secret, { handoff }, log);
+  const worker = await handoff.work(receiver, { concurrency });
+  return {
+    worker: worker.worker,
+    async close() {
+      await worker.close();
+      await bullQueue.close();
+    },
+  };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -16,7 +16,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { createReceiver, type ReceiverOptions } from 'jobhook';
 import { nodeHandler } from 'jobhook/node';
-import { natsHandoff, runNatsWorker } from 'jobhook/nats';
+import { natsHandoff } from 'jobhook/nats';
 
 export interface NatsAppOptions {
   natsUrl: string;
@@ -58,9 +58,11 @@ export async function startServer(options: NatsAppOptions & { port?: number }) {
 /** A worker process: runs the handlers for the published events. */
 export async function startWorker(options: NatsAppOptions) {
   const nc = await connect({ servers: options.natsUrl, maxReconnectAttempts: -1 });
-  const receiver = appReceiver(options.secret, {}, options.log ?? console.log);
   const { stream, subject } = options;
-  const worker = await runNatsWorker(receiver, { js: jetstream(nc), stream, subject });
+  // The same hand-off as the web process's: the worker consumes its stream, subject and consumer.
+  const handoff = natsHandoff({ js: jetstream(nc), stream, subject });
+  const receiver = appReceiver(options.secret, { handoff }, options.log ?? console.log);
+  const worker = await handoff.work(receiver);
   return {
     async close() {
       await worker.close();

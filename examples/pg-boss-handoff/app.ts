@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import PgBoss from 'pg-boss';
 import { createReceiver, type ReceiverOptions } from 'jobhook';
 import { nodeHandler } from 'jobhook/node';
-import { pgBossHandoff, runPgBossWorker } from 'jobhook/pg-boss';
+import { pgBossHandoff } from 'jobhook/pg-boss';
 
 export interface PgBossAppOptions {
   databaseUrl: string;
@@ -49,8 +49,7 @@ async function startBoss({ databaseUrl, schema = 'pgboss' }: PgBossAppOptions) {
 /** The web process: receives deliveries at /webhooks and queues each verified event. */
 export async function startServer(options: PgBossAppOptions & { port?: number }) {
   const boss = await startBoss(options);
-  const schema = options.schema ?? 'pgboss';
-  const receiver = appReceiver(options.secret, { handoff: pgBossHandoff({ boss, schema }) }, () => undefined);
+  const receiver = appReceiver(options.secret, { handoff: pgBossHandoff({ boss }) }, () => undefined);
   const server = createServer(nodeHandler(receiver, { path: '/webhooks' }));
   server.listen(options.port ?? 3000, '127.0.0.1');
   await once(server, 'listening');
@@ -67,8 +66,10 @@ export async function startServer(options: PgBossAppOptions & { port?: number })
 /** A worker process: runs the handlers for the queued events. */
 export async function startWorker(options: PgBossAppOptions) {
   const boss = await startBoss(options);
-  const receiver = appReceiver(options.secret, {}, options.log ?? console.log);
-  const worker = await runPgBossWorker(receiver, { boss, pollingIntervalSeconds: 0.5 });
+  // The same hand-off as the web process's: the worker consumes its queue, in the boss's schema.
+  const handoff = pgBossHandoff({ boss });
+  const receiver = appReceiver(options.secret, { handoff }, options.log ?? console.log);
+  const worker = await handoff.work(receiver, { pollingIntervalSeconds: 0.5 });
   return {
     async close() {
       await worker.close();

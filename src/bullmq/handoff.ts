@@ -7,18 +7,21 @@ import {
   positiveInteger,
   refuseUnknownOptions,
 } from '../common/options.js';
-import type { Job, JobsOptions } from 'bullmq';
+import type { ConnectionOptions, Job, JobsOptions } from 'bullmq';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
-import type { Handoff, HandoffJob } from '../handoff/handoff.js';
+import type { Handoff, HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
 import { storeWithin } from '../handoff/store-within.js';
 import { jobIdOf } from './job-id.js';
+import { startWorker, workerSettings, type WorkerHandle, type WorkOptions } from './worker.js';
+import { differentFromHandoff } from '../handoff/names.js';
 
 /**
  * The part of a BullMQ `Queue` the hand-off uses. Typed here rather than imported, so that any
- * BullMQ 5 or 6 queue fits and `jobhook/bullmq` never loads bullmq for the hand-off.
+ * BullMQ 5 or 6 queue fits and `jobhook/bullmq` never loads bullmq for the hand-off. Its worker
+ * also takes the queue's `opts.connection` and `opts.prefix`.
  */
 export interface BullmqQueue {
-  /** The queue's name: `runWorker` needs the same one (`queueName`). */
+  /** The queue's name: the hand-off's worker consumes it. */
   readonly name: string;
   /** `queue.add(name, data, opts)`. */
   add(name: string, data: HandoffJob, opts?: JobsOptions): Promise<unknown>;
@@ -52,12 +55,21 @@ export interface BullmqHandoffOptions {
   timeoutMs?: number;
 }
 
-/** The hand-off to BullMQ: its options, resolved. */
-export interface BullmqHandoff extends Handoff, FailedEvents {
+/** The hand-off to BullMQ: its options, resolved, its failed events, and its worker. */
+export interface BullmqHandoff extends Handoff<WorkOptions, WorkerHandle>, FailedEvents {
   /** The name of the queue jobs go to. */
   readonly queueName: string;
+  /** The queue's Redis key prefix (its `prefix` option, default `bull`). */
+  readonly prefix: string;
   /** How long a key stays deduplicated, in ms. */
   readonly retentionMs: number;
+  /**
+   * Starts a worker in this process on this hand-off's queue (its name, connection and prefix):
+   * each job's event goes to `receiver.handleQueued`, with BullMQ's retries; a job whose handlers
+   * keep failing stays in the failed set with its event, and a payload that no longer matches the
+   * receiver's schemas fails at once. Resolves once the worker is connected; loads `bullmq`.
+   */
+  work(receiver: QueuedJobRunner, options?: WorkOptions): Promise<WorkerHandle>;
 }
 
 const HOUR = 60 * 60 * 1000;
@@ -80,8 +92,9 @@ const BULLMQ_HANDOFF_OPTIONS = optionNames<BullmqHandoffOptions>()([
 
 /**
  * Verify, then enqueue: passed as `createReceiver({ secret, handoff: bullmqHandoff({ queue }) })`,
- * the receiver answers 2xx once the verified, validated event is a job in the queue, and
- * `runWorker` runs the receiver's handlers for it with BullMQ's retries.
+ * the receiver answers 2xx once the verified, validated event is a job in the queue, and the
+ * worker that `receiver.work()` (`handoff.work(receiver)`) starts runs the receiver's handlers for
+ * it with BullMQ's retries.
  *
  * The job id is the event's dedupe key, and the key is also BullMQ's deduplication id for
  * `retentionMs`: the same event delivered twice, retried, or sent to two webhooks during a
@@ -102,8 +115,14 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
   const timeoutMs = nonNegativeNumber(WHERE, 'timeoutMs', options.timeoutMs, 5000, { unit: MS_OR_NONE });
   const jobOptions: JobsOptions = { ...DEFAULT_JOB_OPTIONS, ...options.jobOptions };
 
+  // Read, not typed in BullmqQueue: a typed `opts` steers the inference of `new Queue(name)`'s
+  // connection type where the queue is passed, which TypeScript 5.7 then refuses without options.
+  const opts = (queue as { opts?: { connection?: ConnectionOptions; prefix?: string } }).opts;
+  const prefix = opts?.prefix ?? 'bull';
+
   return {
     queueName: queue.name,
+    prefix,
     retentionMs,
     async enqueue(job) {
       const keyed: JobsOptions =
@@ -130,6 +149,25 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
         if (!(await job.isFailed())) return false;
         throw error;
       }
+    },
+    async work(receiver, workOptions) {
+      const where = 'bullmqHandoff.work';
+      const settings = workerSettings(where, receiver, workOptions);
+      // A prefix in workerOptions (JavaScript) would move the worker off the hand-off's queue.
+      const given = (workOptions?.workerOptions as { prefix?: unknown } | undefined)?.prefix;
+      if (typeof given === 'string' && given !== prefix) {
+        throw differentFromHandoff(where, 'workerOptions.prefix', given, "queue's prefix", prefix);
+      }
+      const connection = opts?.connection;
+      const shared = typeof connection === 'object' && connection !== null;
+      checkOption(
+        where,
+        'queue',
+        queue,
+        shared,
+        'a BullMQ Queue made with its connection, for the worker to share',
+      );
+      return startWorker({ name: queue.name, prefix, connection: connection! }, settings);
     },
   };
 }

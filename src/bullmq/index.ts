@@ -4,7 +4,7 @@
  *
  *   import { Queue } from 'bullmq';
  *   import { createReceiver } from 'jobhook';
- *   import { bullmqHandoff, runWorker } from 'jobhook/bullmq';
+ *   import { bullmqHandoff } from 'jobhook/bullmq';
  *
  *   const connection = { host: '127.0.0.1', port: 6379 };
  *   const receiver = createReceiver({
@@ -13,21 +13,17 @@
  *   }).onJobCompleted(async (event) => saveImage(event.data.image_url));
  *
  *   // in the web process: mount `receiver` with an adapter; in the worker process:
- *   const worker = await runWorker(receiver, { connection });
+ *   const worker = await receiver.work({ concurrency: 8 }); // the queue, its connection and prefix
  *
- * `bullmq` is an optional peer dependency: install it yourself. This module loads it only when
- * `runWorker` is first called.
+ * `bullmq` is an optional peer dependency: install it yourself. This module loads it only when a
+ * worker starts.
  *
  * @module jobhook/bullmq
  */
-export {
-  bullmqHandoff,
-  DEFAULT_JOB_OPTIONS,
-  type BullmqHandoff,
-  type BullmqHandoffOptions,
-  type BullmqQueue,
-} from './handoff.js';
-export { runWorker, type RunWorkerOptions, type WorkerHandle } from './worker.js';
+export { bullmqHandoff, type BullmqHandoff, type BullmqHandoffOptions } from './handoff.js';
+export type { WorkOptions, WorkerHandle } from './worker.js';
+export { runWorker, type RunWorkerOptions } from './run-worker.js';
+export { DEFAULT_JOB_OPTIONS, type BullmqQueue } from './handoff.js';
 export { jobIdOf } from './job-id.js';
 export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
 export type { FailedEvent, FailedEvents } from '../handoff/failed.js';

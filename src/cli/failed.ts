@@ -143,10 +143,14 @@ async function open(engine: 'redis' | 'database' | 'nats', url: string, values: 
       max: 2,
     });
     boss.on('error', () => undefined);
-    await boss.start().catch((error: unknown) => {
+    await boss.start().catch(async (error: unknown) => {
+      // pg-boss answers "not installed" when PostgreSQL is reached but the schema holds no pg-boss.
+      const holders = await pgBossSchemas(boss).catch(() => undefined);
+      await (boss.getDb() as { close?: () => Promise<void> }).close?.().catch(() => undefined);
+      if (holders !== undefined && !holders.includes(schema)) throw noPgBoss(schema, holders);
       throw unreachable('PostgreSQL', error);
     });
-    return { handoff: pgBossHandoff({ boss, queue, schema }), close: () => boss.stop({ graceful: false }) };
+    return { handoff: pgBossHandoff({ boss, queue }), close: () => boss.stop({ graceful: false }) };
   }
   const { connect } = await peer('@nats-io/transport-node', () => import('@nats-io/transport-node'));
   const { jetstream } = await peer('@nats-io/jetstream', () => import('@nats-io/jetstream'));
@@ -161,6 +165,32 @@ async function open(engine: 'redis' | 'database' | 'nats', url: string, values: 
     warn: () => undefined,
   });
   return { handoff, close: () => nc.close() };
+}
+
+/** The schemas of the database that hold pg-boss's tables (a `job` and a `version` table). */
+async function pgBossSchemas(boss: {
+  getDb(): { executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }> };
+}) {
+  const { rows } = await boss.getDb().executeSql(
+    `SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'job'
+      INTERSECT SELECT table_schema FROM information_schema.tables WHERE table_name = 'version'
+      ORDER BY 1`,
+    [],
+  );
+  return (rows as { schema: string }[]).map((row) => row.schema);
+}
+
+/** A schema with no pg-boss in it, said plainly, with the schemas that hold one (the first few). */
+function noPgBoss(schema: string, holders: string[]): CommandError {
+  const shown = holders.slice(0, 10).map((name) => JSON.stringify(name));
+  const more = holders.length > shown.length ? ` and ${holders.length - shown.length} more` : '';
+  const where =
+    holders.length === 0
+      ? 'no schema of this database holds one'
+      : `pg-boss is in schema ${shown.join(', ')}${more}: pass --schema`;
+  return new CommandError(
+    `there is no pg-boss in schema ${JSON.stringify(schema)} of this database (${where})`,
+  );
 }
 
 /** Loads an optional peer, or says which package to install. */

@@ -1,9 +1,10 @@
 /**
  * What a receiver hands a verified, validated event to instead of running its handlers in the
- * request: a durable queue (`bullmqHandoff` from `jobhook/bullmq`, or one of your own over pg-boss,
- * SQS, ...). The receiver answers 2xx once `enqueue` resolves, and 503 when it rejects or takes
- * longer than the hand-off allows (the sender retries). A worker later takes the job off the queue
- * and gives it to `receiver.handleQueued(job)`, which runs the handlers.
+ * request: a durable queue (`bullmqHandoff` from `jobhook/bullmq`, `pgBossHandoff`, `natsHandoff`,
+ * or one of your own over SQS, ...). The receiver answers 2xx once `enqueue` resolves, and 503 when
+ * it rejects or takes longer than the hand-off allows (the sender retries). A worker later takes
+ * the job off the queue and gives it to `receiver.handleQueued(job)`, which runs the handlers:
+ * `work()` starts one on this very queue.
  *
  * The contract an implementation keeps:
  *
@@ -13,18 +14,38 @@
  *   webhooks during a rotation carries one key, and `enqueue` of a key that is stored (or was,
  *   within the hand-off's retention) resolves without storing it again.
  * - The job is stored as plain JSON, as given: `handleQueued` validates its payload again.
+ *
+ * @typeParam Options - the options of its worker (`work`): each engine's `WorkOptions`
+ * @typeParam Handle - what `work` resolves to: each engine's `WorkerHandle`
  */
-export interface Handoff {
+export interface Handoff<
+  Options extends WorkOptions = WorkOptions,
+  Handle extends WorkerHandle = WorkerHandle,
+> {
   /** Stores `job` durably (once per `key`); rejects when it could not. */
   enqueue(job: HandoffJob): Promise<void>;
   /**
-   * Starts a worker that takes this hand-off's own jobs (its queue, stream or schema) and runs
-   * them through `runner`; what `receiver.work(options)` calls. Optional for hand-offs of your own.
+   * Starts a worker in this process that gives each job this hand-off stores to
+   * `runner.handleQueued` (the receiver), with the queue's retries; resolves once it is connected.
+   * It consumes the hand-off's own queue (stream, schema) over the hand-off's own connection, so it
+   * cannot listen on another; `options` are the worker's (how many jobs at once, ...), never where
+   * the jobs are. Optional: a hand-off of your own without it needs a consumer of your own.
    */
-  work?(runner: QueuedJobRunner, options?: object): Promise<WorkerHandle>;
+  work?(runner: QueuedJobRunner, options?: Options): Promise<Handle>;
 }
 
-/** A running worker: `receiver.work()`'s result. */
+/** The options every hand-off's worker takes (`handoff.work(receiver, options)`); each engine adds its own. */
+export interface WorkOptions {
+  /** Jobs the worker runs at once. Default 8. */
+  concurrency?: number;
+  /**
+   * Receives the worker's own errors (a lost connection, an outcome it could not store), not the
+   * handlers' failures, which go to the receiver's `onError`. Default: `console.error`.
+   */
+  onWorkerError?: (error: Error) => void;
+}
+
+/** A running worker: what `handoff.work()` resolves to. */
 export interface WorkerHandle {
   /** Stops taking jobs and resolves once the jobs it runs have finished. */
   close(): Promise<void>;
@@ -55,7 +76,7 @@ export interface HandoffJob {
 }
 
 /**
- * The worker side of a hand-off: what `runWorker` (or your own consumer) needs of a receiver.
+ * The worker side of a hand-off: what `handoff.work()` (or your own consumer) needs of a receiver.
  * `Receiver` has it.
  */
 export interface QueuedJobRunner {

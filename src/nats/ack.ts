@@ -1,4 +1,8 @@
 import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import { backoffDelay, sleep, type Backoff } from '../common/backoff.js';
+
+/** The pauses between tries at a write the server did not confirm (an ack, a done key): 50 ms doubling to 1 s. */
+export const RESEND_BACKOFF: Backoff = { firstMs: 50, maxMs: 1000 };
 
 /** What an ack needs from the connection under a JetStream client: a request. */
 interface Requester {
@@ -57,15 +61,13 @@ export async function ackUntilLanded(
 ): Promise<void> {
   const route = replyRoute(js, msg);
   const resend = route && (() => route.nc.request(route.reply, '+ACK', { timeout: options.tryMs }));
-  let pause = 50;
-  for (let first = true; ; first = false) {
+  for (let tries = 1; ; tries++) {
     try {
-      await (first ? msg.ackAck({ timeout: options.tryMs }) : resend!());
+      await (tries === 1 ? msg.ackAck({ timeout: options.tryMs }) : resend!());
       return;
     } catch (error) {
       if (!route || options.stopped() || route.nc.isClosed()) throw error;
     }
-    await new Promise((resolve) => setTimeout(resolve, pause));
-    pause = Math.min(pause * 2, 1000);
+    await sleep(backoffDelay(RESEND_BACKOFF, tries));
   }
 }

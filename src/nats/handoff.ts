@@ -1,10 +1,18 @@
-import { checkOption, optionNames, positiveNumber, refuseUnknownOptions } from '../common/options.js';
 import type { JetStreamClient, MsgRequest } from '@nats-io/jetstream';
+import {
+  checkOption,
+  nameMatching,
+  optionNames,
+  positiveNumber,
+  refuseUnknownOptions,
+} from '../common/options.js';
 import { JobhookError } from '../common/errors.js';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
-import type { Handoff, HandoffJob } from '../handoff/handoff.js';
+import type { Handoff, HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
 import { storeWithin } from '../handoff/store-within.js';
-import { isNotFound, natsPlace, streamEnsurer, type NatsPlace } from './stream.js';
+import { ATTEMPTS_HEADER, type FailedRecord } from './failed-record.js';
+import { existingStream, isNotFound, NATS_NAME, natsPlace, streamEnsurer } from './stream.js';
+import { startWorker, workerSettings, type WorkerHandle, type WorkOptions } from './worker.js';
 
 /** Options of {@link natsHandoff}. */
 export interface NatsHandoffOptions {
@@ -26,26 +34,32 @@ export interface NatsHandoffOptions {
    * retries (a copy stored late is then dropped by its key). Default 5,000.
    */
   timeoutMs?: number;
+  /**
+   * The durable consumer the hand-off's workers share (created when missing): one per stream and
+   * subject, since a work-queue stream gives each message to one consumer. Default `jobhook-workers`.
+   */
+  consumer?: string;
   /** Where the warning about a short duplicate window goes. Default `console.warn`. */
   warn?: (line: string) => void;
 }
 
-/** The hand-off to JetStream: its options, resolved. */
-export interface NatsHandoff extends Handoff, FailedEvents {
+/** The hand-off to JetStream: its options, resolved, its failed events, and its worker. */
+export interface NatsHandoff extends Handoff<WorkOptions, WorkerHandle>, FailedEvents {
+  /** The stream events are stored in. */
   readonly stream: string;
+  /** The subject events are published on. */
   readonly subject: string;
+  /** The durable consumer the hand-off's workers share. */
+  readonly consumer: string;
+  /**
+   * Starts a worker in this process on this hand-off's stream, subject and consumer, over its
+   * client: each event goes to `receiver.handleQueued`, with the consumer's retries; an event whose
+   * handlers keep failing is kept as a record on `<subject>.failed`. Creates the stream when
+   * missing, as publishing does (with the hand-off's duplicate window), and the consumer. Resolves
+   * once the consumer is there.
+   */
+  work(receiver: QueuedJobRunner, options?: WorkOptions): Promise<WorkerHandle>;
 }
-
-/** A failed record's body: the job, with what its last attempt said. */
-export interface FailedRecord {
-  job: HandoffJob;
-  error: string;
-  attempts: number;
-  failedAt: number;
-}
-
-/** The header that carries the attempts a retried event had made. */
-export const ATTEMPTS_HEADER = 'Jobhook-Attempts';
 
 const NATS_HANDOFF_OPTIONS = optionNames<NatsHandoffOptions>()([
   'js',
@@ -53,6 +67,7 @@ const NATS_HANDOFF_OPTIONS = optionNames<NatsHandoffOptions>()([
   'subject',
   'duplicateWindowMs',
   'timeoutMs',
+  'consumer',
   'warn',
 ]);
 
@@ -60,7 +75,8 @@ const NATS_HANDOFF_OPTIONS = optionNames<NatsHandoffOptions>()([
  * Verify, then enqueue, on NATS JetStream: passed as `createReceiver({ secret, handoff:
  * natsHandoff({ js }) })`, the receiver publishes each verified, validated event with
  * `Nats-Msg-Id` set to its dedupe key and answers 2xx once the stream acknowledged it (stored,
- * on file, on every replica the stream has). `runNatsWorker` runs its handlers.
+ * on file, on every replica the stream has). The worker that `receiver.work()`
+ * (`handoff.work(receiver)`) starts runs its handlers.
  *
  * One message per event within the stream's duplicate window: JetStream drops a publish whose
  * `Nats-Msg-Id` it saw within the window (answering it as a duplicate, which the hand-off takes
@@ -80,17 +96,22 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
   );
   const place = natsPlace('natsHandoff', options);
   const timeoutMs = positiveNumber('natsHandoff', 'timeoutMs', options.timeoutMs, 5000, { unit: 'ms' });
+  const consumer = nameMatching(
+    'natsHandoff',
+    'consumer',
+    options.consumer,
+    'jobhook-workers',
+    NATS_NAME,
+    'a consumer name (letters, digits, _ -)',
+  );
   const ensureStream = streamEnsurer(js, place, options.warn ?? ((line) => console.warn(line)));
-
   /** For listing and retrying: the stream must exist (a mistyped name is not created, it is refused). */
-  async function existingStream() {
-    const jsm = await js.jetstreamManager();
-    await jsm.streams.info(place.stream).catch((error: unknown) => {
-      if (!isNotFound(error)) throw error;
-      throw new JobhookError('invalid_options', `natsHandoff: there is no JetStream stream ${place.stream}.`);
-    });
-    return jsm;
-  }
+  const listedStream = () =>
+    existingStream(
+      js,
+      place.stream,
+      () => new JobhookError('invalid_options', `natsHandoff: there is no JetStream stream ${place.stream}.`),
+    );
 
   async function publish(job: HandoffJob) {
     await ensureStream();
@@ -104,10 +125,11 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
   return {
     stream: place.stream,
     subject: place.subject,
+    consumer,
     enqueue: (job) => storeWithin(publish(job), timeoutMs),
     async listFailed(listOptions) {
       const limit = failedLimit(listOptions, 'natsHandoff.listFailed');
-      const jsm = await existingStream();
+      const jsm = await listedStream();
       const failed: FailedEvent[] = [];
       let seq = 1;
       while (failed.length < limit) {
@@ -124,7 +146,7 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
     async retryFailed(id) {
       const seq = Number(id);
       if (!Number.isSafeInteger(seq) || seq <= 0) return false;
-      const jsm = await existingStream();
+      const jsm = await listedStream();
       const stored = await jsm.streams.getMessage(place.stream, { seq }).catch(missingAsNull);
       if (!stored || stored.subject !== place.failedSubject) return false;
       const record = stored.json<FailedRecord>();
@@ -142,6 +164,10 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
         if (!isNotFound(error)) throw error;
       });
       return true;
+    },
+    async work(receiver, workOptions) {
+      const settings = workerSettings('natsHandoff.work', receiver, workOptions);
+      return startWorker({ js, place, consumer, stream: ensureStream }, settings);
     },
   };
 }
@@ -165,5 +191,3 @@ function failedEventOf(id: string, record: FailedRecord): FailedEvent {
     failedAt: record.failedAt,
   };
 }
-
-export type { NatsPlace };

@@ -5,14 +5,14 @@
  *   import { connect } from '@nats-io/transport-node';
  *   import { jetstream } from '@nats-io/jetstream';
  *   import { createReceiver } from 'jobhook';
- *   import { natsHandoff, runNatsWorker } from 'jobhook/nats';
+ *   import { natsHandoff } from 'jobhook/nats';
  *
  *   const js = jetstream(await connect({ servers: '127.0.0.1:4222' }));
  *   const receiver = createReceiver({ secret, handoff: natsHandoff({ js }) })
  *     .onJobCompleted(async (event) => saveImage(event.data.image_url));
  *
  *   // in the web process: mount `receiver` with an adapter; in the worker process:
- *   const worker = await runNatsWorker(receiver, { js });
+ *   const worker = await receiver.work({ concurrency: 8 }); // the hand-off's stream and consumer
  *
  * `@nats-io/transport-node` and `@nats-io/jetstream` (version 3) are optional peer dependencies:
  * install them yourself. This module loads neither when it loads (you pass the client);
@@ -20,18 +20,9 @@
  *
  * @module jobhook/nats
  */
-export {
-  natsHandoff,
-  ATTEMPTS_HEADER,
-  type FailedRecord,
-  type NatsHandoff,
-  type NatsHandoffOptions,
-} from './handoff.js';
-export {
-  runNatsWorker,
-  DEFAULT_BACKOFF_MS,
-  type RunNatsWorkerOptions,
-  type NatsWorkerHandle,
-} from './worker.js';
+export { natsHandoff, type NatsHandoff, type NatsHandoffOptions } from './handoff.js';
+export type { WorkOptions, WorkerHandle } from './worker.js';
+export { runNatsWorker, type RunNatsWorkerOptions, type NatsWorkerHandle } from './run-worker.js';
+export { DEFAULT_BACKOFF_MS } from './worker.js';
 export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
 export type { FailedEvent, FailedEvents } from '../handoff/failed.js';

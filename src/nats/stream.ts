@@ -88,6 +88,24 @@ export function streamEnsurer(js: JetStreamClient, place: NatsPlace, warn: (line
     }));
 }
 
+/**
+ * The manager of `stream`, which must exist: listing, retrying and a worker given no hand-off
+ * refuse a stream that is not there rather than create it (a mistyped or default name would make
+ * a stream nothing publishes to, or take another app's). `missing` is the refusal.
+ */
+export async function existingStream(
+  js: JetStreamClient,
+  stream: string,
+  missing: () => Error,
+): Promise<JetStreamManager> {
+  const jsm = await js.jetstreamManager();
+  await jsm.streams.info(stream).catch((error: unknown) => {
+    if (!isNotFound(error)) throw error;
+    throw missing();
+  });
+  return jsm;
+}
+
 /** JetStream's "not found" answers (stream, consumer, message). */
 export function isNotFound(error: unknown): boolean {
   const message = String((error as Error)?.message ?? '');

@@ -1,33 +1,31 @@
-import { workerErrorReporter } from '../handoff/worker-errors.js';
-import {
-  checkOption,
-  nameMatching,
-  numberList,
-  optionNames,
-  positiveInteger,
-  refuseUnknownOptions,
-} from '../common/options.js';
-import { checkReceiver } from '../handoff/queued-receiver.js';
-import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type {
+  ConsumerConfig,
+  ConsumerMessages,
+  JetStreamClient,
+  JetStreamManager,
+  JsMsg,
+} from '@nats-io/jetstream';
+import { backoffDelay, sleep } from '../common/backoff.js';
 import { JobhookError } from '../common/errors.js';
+import { isRecord } from '../common/is-record.js';
 import { messageOf } from '../common/logger.js';
-import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
-import { ackUntilLanded, progressSignal } from './ack.js';
+import { numberList, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
+import type {
+  HandoffJob,
+  QueuedJobRunner,
+  WorkerHandle as AnyWorkerHandle,
+  WorkOptions as AnyWorkOptions,
+} from '../handoff/handoff.js';
+import { checkReceiver } from '../handoff/queued-receiver.js';
+import { workerErrorReporter } from '../handoff/worker-errors.js';
+import { ackUntilLanded, progressSignal, RESEND_BACKOFF } from './ack.js';
 import { doneKeys } from './done.js';
-import { ATTEMPTS_HEADER, type FailedRecord } from './handoff.js';
-import { isNotFound, NATS_NAME, natsPlace, streamEnsurer } from './stream.js';
+import { ATTEMPTS_HEADER, type FailedRecord } from './failed-record.js';
+import { isNotFound, type NatsPlace } from './stream.js';
 
-/** Options of {@link runNatsWorker}. */
-export interface RunNatsWorkerOptions {
-  /** A JetStream client: `jetstream(await connect({ servers }))`. The worker never closes it. */
-  js: JetStreamClient;
-  /** The stream, as given to `natsHandoff`. Default `JOBHOOK`. */
-  stream?: string;
-  /** The subject, as given to `natsHandoff`. Default `jobhook.events`. */
-  subject?: string;
-  /** The durable consumer every worker shares (created when missing). Default `jobhook-workers`. */
-  consumer?: string;
-  /** Attempts at an event before it is kept as failed. Default 10. */
+/** Options of a JetStream hand-off's worker (`handoff.work(receiver, options)`). */
+export interface WorkOptions extends AnyWorkOptions {
+  /** Attempts at an event before it is kept as failed (the consumer's `max_deliver` is one more). Default 10. */
   attempts?: number;
   /**
    * The pause before each retry of a failed attempt, in ms, by attempt (the last value repeats).
@@ -49,25 +47,63 @@ export interface RunNatsWorkerOptions {
   onWorkerError?: (error: Error) => void;
 }
 
-/** A running JetStream worker: {@link runNatsWorker}'s result. */
-export interface NatsWorkerHandle {
+/** A running JetStream worker: what `handoff.work()` resolves to. */
+export interface WorkerHandle extends AnyWorkerHandle {
   /** Stops taking events and resolves once the events it runs have finished. */
   close(): Promise<void>;
 }
 
+/** Where a worker takes its events from: the hand-off's client, stream, subject and consumer. */
+export interface StreamPlace {
+  js: JetStreamClient;
+  place: NatsPlace;
+  /** The durable consumer every worker of the stream shares. */
+  consumer: string;
+  /** The stream's manager, once the stream is there (created, or found). */
+  stream: () => Promise<JetStreamManager>;
+}
+
+/** A worker's options, checked and resolved. */
+export interface WorkerSettings {
+  receiver: QueuedJobRunner;
+  attempts: number;
+  ackWaitMs: number;
+  concurrency: number;
+  backoffMs: readonly number[];
+  onWorkerError: (error: unknown) => void;
+}
+
 /** The default pauses before retries: 2 s doubling, at most 512 s (2 + 4 + ... + 512 ≈ 17 min). */
-export const DEFAULT_BACKOFF_MS: readonly number[] = Array.from({ length: 9 }, (_, i) => 2000 * 2 ** i);
+export const DEFAULT_BACKOFF_MS: readonly number[] = Array.from({ length: 9 }, (_, i) =>
+  backoffDelay({ firstMs: 2000, maxMs: 512_000 }, i + 1),
+);
+
+/**
+ * The job a message carries, or why it carries none and what it holds: the worker records such a
+ * message as failed (and acks it) rather than leave it in the stream, delivered again and again.
+ */
+function readJob(msg: JsMsg): { job: HandoffJob } | { unreadable: string; payload: unknown } {
+  let value: unknown;
+  try {
+    value = msg.json<unknown>();
+  } catch {
+    return { unreadable: 'The message is not JSON.', payload: msg.string() };
+  }
+  if (isRecord(value) && (value.key === undefined || typeof value.key === 'string')) {
+    return { job: value as unknown as HandoffJob };
+  }
+  return {
+    unreadable: 'The message is not a job a hand-off stored (a JSON object, its key a string).',
+    payload: value,
+  };
+}
 
 /** How long a pull waits for an event before it asks again (the server's heartbeats show it is alive). */
 const PULL_EXPIRES_MS = 5000;
 /** The pause before asking again after a pull failed (the server is restarting, unreachable). */
 const RETRY_PULL_MS = 250;
 
-const RUN_NATS_WORKER_OPTIONS = optionNames<RunNatsWorkerOptions>()([
-  'js',
-  'stream',
-  'subject',
-  'consumer',
+const WORK_OPTIONS = optionNames<WorkOptions>()([
   'attempts',
   'backoffMs',
   'ackWaitMs',
@@ -75,8 +111,29 @@ const RUN_NATS_WORKER_OPTIONS = optionNames<RunNatsWorkerOptions>()([
   'onWorkerError',
 ]);
 
+/** Checks a worker's options for `where` (before anything reaches NATS). */
+export function workerSettings(
+  where: string,
+  receiver: QueuedJobRunner,
+  options: WorkOptions | undefined,
+): WorkerSettings {
+  refuseUnknownOptions(options, WORK_OPTIONS, where);
+  checkReceiver(where, receiver);
+  return {
+    receiver,
+    attempts: positiveInteger(where, 'attempts', options?.attempts, 10),
+    ackWaitMs: positiveInteger(where, 'ackWaitMs', options?.ackWaitMs, 30_000, 'ms'),
+    concurrency: positiveInteger(where, 'concurrency', options?.concurrency, 8),
+    backoffMs: numberList(where, 'backoffMs', options?.backoffMs, DEFAULT_BACKOFF_MS, {
+      nonEmpty: true,
+      unit: 'ms',
+    }),
+    onWorkerError: workerErrorReporter(where, options?.onWorkerError),
+  };
+}
+
 /**
- * Runs the receiver's handlers for the events `natsHandoff` published, in this process, from a
+ * Runs the receiver's handlers for the events of the stream at `target`, in this process, from a
  * durable pull consumer with explicit acks, pulled one event per free slot: an event is acked once
  * its handlers succeeded (the ack sent again until the server confirms it), after its key was
  * written to `<stream>_DONE` (created when missing), where the worker looks each event up before
@@ -93,33 +150,10 @@ const RUN_NATS_WORKER_OPTIONS = optionNames<RunNatsWorkerOptions>()([
  * was retried by hand. An event retried by hand gets one more attempt (as on BullMQ and pg-boss);
  * failing again, it is kept as failed again.
  */
-export async function runNatsWorker(
-  receiver: QueuedJobRunner,
-  options: RunNatsWorkerOptions,
-): Promise<NatsWorkerHandle> {
-  refuseUnknownOptions(options, RUN_NATS_WORKER_OPTIONS, 'runNatsWorker');
-  checkReceiver('runNatsWorker', receiver);
-  const js = options?.js;
-  checkOption('runNatsWorker', 'js', js, typeof js?.jetstreamManager === 'function', 'a JetStream client');
-  const place = natsPlace('runNatsWorker', options);
-  const consumer = nameMatching(
-    'runNatsWorker',
-    'consumer',
-    options.consumer,
-    'jobhook-workers',
-    NATS_NAME,
-    'a consumer name (letters, digits, _ -)',
-  );
-  const attempts = positiveInteger('runNatsWorker', 'attempts', options.attempts, 10);
-  const ackWaitMs = positiveInteger('runNatsWorker', 'ackWaitMs', options.ackWaitMs, 30_000, 'ms');
-  const concurrency = positiveInteger('runNatsWorker', 'concurrency', options.concurrency, 8);
-  const backoffMs = numberList('runNatsWorker', 'backoffMs', options.backoffMs, DEFAULT_BACKOFF_MS, {
-    nonEmpty: true,
-    unit: 'ms',
-  });
-  const onWorkerError = workerErrorReporter('runNatsWorker', options.onWorkerError);
-
-  const jsm = await streamEnsurer(js, place, (line) => console.warn(line))();
+export async function startWorker(target: StreamPlace, settings: WorkerSettings): Promise<WorkerHandle> {
+  const { js, place, consumer } = target;
+  const { receiver, attempts, ackWaitMs, concurrency, backoffMs, onWorkerError } = settings;
+  const jsm = await target.stream();
   const config: Partial<ConsumerConfig> = {
     durable_name: consumer,
     ack_policy: 'explicit',
@@ -175,13 +209,12 @@ export async function runNatsWorker(
   }
 
   async function settle(msg: JsMsg) {
-    let job: HandoffJob;
-    try {
-      job = msg.json<HandoffJob>();
-    } catch {
-      job = { key: undefined, type: '', deliveryId: undefined, payload: msg.string(), receivedAt: 0 };
-      return recordFailed(msg, job, 'The message is not JSON.', 0);
+    const read = readJob(msg);
+    if ('unreadable' in read) {
+      const job = { key: undefined, type: '', deliveryId: undefined, payload: read.payload, receivedAt: 0 };
+      return recordFailed(msg, job, read.unreadable, 0);
     }
+    const { job } = read;
     // Ran already: stored again after nats-server restarted, or delivered again after it crashed.
     if (job.key !== undefined && (await done.has(job.key))) return ack(msg);
     const before = Number(msg.headers?.get(ATTEMPTS_HEADER) ?? 0) || 0;
@@ -215,13 +248,13 @@ export async function runNatsWorker(
    * client's default time-out (5 s) would leave the key unwritten long after the link is back.
    */
   async function markDone(key: string) {
-    for (let pause = 50; ; pause = Math.min(pause * 2, 1000)) {
+    for (let tries = 1; ; tries++) {
       try {
         return await done.add(key, ackTryMs);
       } catch (error) {
         if (closing) throw error;
       }
-      await new Promise((resolve) => setTimeout(resolve, pause));
+      await sleep(backoffDelay(RESEND_BACKOFF, tries));
     }
   }
 
@@ -256,7 +289,7 @@ export async function runNatsWorker(
         if (closing) break;
         if (!pullsFailing) onWorkerError(error);
         pullsFailing = true;
-        await new Promise((resolve) => setTimeout(resolve, RETRY_PULL_MS));
+        await sleep(RETRY_PULL_MS);
         continue;
       }
       if (!msg) continue;

@@ -1,17 +1,18 @@
 import {
   checkOption,
   MS_OR_NONE,
-  nameMatching,
   nonNegativeNumber,
   optionNames,
   refuseUnknownOptions,
 } from '../common/options.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type PgBoss from 'pg-boss';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
-import type { Handoff, HandoffJob } from '../handoff/handoff.js';
+import type { Handoff, HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
 import { storeWithin } from '../handoff/store-within.js';
 import { jobIdOf } from './job-id.js';
+import { checkQueueName, queueCreator } from './queue.js';
+import { schemaOf } from './schema.js';
+import { startWorker, workerSettings, type WorkerHandle, type WorkOptions } from './worker.js';
 
 /** Options of {@link pgBossHandoff}. */
 export interface PgBossHandoffOptions {
@@ -19,7 +20,11 @@ export interface PgBossHandoffOptions {
   boss: PgBoss;
   /** The queue jobs go to; created on first use when missing. Default `jobhook`. */
   queue?: string;
-  /** The schema `boss` was made with (its `schema` option), for `listFailed`. Default `pgboss`. */
+  /**
+   * The schema of pg-boss's tables, for `listFailed`. Leave it out: the hand-off takes it from
+   * `boss` (its `schema` option, default `pgboss`). Needed only for a boss made with a `db` of your
+   * own; refused when it names another schema than the boss's.
+   */
   schema?: string;
   /**
    * pg-boss send options, over the defaults: `retryLimit: 9` (10 attempts), `retryDelay: 2`,
@@ -33,10 +38,19 @@ export interface PgBossHandoffOptions {
   timeoutMs?: number;
 }
 
-/** The hand-off to pg-boss: its options, resolved. */
-export interface PgBossHandoff extends Handoff, FailedEvents {
+/** The hand-off to pg-boss: its options, resolved, its failed events, and its worker. */
+export interface PgBossHandoff extends Handoff<WorkOptions, WorkerHandle>, FailedEvents {
   /** The name of the queue jobs go to. */
   readonly queue: string;
+  /** The schema of pg-boss's tables: the boss's. */
+  readonly schema: string;
+  /**
+   * Starts a worker in this process on this hand-off's queue, over its boss (and so its schema):
+   * each job's event goes to `receiver.handleQueued`, with pg-boss's retries; a job whose handlers
+   * keep failing stays in the `failed` state with its event and error. Resolves once the queue
+   * exists (it is created when missing). Stop it with `close()` before `boss.stop()`.
+   */
+  work(receiver: QueuedJobRunner, options?: WorkOptions): Promise<WorkerHandle>;
 }
 
 /** The send options the hand-off uses unless `sendOptions` says otherwise. */
@@ -57,8 +71,8 @@ const PG_BOSS_HANDOFF_OPTIONS = optionNames<PgBossHandoffOptions>()([
 /**
  * Verify, then enqueue, on PostgreSQL: passed as `createReceiver({ secret, handoff:
  * pgBossHandoff({ boss }) })`, the receiver answers 2xx once the verified, validated event is a
- * row in pg-boss's job table (committed), and `runPgBossWorker` runs its handlers with pg-boss's
- * retries.
+ * row in pg-boss's job table (committed), and the worker that `receiver.work()`
+ * (`handoff.work(receiver)`) starts runs its handlers with pg-boss's retries.
  *
  * One job per event: its id is a UUID made from the dedupe key (the key is also its singleton
  * key, to find it by), and pg-boss inserts a job whose id it holds already as nothing. Before
@@ -82,14 +96,7 @@ export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
   );
   const queue = options.queue ?? 'jobhook';
   checkQueueName('pgBossHandoff', queue);
-  const schema = nameMatching(
-    'pgBossHandoff',
-    'schema',
-    options.schema,
-    'pgboss',
-    /^[A-Za-z_][A-Za-z0-9_]{0,49}$/,
-    "the name of pg-boss's schema",
-  );
+  const schema = schemaOf('pgBossHandoff', boss, options.schema);
   const timeoutMs = nonNegativeNumber('pgBossHandoff', 'timeoutMs', options.timeoutMs, 5000, {
     unit: MS_OR_NONE,
   });
@@ -109,6 +116,7 @@ export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
 
   return {
     queue,
+    schema,
     enqueue: (job) => storeWithin(store(job), timeoutMs),
     async listFailed(listOptions) {
       const limit = failedLimit(listOptions, 'pgBossHandoff.listFailed');
@@ -126,38 +134,11 @@ export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
       const result = (await boss.retry(queue, id)) as unknown as { affected?: number } | undefined;
       return (result?.affected ?? 0) > 0;
     },
+    async work(receiver, workOptions) {
+      const settings = workerSettings('pgBossHandoff.work', receiver, workOptions);
+      return startWorker({ boss, queue, ensureQueue }, settings);
+    },
   };
-}
-
-/**
- * Creates the queue once (pg-boss 10 needs it before `send` and `fetch`); tries again after a
- * failure. Processes that start together on a fresh schema create it at once, and PostgreSQL may
- * end one of those `createQueue`s as a deadlock (each waits on the other's new partition): the
- * loser looks again and finds the queue the other made; any failure is tried 4 times in all.
- */
-export function queueCreator(boss: PgBoss, queue: string): () => Promise<void> {
-  let created: Promise<void> | undefined;
-  const create = async () => {
-    for (let tries = 1; ; tries++) {
-      try {
-        if (!(await boss.getQueue(queue))) await boss.createQueue(queue);
-        return;
-      } catch (error) {
-        if (tries >= 4) throw error;
-      }
-      await sleep(50 * 2 ** tries * Math.random());
-    }
-  };
-  return () =>
-    (created ??= create().catch((error: unknown) => {
-      created = undefined;
-      throw error;
-    }));
-}
-
-export function checkQueueName(caller: string, queue: unknown): void {
-  const valid = typeof queue === 'string' && /^[\w.\-/]+$/.test(queue);
-  checkOption(caller, 'queue', queue, valid, 'a pg-boss queue name (letters, digits, _ . - /)');
 }
 
 interface FailedRow {

@@ -4,7 +4,7 @@
  *
  *   import PgBoss from 'pg-boss';
  *   import { createReceiver } from 'jobhook';
- *   import { pgBossHandoff, runPgBossWorker } from 'jobhook/pg-boss';
+ *   import { pgBossHandoff } from 'jobhook/pg-boss';
  *
  *   const boss = new PgBoss(process.env.DATABASE_URL);
  *   await boss.start();
@@ -12,20 +12,17 @@
  *     .onJobCompleted(async (event) => saveImage(event.data.image_url));
  *
  *   // in the web process: mount `receiver` with an adapter; in the worker process:
- *   const worker = await runPgBossWorker(receiver, { boss });
+ *   const worker = await receiver.work({ concurrency: 8 }); // the boss's schema, the hand-off's queue
  *
  * `pg-boss` (version 10) is an optional peer dependency: install it yourself. This module never
  * loads it: you pass the instance.
  *
  * @module jobhook/pg-boss
  */
-export {
-  pgBossHandoff,
-  DEFAULT_SEND_OPTIONS,
-  type PgBossHandoff,
-  type PgBossHandoffOptions,
-} from './handoff.js';
-export { runPgBossWorker, type RunPgBossWorkerOptions, type PgBossWorkerHandle } from './worker.js';
+export { pgBossHandoff, type PgBossHandoff, type PgBossHandoffOptions } from './handoff.js';
+export type { WorkOptions, WorkerHandle } from './worker.js';
+export { runPgBossWorker, type RunPgBossWorkerOptions, type PgBossWorkerHandle } from './run-worker.js';
+export { DEFAULT_SEND_OPTIONS } from './handoff.js';
 export { jobIdOf } from './job-id.js';
 export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
 export type { FailedEvent, FailedEvents } from '../handoff/failed.js';

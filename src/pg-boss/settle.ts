@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type PgBoss from 'pg-boss';
+import { backoffDelay, sleep, type Backoff } from '../common/backoff.js';
 
-/** Pauses between tries at storing a job's outcome, in ms (the last repeats). */
-export const SETTLE_BACKOFF_MS: readonly number[] = [50, 100, 200, 400, 800, 1600, 2000];
+/** Pauses between tries at storing a job's outcome: 50 ms doubling to 2 s. */
+export const SETTLE_BACKOFF: Backoff = { firstMs: 50, maxMs: 2000 };
 
 /** One job a worker ran, as it needs it to store the outcome. */
 export interface RanJob {
@@ -58,7 +58,7 @@ export async function failJob(
 
 /**
  * Calls `store` with the ids of the jobs not expired yet (of all of them on the first try when
- * `firstTryPastExpiry`) until it resolves or every job has expired, pausing `SETTLE_BACKOFF_MS`
+ * `firstTryPastExpiry`) until it resolves or every job has expired, pausing `SETTLE_BACKOFF`
  * between tries; answers the jobs given up on and the last error.
  */
 async function untilExpired(
@@ -83,7 +83,7 @@ async function untilExpired(
     } catch (caught) {
       error = caught;
     }
-    const pause = SETTLE_BACKOFF_MS[Math.min(tries, SETTLE_BACKOFF_MS.length - 1)]!;
+    const pause = backoffDelay(SETTLE_BACKOFF, tries + 1);
     const latest = Math.max(...left.map((job) => job.expiresAt));
     await sleep(Math.max(0, Math.min(pause, latest - Date.now())));
   }

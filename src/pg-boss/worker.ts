@@ -1,18 +1,19 @@
-import { workerErrorReporter } from '../handoff/worker-errors.js';
-import { checkOption, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
-import { checkReceiver } from '../handoff/queued-receiver.js';
 import type PgBoss from 'pg-boss';
-import type { HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
-import { checkQueueName, queueCreator } from './handoff.js';
+import { sleep } from '../common/backoff.js';
+import { checkOption, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
+import type {
+  HandoffJob,
+  QueuedJobRunner,
+  WorkerHandle as AnyWorkerHandle,
+  WorkOptions as AnyWorkOptions,
+} from '../handoff/handoff.js';
+import { checkReceiver } from '../handoff/queued-receiver.js';
+import { workerErrorReporter } from '../handoff/worker-errors.js';
 import { completionBatcher } from './completions.js';
 import { failJob } from './settle.js';
 
-/** Options of {@link runPgBossWorker}. */
-export interface RunPgBossWorkerOptions {
-  /** A started pg-boss 10 instance (`await boss.start()`). The worker never stops it. */
-  boss: PgBoss;
-  /** The queue's name, as given to `pgBossHandoff`. Default `jobhook`. */
-  queue?: string;
+/** Options of a pg-boss hand-off's worker (`handoff.work(receiver, options)`). */
+export interface WorkOptions extends AnyWorkOptions {
   /** Jobs this worker runs at once. Default 8. */
   concurrency?: number;
   /** How often an idle worker asks PostgreSQL for a job, in seconds (at least 0.5). Default 2. */
@@ -25,22 +26,53 @@ export interface RunPgBossWorkerOptions {
   onWorkerError?: (error: Error) => void;
 }
 
-/** A running pg-boss worker: {@link runPgBossWorker}'s result. */
-export interface PgBossWorkerHandle {
+/** A running pg-boss worker: what `handoff.work()` resolves to. */
+export interface WorkerHandle extends AnyWorkerHandle {
   /** Stops taking jobs and resolves once the jobs it runs have finished and their outcomes are stored. */
   close(): Promise<void>;
 }
 
-const RUN_PG_BOSS_WORKER_OPTIONS = optionNames<RunPgBossWorkerOptions>()([
-  'boss',
-  'queue',
-  'concurrency',
-  'pollingIntervalSeconds',
-  'onWorkerError',
-]);
+/** A worker's options, checked and resolved. */
+export interface WorkerSettings {
+  receiver: QueuedJobRunner;
+  concurrency: number;
+  pollingSeconds: number;
+  onWorkerError: (error: unknown) => void;
+}
+
+/** Where a worker takes its jobs from: the hand-off's boss (its schema) and queue. */
+export interface QueuePlace {
+  boss: PgBoss;
+  queue: string;
+  /** Creates the queue when missing (pg-boss 10 needs it before `fetch`). */
+  ensureQueue: () => Promise<void>;
+}
+
+const WORK_OPTIONS = optionNames<WorkOptions>()(['concurrency', 'pollingIntervalSeconds', 'onWorkerError']);
+
+/** Checks a worker's options for `where` (before anything reaches PostgreSQL). */
+export function workerSettings(
+  where: string,
+  receiver: QueuedJobRunner,
+  options: WorkOptions | undefined,
+): WorkerSettings {
+  refuseUnknownOptions(options, WORK_OPTIONS, where);
+  checkReceiver(where, receiver);
+  const concurrency = positiveInteger(where, 'concurrency', options?.concurrency, 8);
+  const pollingSeconds = options?.pollingIntervalSeconds ?? 2;
+  checkOption(
+    where,
+    'pollingIntervalSeconds',
+    pollingSeconds,
+    Number.isFinite(pollingSeconds) && pollingSeconds >= 0.5,
+    'a number of seconds, 0.5 or more',
+  );
+  const onWorkerError = workerErrorReporter(where, options?.onWorkerError);
+  return { receiver, concurrency, pollingSeconds, onWorkerError };
+}
 
 /**
- * Runs the receiver's handlers for the jobs `pgBossHandoff` queued, in this process: each job's
+ * Runs the receiver's handlers for the jobs of the queue at `place`, in this process: each job's
  * event goes to `receiver.handleQueued`, with `context.attempt` (pg-boss's retry count plus one)
  * and the receiver's handler time-out and `onError` reporting. A job whose handlers fail is retried
  * by pg-boss (the job's `retryLimit`, `retryDelay`, `retryBackoff`); after its last attempt it
@@ -56,33 +88,10 @@ const RUN_PG_BOSS_WORKER_OPTIONS = optionNames<RunPgBossWorkerOptions>()([
  * made pg-boss run a job whose handlers had succeeded again, and its unhandled rejection ended the
  * worker's process.
  */
-export async function runPgBossWorker(
-  receiver: QueuedJobRunner,
-  options: RunPgBossWorkerOptions,
-): Promise<PgBossWorkerHandle> {
-  refuseUnknownOptions(options, RUN_PG_BOSS_WORKER_OPTIONS, 'runPgBossWorker');
-  checkReceiver('runPgBossWorker', receiver);
-  const boss = options?.boss;
-  checkOption(
-    'runPgBossWorker',
-    'boss',
-    boss,
-    typeof boss?.fetch === 'function' && typeof boss?.complete === 'function',
-    'a started pg-boss instance',
-  );
-  const queue = options.queue ?? 'jobhook';
-  checkQueueName('runPgBossWorker', queue);
-  const concurrency = positiveInteger('runPgBossWorker', 'concurrency', options.concurrency, 8);
-  const pollingSeconds = options.pollingIntervalSeconds ?? 2;
-  checkOption(
-    'runPgBossWorker',
-    'pollingIntervalSeconds',
-    pollingSeconds,
-    Number.isFinite(pollingSeconds) && pollingSeconds >= 0.5,
-    'a number of seconds, 0.5 or more',
-  );
-  const onWorkerError = workerErrorReporter('runPgBossWorker', options.onWorkerError);
-  await queueCreator(boss, queue)();
+export async function startWorker(place: QueuePlace, settings: WorkerSettings): Promise<WorkerHandle> {
+  const { boss, queue } = place;
+  const { receiver, concurrency, pollingSeconds, onWorkerError } = settings;
+  await place.ensureQueue();
 
   const complete = completionBatcher(boss, queue, onWorkerError);
   let closing = false;
@@ -90,19 +99,23 @@ export async function runPgBossWorker(
   let taken = 0;
   const settling = new Set<Promise<void>>();
   /** Ends the fetch loop's pause (`close`), or its wait for a free slot (a job settled, or `close`). */
-  let wake: (() => void) | undefined;
+  let wakeUp: AbortController | undefined;
   let waitingForSlot = false;
-  const sleep = (ms: number | undefined) =>
-    new Promise<void>((resolve) => {
-      const timer = ms === undefined ? undefined : setTimeout(() => wake?.(), ms);
-      waitingForSlot = ms === undefined;
-      wake = () => {
-        clearTimeout(timer);
-        wake = undefined;
-        waitingForSlot = false;
-        resolve();
-      };
-    });
+  const wake = () => wakeUp?.abort();
+  /** Waits `ms` (the polling pause), or for a free slot (`undefined`), until then or `wake()`. */
+  async function pause(ms: number | undefined): Promise<void> {
+    const { signal } = (wakeUp = new AbortController());
+    waitingForSlot = ms === undefined;
+    try {
+      if (ms !== undefined) await sleep(ms, signal);
+      else await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    } catch {
+      // Woken before the pause ended.
+    } finally {
+      wakeUp = undefined;
+      waitingForSlot = false;
+    }
+  }
 
   async function run(job: PgBoss.JobWithMetadata<HandoffJob>): Promise<void> {
     // Counted from when this process got the job, a little after PostgreSQL started it: the
@@ -123,7 +136,7 @@ export async function runPgBossWorker(
       taken--;
       settling.delete(settled);
       // Not during the polling pause: the queue was empty then, a free slot does not change that.
-      if (waitingForSlot) wake?.();
+      if (waitingForSlot) wake();
     });
     settling.add(settled);
   }
@@ -136,7 +149,7 @@ export async function runPgBossWorker(
     while (!closing) {
       const free = concurrency - taken;
       if (free === 0) {
-        await sleep(undefined);
+        await pause(undefined);
         // One turn of the event loop, so that the slots freed together are fetched for together.
         await new Promise((resolve) => setImmediate(resolve));
         continue;
@@ -149,7 +162,7 @@ export async function runPgBossWorker(
       }
       // PostgreSQL made them active for this worker: they run even when close() came meanwhile.
       for (const job of jobs) start(job);
-      if (jobs.length < free && !closing) await sleep(pollingSeconds * 1000);
+      if (jobs.length < free && !closing) await pause(pollingSeconds * 1000);
     }
   }
 
@@ -157,7 +170,7 @@ export async function runPgBossWorker(
   return {
     async close() {
       closing = true;
-      wake?.();
+      wake();
       await fetching;
       await Promise.all([...settling]);
     },

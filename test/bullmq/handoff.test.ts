@@ -36,8 +36,8 @@ function testQueue() {
   return { queue, prefix };
 }
 
-async function startWorker(receiver: Receiver, prefix: string): Promise<WorkerHandle> {
-  const handle = await runWorker(receiver, { connection, workerOptions: { prefix } });
+async function startWorker(receiver: Receiver, queue: Queue<HandoffJob>): Promise<WorkerHandle> {
+  const handle = await bullmqHandoff({ queue }).work(receiver);
   cleanups.push(() => handle.close());
   return handle;
 }
@@ -80,7 +80,7 @@ describe.runIf(available)('bullmqHandoff', () => {
   });
 
   it('queues one job per event: copies, a rotation’s second delivery id, and after the job was removed', async () => {
-    const { queue, prefix } = testQueue();
+    const { queue } = testQueue();
     const receiver = createReceiver({
       secret: SECRET,
       handoff: bullmqHandoff({ queue, jobOptions: { removeOnComplete: true } }),
@@ -97,7 +97,7 @@ describe.runIf(available)('bullmqHandoff', () => {
     // The job runs and is removed (removeOnComplete): the key stays deduplicated.
     let runs = 0;
     const worker = createReceiver({ secret: SECRET }).onJobCompleted(() => void runs++);
-    await startWorker(worker, prefix);
+    await startWorker(worker, queue);
     await until(async () => (await queue.getJob(jobIdOf(payload.id))) === undefined, 'the job to go');
     expect((await deliver(receiver, payload, 'msg_c')).status).toBe(200);
     await sleep(200);
@@ -159,9 +159,9 @@ describe.runIf(available)('bullmqHandoff', () => {
   });
 });
 
-describe.runIf(available)('runWorker', () => {
+describe.runIf(available)('the worker (handoff.work)', () => {
   it('runs the receiver’s handlers for queued events, retrying a failing one with BullMQ’s backoff', async () => {
-    const { queue, prefix } = testQueue();
+    const { queue } = testQueue();
     const receiver = createReceiver({
       secret: SECRET,
       handoff: bullmqHandoff({ queue, jobOptions: { backoff: { type: 'fixed', delay: 10 } } }),
@@ -175,7 +175,7 @@ describe.runIf(available)('runWorker', () => {
         seen.push({ id: event.id, deliveryId: context.deliveryId });
       })
       .onError((error) => void reported.push(`${error.code}: ${error.message}`));
-    const handle = await startWorker(worker, prefix);
+    const handle = await startWorker(worker, queue);
     const completedJobs: Job[] = [];
     handle.worker.on('completed', (job) => void completedJobs.push(job));
 
@@ -191,7 +191,7 @@ describe.runIf(available)('runWorker', () => {
   });
 
   it('tells the receiver’s observer how long a job waited between hand-off and first start, once', async () => {
-    const { queue, prefix } = testQueue();
+    const { queue } = testQueue();
     const receiver = createReceiver({
       secret: SECRET,
       handoff: bullmqHandoff({ queue, jobOptions: { backoff: { type: 'fixed', delay: 10 } } }),
@@ -206,7 +206,7 @@ describe.runIf(available)('runWorker', () => {
         if (++calls === 1) throw new Error('once');
       })
       .onError(() => undefined);
-    const handle = await startWorker(worker, prefix);
+    const handle = await startWorker(worker, queue);
     const done: Job[] = [];
     handle.worker.on('completed', (job) => void done.push(job));
     await deliver(receiver, completed(), 'msg_latency');
@@ -219,7 +219,7 @@ describe.runIf(available)('runWorker', () => {
   });
 
   it('applies the handler time-out: a handler past it fails the attempt', async () => {
-    const { queue, prefix } = testQueue();
+    const { queue } = testQueue();
     const receiver = createReceiver({
       secret: SECRET,
       handoff: bullmqHandoff({ queue, jobOptions: { attempts: 1 } }),
@@ -227,7 +227,7 @@ describe.runIf(available)('runWorker', () => {
     const worker = createReceiver({ secret: SECRET, handlerTimeoutMs: 50 })
       .onJobCompleted(() => sleep(2000))
       .onError(() => undefined);
-    const handle = await startWorker(worker, prefix);
+    const handle = await startWorker(worker, queue);
     const failed: string[] = [];
     handle.worker.on('failed', (_job, error) => void failed.push(error.message));
     await deliver(receiver, completed());
@@ -236,7 +236,7 @@ describe.runIf(available)('runWorker', () => {
   });
 
   it('keeps a job that keeps failing in the failed set with its event; job.retry() runs it again', async () => {
-    const { queue, prefix } = testQueue();
+    const { queue } = testQueue();
     const receiver = createReceiver({
       secret: SECRET,
       handoff: bullmqHandoff({
@@ -252,7 +252,7 @@ describe.runIf(available)('runWorker', () => {
         handled.push(event.id);
       })
       .onError(() => undefined);
-    await startWorker(worker, prefix);
+    await startWorker(worker, queue);
 
     const payload = completed();
     await deliver(receiver, payload);
@@ -274,9 +274,9 @@ describe.runIf(available)('runWorker', () => {
   });
 
   it('fails a job whose payload no longer matches the schema at once, without retries', async () => {
-    const { queue, prefix } = testQueue();
+    const { queue } = testQueue();
     const worker = createReceiver({ secret: SECRET }).onJobCompleted(() => undefined);
-    const handle = await startWorker(worker, prefix);
+    const handle = await startWorker(worker, queue);
     const failed: Job[] = [];
     handle.worker.on('failed', (job) => void (job && failed.push(job)));
     const payload = { ...completed(), data: { status: 'completed' } }; // no task_id, no image_url

@@ -10,6 +10,7 @@ import { bullmq } from '../handoff/engines/bullmq.js';
 import { nats } from '../handoff/engines/nats.js';
 import { pgBoss } from '../handoff/engines/pg-boss.js';
 import { ensureDist } from '../packaging/dist.js';
+import { DATABASE_URL, runTag } from '../support/services.js';
 import { oneLineError, runCli } from './run-cli.js';
 
 const engines = await Promise.all(
@@ -113,4 +114,24 @@ describe('jobhook failed: the command line', () => {
     expect(line).toMatch(/^jobhook: could not reach PostgreSQL/);
     expect(line).not.toContain('hunter2');
   }, 120_000);
+
+  it.runIf(engines.find((e) => e.engine === pgBoss)!.available)(
+    'says plainly that a schema holds no pg-boss, and names the schemas that do',
+    async () => {
+      await ensureDist();
+      const opened = await pgBoss.open({ attempts: 1 });
+      cleanups.push(() => opened.cleanup());
+      const schema = opened.cliArgs[opened.cliArgs.indexOf('--schema') + 1]!;
+      const missing = `jobhook_none_${runTag()}`;
+      const result = await runCli(['failed', 'list', '--database-url', DATABASE_URL, '--schema', missing]);
+      expect(result.code).toBe(1);
+      const line = oneLineError(result);
+      expect(line).toMatch(
+        new RegExp(`^jobhook: there is no pg-boss in schema "${missing}" of this database`),
+      );
+      expect(line).toContain(schema);
+      expect(line).not.toMatch(/could not reach/);
+    },
+    120_000,
+  );
 });

@@ -7,7 +7,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver } from 'jobhook';
-import { natsHandoff, runNatsWorker } from 'jobhook/nats';
+import { natsHandoff } from 'jobhook/nats';
 import { signDelivery } from 'jobhook/testing';
 import { completedPayload, SECRET } from '../fixtures.js';
 import { natsAvailable, runTag, startPrivateNats } from '../support/services.js';
@@ -36,14 +36,12 @@ describe.runIf(available)('the JetStream hand-off across a SIGKILL of nats-serve
     const runs = new Map<string, number>();
     const workerConnection = await connect(options);
     cleanups.push(() => workerConnection.close());
-    const worker = await runNatsWorker(
+    const worker = await natsHandoff({ js: jetstream(workerConnection), ...place }).work(
       createReceiver({ secret: SECRET }).onJobCompleted(async (event) => {
         runs.set(event.id, (runs.get(event.id) ?? 0) + 1);
         await sleep(Math.random() * 5);
       }),
       {
-        js: jetstream(workerConnection),
-        ...place,
         ackWaitMs: 2000,
         attempts: 3,
         backoffMs: [50],

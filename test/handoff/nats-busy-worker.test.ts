@@ -6,7 +6,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver } from 'jobhook';
-import { natsHandoff, runNatsWorker } from 'jobhook/nats';
+import { natsHandoff } from 'jobhook/nats';
 import { signDelivery } from 'jobhook/testing';
 import { completedPayload, deferred, SECRET } from '../fixtures.js';
 import { NATS_URL, natsAvailable, runTag } from '../support/services.js';
@@ -18,7 +18,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
 
-describe.runIf(available)('runNatsWorker with every slot busy', () => {
+describe.runIf(available)('the JetStream worker with every slot busy', () => {
   it('leaves the next event to a free worker, which runs it once; the busy one does not run it too', async () => {
     const tag = runTag();
     const stream = `JOBHOOK_${tag}`;
@@ -29,7 +29,8 @@ describe.runIf(available)('runNatsWorker with every slot busy', () => {
     const jsm = await jetstreamManager(nc);
     cleanups.push(() => jsm.streams.delete(stream));
     cleanups.push(() => jsm.streams.delete(`${stream}_DONE`));
-    const receiver = createReceiver({ secret: SECRET, handoff: natsHandoff({ js, stream, subject }) });
+    const handoff = natsHandoff({ js, stream, subject });
+    const receiver = createReceiver({ secret: SECRET, handoff });
     const deliver = async (payload: object) => {
       const delivery = signDelivery({ secret: SECRET, payload });
       expect((await receiver.receive({ headers: delivery.headers, body: delivery.body })).status).toBe(200);
@@ -42,8 +43,8 @@ describe.runIf(available)('runNatsWorker with every slot busy', () => {
     const longMayEnd = deferred();
     const long = Array.from({ length: SLOTS }, () => completedPayload());
     const longIds = new Set(long.map((payload) => payload.id));
-    const options = { js, stream, subject, ackWaitMs: 1000, onWorkerError: () => undefined };
-    const a = await runNatsWorker(
+    const options = { ackWaitMs: 1000, onWorkerError: () => undefined };
+    const a = await handoff.work(
       createReceiver({ secret: SECRET }).onJobCompleted(async (event) => {
         runs.push(`A ${event.id}`);
         if (longIds.has(event.id)) await longMayEnd.promise;
@@ -58,7 +59,7 @@ describe.runIf(available)('runNatsWorker with every slot busy', () => {
     await deliver(next);
     // Worker B, free: it runs `next` (at once, or once the copy A held outlived ack_wait).
     const info = () => jsm.consumers.info(stream, 'jobhook-workers');
-    const b = await runNatsWorker(
+    const b = await handoff.work(
       createReceiver({ secret: SECRET }).onJobCompleted((event) => void runs.push(`B ${event.id}`)),
       options,
     );

@@ -10,7 +10,7 @@ import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jet
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver, type Receiver } from 'jobhook';
-import { natsHandoff, runNatsWorker, type RunNatsWorkerOptions } from 'jobhook/nats';
+import { natsHandoff, type WorkOptions } from 'jobhook/nats';
 import { signDelivery } from 'jobhook/testing';
 import { completedPayload, deferred, SECRET } from '../fixtures.js';
 import { startLossyLink, type LossyLink } from '../support/lossy-link.js';
@@ -30,7 +30,8 @@ interface Setup {
   link: LossyLink;
   /** A connection to the server through `link`. */
   linked: NatsConnection;
-  workerOptions: Omit<RunNatsWorkerOptions, 'js'>;
+  place: { stream: string; subject: string };
+  workerOptions: WorkOptions;
   workerErrors: string[];
   /** Events still to ack, or being given out again. */
   pending(): Promise<number>;
@@ -64,9 +65,8 @@ async function setUp(ackWaitMs: number): Promise<Setup> {
     receiver,
     link,
     linked,
+    place: { stream, subject },
     workerOptions: {
-      stream,
-      subject,
       ackWaitMs,
       onWorkerError: (error) => void workerErrors.push(error.message),
     },
@@ -97,15 +97,15 @@ async function deliver(receiver: Receiver) {
   return payload.id;
 }
 
-describe.runIf(available)('runNatsWorker when a write that finishes an event is lost', () => {
+describe.runIf(available)('the JetStream worker when a write that finishes an event is lost', () => {
   it('acks again after the reconnect when the ack is lost: the event runs once and is not redelivered', async () => {
     const setup = await setUp(2000);
     const runs: string[] = [];
     const held = heldHandler('A', runs);
-    const worker = await runNatsWorker(held.receiver, {
-      ...setup.workerOptions,
-      js: jetstream(setup.linked),
-    });
+    const worker = await natsHandoff({ js: jetstream(setup.linked), ...setup.place }).work(
+      held.receiver,
+      setup.workerOptions,
+    );
     cleanups.push(() => worker.close());
 
     const id = await deliver(setup.receiver);
@@ -120,10 +120,10 @@ describe.runIf(available)('runNatsWorker when a write that finishes an event is 
     expect(runs).toEqual([`A:${id}`]);
     // Delivered once: the ack landed; the server did not give the event out again.
     expect(
-      (await setup.jsm.consumers.info(setup.workerOptions.stream!, 'jobhook-workers')).delivered.consumer_seq,
+      (await setup.jsm.consumers.info(setup.place.stream, 'jobhook-workers')).delivered.consumer_seq,
     ).toBe(1);
     expect(setup.workerErrors).toEqual([]);
-    expect((await setup.jsm.streams.info(setup.workerOptions.stream!)).state.messages).toBe(0);
+    expect((await setup.jsm.streams.info(setup.place.stream)).state.messages).toBe(0);
   });
 
   it('writes a lost done key again and keeps the event meanwhile: no other worker runs it', async () => {
@@ -133,17 +133,16 @@ describe.runIf(available)('runNatsWorker when a write that finishes an event is 
     // Worker A, over the link, with one slot: busy with the event until it is acked, so only
     // worker B could take a redelivery.
     const held = heldHandler('A', runs);
-    const workerA = await runNatsWorker(held.receiver, {
+    const workerA = await natsHandoff({ js: jetstream(setup.linked), ...setup.place }).work(held.receiver, {
       ...setup.workerOptions,
-      js: jetstream(setup.linked),
       concurrency: 1,
     });
     cleanups.push(() => workerA.close());
     const id = await deliver(setup.receiver);
     await held.started.promise;
-    const workerB = await runNatsWorker(
+    const workerB = await natsHandoff({ js: jetstream(setup.nc), ...setup.place }).work(
       createReceiver({ secret: SECRET }).onJobCompleted((event) => void runs.push(`B:${event.id}`)),
-      { ...setup.workerOptions, js: jetstream(setup.nc) },
+      setup.workerOptions,
     );
     cleanups.push(() => workerB.close());
 
@@ -157,7 +156,7 @@ describe.runIf(available)('runNatsWorker when a write that finishes an event is 
     await new Promise((resolve) => setTimeout(resolve, 2 * ackWaitMs));
     expect(runs).toEqual([`A:${id}`]);
     expect(
-      (await setup.jsm.consumers.info(setup.workerOptions.stream!, 'jobhook-workers')).delivered.consumer_seq,
+      (await setup.jsm.consumers.info(setup.place.stream, 'jobhook-workers')).delivered.consumer_seq,
     ).toBe(1);
     expect(setup.workerErrors).toEqual([]);
   });

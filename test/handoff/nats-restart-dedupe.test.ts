@@ -6,7 +6,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver } from 'jobhook';
-import { natsHandoff, runNatsWorker } from 'jobhook/nats';
+import { natsHandoff } from 'jobhook/nats';
 import { signDelivery } from 'jobhook/testing';
 import { completedPayload, SECRET } from '../fixtures.js';
 import { natsAvailable, runTag, startPrivateNats } from '../support/services.js';
@@ -28,11 +28,12 @@ describe.runIf(available)('the JetStream duplicate window across a restart of na
     const jsm = await jetstreamManager(nc);
     const tag = runTag();
     const place = { stream: `JOBHOOK_${tag}`, subject: `jobhook.${tag}.events` };
-    const receiver = createReceiver({ secret: SECRET, handoff: natsHandoff({ js, ...place }) });
+    const handoff = natsHandoff({ js, ...place });
+    const receiver = createReceiver({ secret: SECRET, handoff });
     const runs: string[] = [];
-    const worker = await runNatsWorker(
+    const worker = await handoff.work(
       createReceiver({ secret: SECRET }).onJobCompleted((event) => void runs.push(event.id)),
-      { js, ...place, onWorkerError: () => undefined },
+      { onWorkerError: () => undefined },
     );
     cleanups.push(() => worker.close());
     const payload = completedPayload();

@@ -26,7 +26,7 @@ describe('pgBossHandoff and runPgBossWorker', () => {
     expect(() => pgBossHandoff({ boss, schema: 'x; DROP' })).toThrow(invalid(/`schema`/));
     expect(() => pgBossHandoff({ boss, timeoutMs: -1 })).toThrow(invalid(/`timeoutMs`/));
     await expect(runPgBossWorker(undefined as never, { boss })).rejects.toThrow(invalid(/receiver/));
-    await expect(runPgBossWorker(receiver, { boss: undefined as never })).rejects.toThrow(invalid(/`boss`/));
+    await expect(runPgBossWorker(receiver, { boss: undefined })).rejects.toThrow(invalid(/`boss`/));
     await expect(runPgBossWorker(receiver, { boss, concurrency: 0 })).rejects.toThrow(
       invalid(/`concurrency`/),
     );
@@ -48,7 +48,7 @@ describe('natsHandoff and runNatsWorker', () => {
     expect(() => natsHandoff({ js, duplicateWindowMs: 0 })).toThrow(invalid(/`duplicateWindowMs`/));
     expect(() => natsHandoff({ js, timeoutMs: 0 })).toThrow(invalid(/`timeoutMs`/));
     await expect(runNatsWorker(undefined as never, { js })).rejects.toThrow(invalid(/receiver/));
-    await expect(runNatsWorker(receiver, { js: undefined as never })).rejects.toThrow(invalid(/`js`/));
+    await expect(runNatsWorker(receiver, { js: undefined })).rejects.toThrow(invalid(/`js`/));
     await expect(runNatsWorker(receiver, { js, attempts: 0 })).rejects.toThrow(invalid(/`attempts`/));
     await expect(runNatsWorker(receiver, { js, backoffMs: [] })).rejects.toThrow(invalid(/`backoffMs`/));
     await expect(runNatsWorker(receiver, { js, consumer: 'a.b' })).rejects.toThrow(invalid(/`consumer`/));

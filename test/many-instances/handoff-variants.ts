@@ -7,7 +7,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager, type JetStreamManager, type MsgRequest } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import type { FailedRecord } from 'jobhook/nats';
 import pg from 'pg';
 import { DATABASE_URL, REDIS_URL, redisForTest, runTag, startPrivateNats } from '../support/services.js';
 import { redisEffects, type Variant } from './variants.js';
@@ -160,7 +159,7 @@ async function failedReasons(jsm: JetStreamManager, stream: string, subject: str
       .getMessage(stream, { seq, next_by_subj: `${subject}.failed` } as unknown as MsgRequest)
       .catch(() => null);
     if (!stored) return reasons;
-    const { error, attempts } = stored.json<FailedRecord>();
+    const { error, attempts } = stored.json<{ error: string; attempts: number }>(); // a failed record's body
     const reason = `${error} (${attempts} attempts)`;
     reasons[reason] = (reasons[reason] ?? 0) + 1;
     seq = stored.seq + 1;

@@ -1,5 +1,5 @@
 // One worker process of the pg-boss and NATS hand-off variants: the same app as the receivers
-// (app.ts), run by `runPgBossWorker` or `runNatsWorker` on the queue they fill. Its side effect is
+// (app.ts), run by `handoff.work()` of a pg-boss or NATS hand-off on the queue they fill. Its side effect is
 // a member `<pid>:<n>` of a Redis set per event (on the shared Redis, which nobody disrupts), one
 // per run of the handler. Prints "ready" once its worker is connected.
 import { Redis } from 'ioredis';
@@ -18,7 +18,7 @@ let runs = 0;
 const receiver = app({}, (eventId) => redis.sadd(`${prefix}effects:${eventId}`, `${process.pid}:${++runs}`));
 
 if (env('VARIANT') === 'pg-boss') {
-  const { runPgBossWorker } = await import('jobhook/pg-boss');
+  const { pgBossHandoff } = await import('jobhook/pg-boss');
   const { startBoss } = await import('./start-boss.js');
   const boss = await startBoss({
     connectionString: env('DATABASE_URL'),
@@ -29,11 +29,11 @@ if (env('VARIANT') === 'pg-boss') {
     max: 8,
   });
   // The worker's own errors (an outcome not stored before its job expired) go to stderr.
-  await runPgBossWorker(receiver, { boss, concurrency: 16, pollingIntervalSeconds: 0.5 });
+  await pgBossHandoff({ boss }).work(receiver, { concurrency: 16, pollingIntervalSeconds: 0.5 });
 } else {
   const { connect } = await import('@nats-io/transport-node');
   const { jetstream } = await import('@nats-io/jetstream');
-  const { runNatsWorker } = await import('jobhook/nats');
+  const { natsHandoff } = await import('jobhook/nats');
   // Restarted while the broker is down: wait for it rather than exit.
   const nc = await connect({
     servers: env('NATS_URL'),
@@ -41,10 +41,8 @@ if (env('VARIANT') === 'pg-boss') {
     reconnectTimeWait: 250,
     waitOnFirstConnect: true,
   });
-  await runNatsWorker(receiver, {
-    js: jetstream(nc),
-    stream: env('STREAM'),
-    subject: env('SUBJECT'),
+  const handoff = natsHandoff({ js: jetstream(nc), stream: env('STREAM'), subject: env('SUBJECT') });
+  await handoff.work(receiver, {
     concurrency: 16,
     ackWaitMs: 2000,
     backoffMs: [100, 200, 400, 800],

@@ -178,6 +178,12 @@ const rows: Row[] = [
   ['bullmqHandoff', 'retentionMs', (v) => bullmqHandoff(any({ queue, retentionMs: v }))],
   ['bullmqHandoff', 'timeoutMs', (v) => bullmqHandoff(any({ queue, timeoutMs: v }))],
   ['bullmqHandoff.listFailed', 'limit', (v) => bullmqHandoff({ queue }).listFailed(any({ limit: v }))],
+  ['bullmqHandoff.work', 'receiver', (v) => bullmqHandoff({ queue }).work(v as never)],
+  [
+    'bullmqHandoff.work',
+    'concurrency',
+    (v) => bullmqHandoff({ queue }).work(receiver, any({ concurrency: v })),
+  ],
   ['runWorker', 'receiver', (v) => runWorker(v as never, { connection })],
   ['runWorker', 'connection', (v) => runWorker(receiver, any({ connection: v }))],
   ['runWorker', 'concurrency', (v) => runWorker(receiver, any({ connection, concurrency: v }))],
@@ -189,6 +195,11 @@ const rows: Row[] = [
     (v) => pgBossHandoff(any({ boss, [name]: v })),
   ]),
   ['pgBossHandoff.listFailed', 'limit', (v) => pgBossHandoff({ boss }).listFailed(any({ limit: v }))],
+  ...(['concurrency', 'pollingIntervalSeconds', 'onWorkerError'] as const).map((name): Row => [
+    'pgBossHandoff.work',
+    name,
+    (v) => pgBossHandoff({ boss }).work(receiver, any({ [name]: v })),
+  ]),
   ['runPgBossWorker', 'receiver', (v) => runPgBossWorker(v as never, { boss })],
   ['runPgBossWorker', 'boss', (v) => runPgBossWorker(receiver, any({ boss: v }))],
   ['runPgBossWorker', 'queue', (v) => runPgBossWorker(receiver, any({ boss, queue: v }))],
@@ -201,12 +212,17 @@ const rows: Row[] = [
   ['runPgBossWorker', 'onWorkerError', (v) => runPgBossWorker(receiver, any({ boss, onWorkerError: v }))],
 
   ['natsHandoff', 'js', (v) => natsHandoff(any({ js: v }))],
-  ...(['stream', 'subject', 'duplicateWindowMs', 'timeoutMs'] as const).map((name): Row => [
+  ...(['stream', 'subject', 'duplicateWindowMs', 'timeoutMs', 'consumer'] as const).map((name): Row => [
     'natsHandoff',
     name,
     (v) => natsHandoff(any({ js, [name]: v })),
   ]),
   ['natsHandoff.listFailed', 'limit', (v) => natsHandoff({ js }).listFailed(any({ limit: v }))],
+  ...(['attempts', 'ackWaitMs', 'concurrency', 'backoffMs'] as const).map((name): Row => [
+    'natsHandoff.work',
+    name,
+    (v) => natsHandoff({ js }).work(receiver, any({ [name]: v })),
+  ]),
   ['runNatsWorker', 'receiver', (v) => runNatsWorker(v as never, { js })],
   ['runNatsWorker', 'js', (v) => runNatsWorker(receiver, any({ js: v }))],
   ...(['stream', 'subject', 'consumer', 'attempts', 'ackWaitMs', 'concurrency', 'backoffMs'] as const).map(

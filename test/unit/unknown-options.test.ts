@@ -23,6 +23,10 @@ import { SECRET } from '../fixtures.js';
 
 const receiver = createReceiver({ secret: SECRET });
 const anything = {} as never;
+// Stand-ins with the methods each hand-off checks for: no call reaches them.
+const queue = { name: 'q', add() {} } as never;
+const boss = { send() {}, getJobById() {} } as never;
+const js = { publish() {}, jetstreamManager() {} } as never;
 
 const calls: [string, (options: never) => unknown][] = [
   ['memoryDedupeStore', (o) => memoryDedupeStore(o)],
@@ -43,6 +47,9 @@ const calls: [string, (options: never) => unknown][] = [
   ['bullmqHandoff', (o) => bullmqHandoff(o)],
   ['pgBossHandoff', (o) => pgBossHandoff(o)],
   ['natsHandoff', (o) => natsHandoff(o)],
+  ['bullmqHandoff.work', (o) => bullmqHandoff({ queue }).work(receiver, o)],
+  ['pgBossHandoff.work', (o) => pgBossHandoff({ boss }).work(receiver, o)],
+  ['natsHandoff.work', (o) => natsHandoff({ js }).work(receiver, o)],
   ['runWorker', (o) => runWorker(receiver, o)],
   ['runPgBossWorker', (o) => runPgBossWorker(receiver, o)],
   ['runNatsWorker', (o) => runNatsWorker(receiver, o)],

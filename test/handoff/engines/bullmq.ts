@@ -1,20 +1,19 @@
 // BullMQ for the hand-off contract suite: a queue under a key prefix of this run's own.
 import { Queue } from 'bullmq';
 import type { QueuedJobRunner } from 'jobhook';
-import { bullmqHandoff, runWorker, type HandoffJob } from 'jobhook/bullmq';
+import { bullmqHandoff, type HandoffJob } from 'jobhook/bullmq';
 import { freePort, REDIS_URL, redisAvailable, redisForTest } from '../../support/services.js';
 import type { EngineUnderTest } from '../contract.js';
 
 // Short locks, so that a job whose worker died is taken up again within a second or two.
-const workerOptions = (prefix: string) => ({ prefix, lockDuration: 1000, stalledInterval: 500 });
+const workerOptions = { lockDuration: 1000, stalledInterval: 500 };
 
 export function workerFromEnv(receiver: QueuedJobRunner, env: NodeJS.ProcessEnv) {
-  return runWorker(receiver, {
+  const queue = new Queue<HandoffJob>(env.QUEUE!, {
     connection: { url: env.REDIS_URL! },
-    queueName: env.QUEUE!,
-    workerOptions: workerOptions(env.PREFIX!),
-    onWorkerError: () => undefined,
+    prefix: env.PREFIX!,
   });
+  return bullmqHandoff({ queue }).work(receiver, { workerOptions, onWorkerError: () => undefined });
 }
 
 export const bullmq: EngineUnderTest = {
@@ -44,8 +43,7 @@ export const bullmq: EngineUnderTest = {
         const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
         return Object.values(counts).reduce((sum, n) => sum + n, 0);
       },
-      startWorker: (receiver) =>
-        runWorker(receiver, { connection: { url: REDIS_URL }, workerOptions: workerOptions(prefix) }),
+      startWorker: (receiver) => handoff.work(receiver, { workerOptions }),
       workerEnv: { ENGINE: 'bullmq', REDIS_URL, QUEUE: 'jobhook', PREFIX: prefix },
       cliArgs: ['--redis-url', REDIS_URL, '--prefix', prefix],
       async cleanup() {

@@ -3,7 +3,7 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { QueuedJobRunner } from 'jobhook';
-import { natsHandoff, runNatsWorker } from 'jobhook/nats';
+import { natsHandoff } from 'jobhook/nats';
 import { NATS_URL, natsAvailable, runTag } from '../../support/services.js';
 import type { EngineUnderTest } from '../contract.js';
 
@@ -12,13 +12,8 @@ const workerOptions = { ackWaitMs: 1000, backoffMs: [10] };
 
 export async function workerFromEnv(receiver: QueuedJobRunner, env: NodeJS.ProcessEnv) {
   const nc = await connect({ servers: env.NATS_URL! });
-  return runNatsWorker(receiver, {
-    js: jetstream(nc),
-    stream: env.STREAM!,
-    subject: env.SUBJECT!,
-    attempts: Number(env.ATTEMPTS),
-    ...workerOptions,
-  });
+  const handoff = natsHandoff({ js: jetstream(nc), stream: env.STREAM!, subject: env.SUBJECT! });
+  return handoff.work(receiver, { attempts: Number(env.ATTEMPTS), ...workerOptions });
 }
 
 export const nats: EngineUnderTest = {
@@ -55,7 +50,7 @@ export const nats: EngineUnderTest = {
           ? info.num_pending + info.num_ack_pending
           : (await jsm.streams.info(stream)).state.messages;
       },
-      startWorker: (receiver) => runNatsWorker(receiver, { js, stream, subject, attempts, ...workerOptions }),
+      startWorker: (receiver) => handoff.work(receiver, { attempts, ...workerOptions }),
       workerEnv: { ENGINE: 'nats', NATS_URL, STREAM: stream, SUBJECT: subject, ATTEMPTS: String(attempts) },
       cliArgs: ['--nats-url', NATS_URL, '--stream', stream, '--subject', subject],
       async cleanup() {

@@ -3,7 +3,7 @@
 import PgBoss from 'pg-boss';
 import pg from 'pg';
 import type { QueuedJobRunner } from 'jobhook';
-import { pgBossHandoff, runPgBossWorker } from 'jobhook/pg-boss';
+import { pgBossHandoff } from 'jobhook/pg-boss';
 import { DATABASE_URL, freePort, postgresAvailable, runTag } from '../../support/services.js';
 import type { EngineUnderTest } from '../contract.js';
 
@@ -24,7 +24,7 @@ async function startBoss(schema: string, supervise: boolean) {
 
 export async function workerFromEnv(receiver: QueuedJobRunner, env: NodeJS.ProcessEnv) {
   const boss = await startBoss(env.SCHEMA!, false);
-  return runPgBossWorker(receiver, { boss, queue: env.QUEUE!, pollingIntervalSeconds: 0.5 });
+  return pgBossHandoff({ boss, queue: env.QUEUE! }).work(receiver, { pollingIntervalSeconds: 0.5 });
 }
 
 export const pgBoss: EngineUnderTest = {
@@ -35,7 +35,7 @@ export const pgBoss: EngineUnderTest = {
     const boss = await startBoss(schema, true);
     // A job whose worker died expires after 2 s and is retried.
     const sendOptions = { retryLimit: attempts - 1, retryDelay: 0, retryBackoff: false, expireInSeconds: 2 };
-    const handoff = pgBossHandoff({ boss, schema, sendOptions });
+    const handoff = pgBossHandoff({ boss, sendOptions });
     const closing: (() => Promise<unknown>)[] = [
       () => boss.stop({ graceful: false, wait: true }),
       async () => {
@@ -69,7 +69,7 @@ export const pgBoss: EngineUnderTest = {
       },
       stored: () => count(`'created', 'retry', 'active', 'completed', 'cancelled', 'failed'`),
       pending: () => count(`'created', 'retry', 'active'`),
-      startWorker: (receiver) => runPgBossWorker(receiver, { boss, pollingIntervalSeconds: 0.5 }),
+      startWorker: (receiver) => handoff.work(receiver, { pollingIntervalSeconds: 0.5 }),
       workerEnv: { ENGINE: 'pg-boss', SCHEMA: schema, QUEUE: 'jobhook' },
       cliArgs: ['--database-url', DATABASE_URL, '--schema', schema],
       async cleanup() {

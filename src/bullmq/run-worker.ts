@@ -1,0 +1,121 @@
+import type { ConnectionOptions, WorkerOptions } from 'bullmq';
+import { checkOption, optionNames, refuseUnknownOptions } from '../common/options.js';
+import type { QueuedJobRunner } from '../handoff/handoff.js';
+import { differentFromHandoff, noQueue } from '../handoff/names.js';
+import type { BullmqHandoff } from './handoff.js';
+import { startWorker, workerSettings, type QueuePlace, type WorkerHandle } from './worker.js';
+
+/**
+ * Options of {@link runWorker}.
+ *
+ * @deprecated Start the worker with `receiver.work(options)` (`handoff.work(receiver, options)`),
+ * whose options are {@link WorkOptions}: it takes the queue, its connection and prefix from the
+ * hand-off.
+ */
+export interface RunWorkerOptions {
+  /**
+   * Where the queue lives: ioredis options (`{ host, port }`) or an ioredis client. Needed without
+   * `handoff`; with it, the worker uses the hand-off's queue's connection.
+   */
+  connection?: ConnectionOptions;
+  /**
+   * The queue's name, as given to the `Queue` of `bullmqHandoff`. Default: the hand-off's, or
+   * `jobhook`; without `handoff`, the default is refused when no Queue was ever made with it.
+   */
+  queueName?: string;
+  /** Jobs this worker runs at once. Default 8. */
+  concurrency?: number;
+  /** More BullMQ worker options (`prefix`, `lockDuration`, `limiter`, ...). */
+  workerOptions?: Omit<WorkerOptions, 'connection' | 'concurrency' | 'autorun'>;
+  /**
+   * Receives the worker's own errors (Redis connection lost, a lock that could not be renewed),
+   * not the handlers' failures, which go to the receiver's `onError`. Default: `console.error`.
+   */
+  onWorkerError?: (error: Error) => void;
+  /**
+   * The hand-off whose queue the worker must consume: the worker is then `handoff.work()`, and a
+   * `queueName` or `workerOptions.prefix` that differs from the hand-off's is refused.
+   */
+  handoff?: BullmqHandoff;
+}
+
+const RUN_WORKER_OPTIONS = optionNames<RunWorkerOptions>()([
+  'connection',
+  'queueName',
+  'concurrency',
+  'workerOptions',
+  'onWorkerError',
+  'handoff',
+]);
+
+/**
+ * Runs the receiver's handlers for the jobs `bullmqHandoff` queued, in this process (see
+ * `handoff.work`). Without `handoff`, it listens on `queueName` (default `jobhook`) under
+ * `workerOptions.prefix` (default `bull`), and refuses the default name when no Queue was ever made
+ * with it: a worker on another queue than the hand-off's would run nothing, silently.
+ *
+ * @deprecated Use `receiver.work(options)` (`handoff.work(receiver, options)`): the one way to
+ * start a worker, on the hand-off's own queue.
+ */
+export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOptions): Promise<WorkerHandle> {
+  const where = 'runWorker';
+  refuseUnknownOptions(options, RUN_WORKER_OPTIONS, where);
+  const { connection, queueName, workerOptions, handoff, ...rest } = options ?? {};
+  const { prefix, ...otherWorkerOptions } = workerOptions ?? {};
+  const work = { ...rest, ...(workerOptions && { workerOptions: otherWorkerOptions }) };
+  const settings = workerSettings(where, receiver, work);
+  if (handoff !== undefined) {
+    const valid = typeof handoff?.work === 'function' && typeof handoff.queueName === 'string';
+    checkOption(where, 'handoff', handoff, valid, 'the bullmqHandoff the receiver hands off to');
+    if (queueName !== undefined && queueName !== handoff.queueName) {
+      throw differentFromHandoff(where, 'queueName', queueName, 'queue', handoff.queueName);
+    }
+    if (prefix !== undefined && prefix !== handoff.prefix) {
+      throw differentFromHandoff(where, 'workerOptions.prefix', prefix, "queue's prefix", handoff.prefix);
+    }
+    return handoff.work(receiver, work);
+  }
+  checkOption(
+    where,
+    'connection',
+    connection,
+    typeof connection === 'object' && connection !== null,
+    'where Redis is, e.g. { host: "127.0.0.1", port: 6379 }',
+  );
+  const place: QueuePlace = {
+    name: queueName ?? 'jobhook',
+    prefix: prefix ?? 'bull',
+    connection: connection!,
+  };
+  if (queueName === undefined) await refuseUnmadeQueue(where, place);
+  return startWorker(place, settings);
+}
+
+/**
+ * Refuses a queue no `Queue` was ever made with: a Queue writes its version and settings to the
+ * queue's meta hash when it connects (unless made with `skipMetasUpdate`), a worker never does. A
+ * bullmq without `getMeta` is trusted.
+ */
+async function refuseUnmadeQueue(where: string, place: QueuePlace): Promise<void> {
+  const { Queue } = await import('bullmq');
+  const queue = new Queue(place.name, {
+    connection: place.connection,
+    prefix: place.prefix,
+    skipMetasUpdate: true,
+  });
+  queue.on('error', () => undefined);
+  try {
+    if (typeof queue.getMeta !== 'function') return;
+    const meta = await queue.getMeta();
+    if (meta.version === undefined && meta.maxLenEvents === undefined) {
+      throw noQueue(
+        where,
+        'BullMQ queue',
+        place.name,
+        ` under the prefix ${JSON.stringify(place.prefix)} (no Queue was ever made with that name: the hand-off's has another?)`,
+      );
+    }
+  } finally {
+    await queue.close();
+  }
+}

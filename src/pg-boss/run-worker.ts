@@ -1,0 +1,109 @@
+import type PgBoss from 'pg-boss';
+import { checkOption, optionNames, refuseUnknownOptions } from '../common/options.js';
+import type { QueuedJobRunner } from '../handoff/handoff.js';
+import { differentFromHandoff, noQueue } from '../handoff/names.js';
+import type { PgBossHandoff } from './handoff.js';
+import { checkQueueName, queueCreator } from './queue.js';
+import { bossSchema } from './schema.js';
+import { startWorker, workerSettings, type WorkerHandle } from './worker.js';
+
+/**
+ * Options of {@link runPgBossWorker}.
+ *
+ * @deprecated Start the worker with `receiver.work(options)` (`handoff.work(receiver, options)`),
+ * whose options are {@link WorkOptions}: it takes the boss, the queue and the schema from the
+ * hand-off.
+ */
+export interface RunPgBossWorkerOptions {
+  /**
+   * A started pg-boss 10 instance (`await boss.start()`); the worker never stops it. Needed
+   * without `handoff`; with it, the worker uses the hand-off's boss, and this one's schema must be
+   * the hand-off's.
+   */
+  boss?: PgBoss;
+  /**
+   * The queue's name, as given to `pgBossHandoff`. Default: the hand-off's, or `jobhook`; without
+   * `handoff`, the default is refused when it does not exist and other queues do.
+   */
+  queue?: string;
+  /** Jobs this worker runs at once. Default 8. */
+  concurrency?: number;
+  /** How often an idle worker asks PostgreSQL for a job, in seconds (at least 0.5). Default 2. */
+  pollingIntervalSeconds?: number;
+  /**
+   * Receives the worker's own errors (a job's outcome that could not be stored before the job
+   * expired), not the handlers' failures, which go to the receiver's `onError`. Default:
+   * `console.error`.
+   */
+  onWorkerError?: (error: Error) => void;
+  /**
+   * The hand-off whose queue the worker must consume: the worker is then `handoff.work()`, and a
+   * `queue`, or a `boss` in another schema, that differs from the hand-off's is refused.
+   */
+  handoff?: PgBossHandoff;
+}
+
+/**
+ * A running pg-boss worker.
+ *
+ * @deprecated Use {@link WorkerHandle}, the same on every engine.
+ */
+export type PgBossWorkerHandle = WorkerHandle;
+
+const RUN_PG_BOSS_WORKER_OPTIONS = optionNames<RunPgBossWorkerOptions>()([
+  'boss',
+  'queue',
+  'concurrency',
+  'pollingIntervalSeconds',
+  'onWorkerError',
+  'handoff',
+]);
+
+/**
+ * Runs the receiver's handlers for the jobs `pgBossHandoff` queued, in this process (see
+ * `handoff.work`). Without `handoff`, it consumes `queue` (default `jobhook`, created when
+ * missing), and refuses the default when it does not exist while other queues do: a worker on
+ * another queue than the hand-off's would run nothing, silently.
+ *
+ * @deprecated Use `receiver.work(options)` (`handoff.work(receiver, options)`): the one way to
+ * start a worker, on the hand-off's own queue and schema.
+ */
+export async function runPgBossWorker(
+  receiver: QueuedJobRunner,
+  options: RunPgBossWorkerOptions,
+): Promise<WorkerHandle> {
+  const where = 'runPgBossWorker';
+  refuseUnknownOptions(options, RUN_PG_BOSS_WORKER_OPTIONS, where);
+  const { boss, queue, handoff, ...work } = options ?? {};
+  const settings = workerSettings(where, receiver, work);
+  if (handoff !== undefined) {
+    const valid = typeof handoff?.work === 'function' && typeof handoff.queue === 'string';
+    checkOption(where, 'handoff', handoff, valid, 'the pgBossHandoff the receiver hands off to');
+    if (queue !== undefined && queue !== handoff.queue) {
+      throw differentFromHandoff(where, 'queue', queue, 'queue', handoff.queue);
+    }
+    const schema = boss === undefined ? undefined : bossSchema(boss);
+    if (schema !== undefined && schema !== handoff.schema) {
+      throw differentFromHandoff(where, 'boss', schema, 'schema', handoff.schema, 'works in schema');
+    }
+    return handoff.work(receiver, work);
+  }
+  const valid = typeof boss?.fetch === 'function' && typeof boss?.complete === 'function';
+  checkOption(where, 'boss', boss, valid, 'a started pg-boss instance');
+  const name = queue ?? 'jobhook';
+  checkQueueName(where, name);
+  if (queue === undefined) await refuseMissingDefault(where, boss!, name);
+  return startWorker({ boss: boss!, queue: name, ensureQueue: queueCreator(boss!, name) }, settings);
+}
+
+/** Refuses the default queue when it does not exist but others do: the hand-off's has another name. */
+async function refuseMissingDefault(where: string, boss: PgBoss, name: string): Promise<void> {
+  if (await boss.getQueue(name)) return;
+  const others = (await boss.getQueues()).map((each) => each.name).filter((other) => other !== name);
+  if (others.length === 0) return;
+  const shown = others.slice(0, 10).map((other) => JSON.stringify(other));
+  const more = others.length > shown.length ? ` and ${others.length - shown.length} more` : '';
+  const schema = bossSchema(boss);
+  const place = schema === undefined ? '' : ` in schema ${JSON.stringify(schema)}`;
+  throw noQueue(where, 'pg-boss queue', name, `${place}, whose queues are ${shown.join(', ')}${more}`);
+}
