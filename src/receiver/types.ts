@@ -5,7 +5,7 @@ import type { HeadersInput } from '../wire/headers.js';
 import type { JobhookError } from '../common/errors.js';
 import type { DefaultEvents, UnknownEvent } from '../events/schemas.js';
 import type { JobResults } from '../results/job-results.js';
-import type { HandoffJob, QueuedAttempt, WorkerHandle } from '../handoff/handoff.js';
+import type { HandoffJob, QueuedAttempt, WorkerHandle, WorkOptions } from '../handoff/handoff.js';
 import type { EventHandler } from './run-handlers.js';
 import type { ReconcileResult } from '../reconcile/observer.js';
 import type { ReceiverRegisterOptions, WebhookRegistrar } from './register.js';
@@ -126,5 +126,5 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
    * `options` are the engine's worker options, such as `{ concurrency }` (see each hand-off).
    * Rejects (`invalid_options`) without a `handoff`.
    */
-  work(options?: object): Promise<WorkerHandle>;
+  work(options?: WorkOptions & Record<string, unknown>): Promise<WorkerHandle>;
 }
