@@ -49,7 +49,7 @@ const invalid = (pattern: RegExp) =>
 
 describe.runIf(available)('pgBossHandoff(...).work on a queue and schema of its own', () => {
   it('runs the events the receiver handed off', async () => {
-    const { handoff, receiver, ran, deliver } = await imagesQueue();
+    const { receiver, ran, deliver } = await imagesQueue();
     const id = await deliver();
     // receiver.work(): the one way to start a worker, on the receiver's own hand-off.
     await running(receiver.work({ pollingIntervalSeconds: 0.5 }));
