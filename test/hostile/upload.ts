@@ -311,6 +311,13 @@ export const EARLY_REFUSALS = [
     pieces: () => pieces(),
   },
   {
+    name: 'a gzip-encoded body',
+    status: 415,
+    code: 'unsupported_encoding',
+    headers: () => ({ ...signedHeaders(), 'content-encoding': 'gzip' }),
+    pieces: () => pieces(),
+  },
+  {
     name: 'a body that stalls past bodyTimeoutMs',
     status: 408,
     code: 'body_timeout',

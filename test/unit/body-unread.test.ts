@@ -49,6 +49,11 @@ const signedHeaders = () => signDelivery({ secret: SECRET, payload: completedPay
 describe('receiver.fetch, a body left unread', () => {
   test.each([
     ['refused on its signature headers (401)', () => ({}), 401],
+    [
+      'refused for its content encoding (415)',
+      () => ({ ...signedHeaders(), 'content-encoding': 'gzip' }),
+      415,
+    ],
     ['past the limit (413)', signedHeaders, 413],
   ] as const)(
     '%s: a short rest is read to its end before the answer, which keeps the connection',
