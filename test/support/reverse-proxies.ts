@@ -6,7 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { get } from 'node:http';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './services.js';
@@ -28,18 +29,22 @@ const PROXY_IDLE_SECONDS = 2;
 export interface ProxyKind {
   name: string;
   binary: string;
-  /** The configuration file's name and text, and the command that runs the proxy in the foreground. */
+  /**
+   * The configuration file's name and text, and the command that runs the proxy in the foreground;
+   * every answer through it carries `x-jobhook-proxy: <tag>`, which tells it from another listener.
+   */
   setup(
     upstream: number,
     port: number,
     dir: string,
+    tag: string,
   ): { file: string; text: string; args: string[]; env?: Record<string, string> };
 }
 
 const nginx = (buffering: boolean): ProxyKind => ({
   name: buffering ? 'nginx (request buffering on, the default)' : 'nginx (proxy_request_buffering off)',
   binary: '/usr/sbin/nginx',
-  setup: (upstream, port, dir) => ({
+  setup: (upstream, port, dir, tag) => ({
     file: 'nginx.conf',
     text: `
 user ${userInfo().username};
@@ -67,6 +72,7 @@ http {
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_request_buffering ${buffering ? 'on' : 'off'};
+      add_header x-jobhook-proxy ${tag} always;
     }
   }
 }
@@ -78,7 +84,7 @@ http {
 const caddy: ProxyKind = {
   name: 'Caddy',
   binary: '/usr/bin/caddy',
-  setup: (upstream, port, dir) => ({
+  setup: (upstream, port, dir, tag) => ({
     file: 'Caddyfile',
     text: `
 {
@@ -88,6 +94,7 @@ const caddy: ProxyKind = {
 }
 http://127.0.0.1:${port} {
   bind 127.0.0.1
+  header x-jobhook-proxy ${tag}
   reverse_proxy 127.0.0.1:${upstream} {
     transport http {
       keepalive ${PROXY_IDLE_SECONDS}s
@@ -104,7 +111,7 @@ http://127.0.0.1:${port} {
 const haproxy: ProxyKind = {
   name: 'HAProxy',
   binary: '/usr/sbin/haproxy',
-  setup: (upstream, port, dir) => ({
+  setup: (upstream, port, dir, tag) => ({
     file: 'haproxy.cfg',
     text: `
 global
@@ -118,6 +125,7 @@ defaults
   http-reuse always
 frontend in
   bind 127.0.0.1:${port}
+  http-response set-header x-jobhook-proxy ${tag}
   default_backend receiver
 backend receiver
   server receiver 127.0.0.1:${upstream} pool-purge-delay ${PROXY_IDLE_SECONDS}s
@@ -138,11 +146,27 @@ export function proxyAvailable(kind: ProxyKind): boolean {
   return false;
 }
 
-/** Starts `kind` on a free port in front of 127.0.0.1:`upstream`; resolves once it accepts connections. */
+/**
+ * Starts `kind` on a free port in front of 127.0.0.1:`upstream`; resolves once it answers as
+ * itself. A port taken by another listener between freePort() and the proxy's bind is tried again.
+ */
 export async function startProxy(kind: ProxyKind, upstream: number): Promise<ReverseProxy> {
+  let failure: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startOnce(kind, upstream);
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
+}
+
+async function startOnce(kind: ProxyKind, upstream: number): Promise<ReverseProxy> {
   const dir = await mkdtemp(join(tmpdir(), 'jobhook-proxy-'));
   const port = await freePort();
-  const { file, text, args, env } = kind.setup(upstream, port, dir);
+  const tag = randomBytes(8).toString('hex');
+  const { file, text, args, env } = kind.setup(upstream, port, dir, tag);
   await writeFile(join(dir, file), text);
   const child = spawn(kind.binary, args, {
     cwd: dir,
@@ -162,7 +186,7 @@ export async function startProxy(kind: ProxyKind, upstream: number): Promise<Rev
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await listening(port, child);
+    await answering(port, tag, child);
   } catch (error) {
     await stop();
     throw new Error(`${kind.name} did not start: ${(error as Error).message}\n${output}`, { cause: error });
@@ -170,21 +194,25 @@ export async function startProxy(kind: ProxyKind, upstream: number): Promise<Rev
   return { origin: `http://127.0.0.1:${port}`, stop };
 }
 
-/** Resolves once something accepts connections on `port`; rejects if `child` exits first or after 10 s. */
-async function listening(port: number, child: ChildProcess): Promise<void> {
+/**
+ * Resolves once a GET on `port` is answered with the proxy's tag; rejects when `child` exits, when
+ * another listener answers, or after 10 s.
+ */
+async function answering(port: number, tag: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode}`);
-    const accepted = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
+    const answeredTag = await new Promise<string | undefined | null>((resolve) => {
+      const req = get({ host: '127.0.0.1', port, path: '/', agent: false, timeout: 1000 }, (res) => {
+        res.resume();
+        resolve(String(res.headers['x-jobhook-proxy']));
       });
-      socket.once('error', () => resolve(false));
+      req.on('timeout', () => req.destroy());
+      req.on('error', () => resolve(null));
     });
-    if (accepted) return;
+    if (answeredTag === tag) return;
+    if (answeredTag !== null) throw new Error(`port ${port} is answered by another listener`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error('not listening after 10 s');
+  throw new Error('not answering after 10 s');
 }
