@@ -2,6 +2,7 @@ import { answers, type ReceiverResponse } from '../wire/answers.js';
 import { isWellFormed, rawBytes } from '../wire/body.js';
 import { utf8Bytes } from '../common/bytes.js';
 import { readHeaders, type HeaderReader } from '../wire/headers.js';
+import { encodingRefusal } from '../wire/content-encoding.js';
 import { readBodyWithin, type BodyReader } from '../wire/read-body.js';
 import { JobhookError } from '../common/errors.js';
 import { messageOf } from '../common/logger.js';
@@ -292,7 +293,9 @@ function checkRequest(p: PipelineState, d: Delivery): ReceiverResponse | undefin
   else if (typeof input.body === 'string' && isWellFormed(input.body)) d.text = input.body;
   else if ((d.body = rawBytes(input.body)) === undefined) return bodyUnavailable(p);
   d.headers = readHeaders(input.headers ?? {});
-  return p.config.lookup ? undefined : checkSignatureHeaders(p, d, p.config.verify);
+  return (
+    encodingRefusal(d.headers) ?? (p.config.lookup ? undefined : checkSignatureHeaders(p, d, p.config.verify))
+  );
 }
 
 /**
