@@ -15,7 +15,13 @@ import { optionNames, refuseUnknownOptions } from '../src/common/options.js';
 import type { FastifyPluginCallback } from 'fastify';
 import { JobhookError } from '../src/common/errors.js';
 import { answers } from '../src/wire/answers.js';
-import { NodeDeliveryInput, readNodeBody, type NodeReceiver } from './node-stream.js';
+import {
+  afterUnreadBody,
+  bodyDone,
+  NodeDeliveryInput,
+  readNodeBody,
+  type NodeReceiver,
+} from './node-stream.js';
 
 /**
  * Options of {@link fastifyPlugin}: given to `fastifyPlugin(receiver, { path })` or to
@@ -55,20 +61,22 @@ export function fastifyPlugin(
     scope.addContentTypeParser('application/json', leaveUnread);
     scope.addContentTypeParser('*', leaveUnread);
     // Fastify refuses a body over the limit (declared or streamed) before the handler runs: answer it
-    // as every other adapter does, and stop reading the rest of it (Fastify leaves the stream flowing).
-    scope.setErrorHandler((error, request, reply) => {
+    // as every other adapter does, the rest of the body dealt with as they do.
+    scope.setErrorHandler(async (error, request, reply) => {
       const tooLarge = (error as { code?: unknown }).code === 'FST_ERR_CTP_BODY_TOO_LARGE';
-      if (tooLarge) request.raw.pause();
-      const { status, headers, body } = tooLarge
-        ? answers.tooLarge(receiver.maxBodyBytes)
-        : answers.bodyUnreadable();
+      const answer = tooLarge ? answers.tooLarge(receiver.maxBodyBytes) : answers.bodyUnreadable();
+      const { status, headers, body } = bodyDone(request.raw)
+        ? answer
+        : await afterUnreadBody(request.raw, answer);
       return reply.code(status).headers(headers).send(body);
     });
     scope.all(path, { bodyLimit: receiver.maxBodyBytes }, async (request, reply) => {
       const { raw } = request;
-      const { status, headers, body } = await receiver.receive(
+      const answer = await receiver.receive(
         new NodeDeliveryInput(raw, (limits) => readNodeBody(raw, limits), request.headers),
       );
+      // A refusal given before the body was read to its end waits for the rest (afterUnreadBody).
+      const { status, headers, body } = bodyDone(raw) ? answer : await afterUnreadBody(raw, answer);
       return reply.code(status).headers(headers).send(body);
     });
     done();

@@ -14,8 +14,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Handler } from 'hono';
 import type { Receiver } from '../src/receiver/types.js';
+import type { ReceiverResponse } from '../src/wire/answers.js';
 import { toResponse } from '../src/wire/fetch-handler.js';
-import { receiveNodeRequest } from './node-stream.js';
+import { afterUnreadBody, bodyDone, receiveNodeRequest } from './node-stream.js';
 
 /** A Hono handler that answers deliveries with `receiver`, on any runtime Hono runs on. */
 export function honoHandler(receiver: Pick<Receiver, 'fetch' | 'receive'>): Handler {
@@ -25,9 +26,14 @@ export function honoHandler(receiver: Pick<Receiver, 'fetch' | 'receive'>): Hand
     if (c.req.raw.bodyUsed) return fromBodyCache(receiver, c);
     const incoming = nodeRequestOf(c.env);
     return incoming
-      ? receiveNodeRequest(receiver, incoming, undefined).then(toResponse)
+      ? receiveNodeRequest(receiver, incoming, undefined).then((answer) => respond(incoming, answer))
       : receiver.fetch(c.req.raw);
   };
+}
+
+/** The answer as a `Response`, once a body left unread is dealt with (afterUnreadBody). */
+function respond(incoming: IncomingMessage, answer: ReceiverResponse): Response | Promise<Response> {
+  return bodyDone(incoming) ? toResponse(answer) : afterUnreadBody(incoming, answer).then(toResponse);
 }
 
 /**

@@ -1,13 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { answers, type ReceiverResponse } from '../src/wire/answers.js';
 import type { BodyInput } from '../src/wire/body.js';
-import {
-  BodyCollector,
-  BodyReadError,
-  onBodyAbort,
-  type BodyLimits,
-  type BodyReader,
-} from '../src/wire/read-body.js';
+import { collectNodeStream, declaredLength } from '../src/wire/collect-stream.js';
+import { closing, DISCARD_BYTES, DISCARD_MS } from '../src/wire/unread-body.js';
+import type { BodyLimits, BodyReader } from '../src/wire/read-body.js';
 import type { DeliveryInput, Receiver } from '../src/receiver/types.js';
 
 /** What the Node-stream adapters need of a receiver (any event map has these). */
@@ -17,8 +13,9 @@ export type NodeReceiver = Pick<Receiver, 'receive' | 'maxBodyBytes'>;
  * Answers one Node request: the single implementation behind the Express, Koa and Node adapters
  * (Fastify uses {@link readNodeBody} alone).
  * `body` is a raw copy a framework already holds (`req.rawBody`, `express.raw()`); without one,
- * the receiver reads the stream (within its limits) once the method and headers passed. Never
- * rejects.
+ * the receiver reads the stream (within its limits) once the method and headers passed. An answer
+ * given before the body was read to its end waits until the rest is discarded or the connection
+ * is to be closed ({@link afterUnreadBody}). Never rejects.
  */
 export function answerNodeRequest(
   receiver: NodeReceiver,
@@ -34,9 +31,66 @@ export function answerNodeRequest(
   }
   // `receive` promises never to reject; a receiver-like object that does must not crash the process.
   return answer.then(
-    (result) => writeAnswer(res, result),
-    () => writeAnswer(res, answers.internal()),
+    (result) => answerWhenBodyDone(req, res, result),
+    () => answerWhenBodyDone(req, res, answers.internal()),
   );
+}
+
+/** Writes `result` at once when the body was read to its end, else after {@link afterUnreadBody}. */
+function answerWhenBodyDone(req: IncomingMessage, res: ServerResponse, result: ReceiverResponse) {
+  if (bodyDone(req)) return writeAnswer(res, result);
+  return afterUnreadBody(req, result).then((answer) => writeAnswer(res, answer));
+}
+
+/** Whether nothing of the request's body is left to deal with before answering (see {@link afterUnreadBody}). */
+export function bodyDone(req: IncomingMessage): boolean {
+  return req.complete || req.httpVersionMajor !== 1;
+}
+
+/**
+ * The answer to give once a request whose body was not read to its end is dealt with (see
+ * src/wire/unread-body.ts): the rest of the body is read and dropped first, up to DISCARD_BYTES
+ * and DISCARD_MS; once it has ended, `answer` is given as it is and the connection carries the
+ * next request; larger, slower or cut off, `answer` closes the connection. A body that timed out
+ * (408, which closes the connection) is not waited for. HTTP/1 only (see {@link bodyDone}).
+ */
+export async function afterUnreadBody(
+  req: IncomingMessage,
+  answer: ReceiverResponse,
+): Promise<ReceiverResponse> {
+  return answer.status !== 408 && (await discardRest(req)) ? answer : closing(answer);
+}
+
+/** Reads and drops the rest of `req`'s body, within the bounds above: true once it has ended. */
+function discardRest(req: IncomingMessage): Promise<boolean> {
+  if (req.destroyed || declaredLength(req.headers['content-length']) > DISCARD_BYTES) {
+    return Promise.resolve(false);
+  }
+  return new Promise((resolve) => {
+    let left = DISCARD_BYTES;
+    const done = (ended: boolean) => {
+      clearTimeout(timer);
+      req.removeListener('data', onData);
+      req.removeListener('end', onEnd);
+      req.removeListener('close', onCut);
+      req.removeListener('error', onCut);
+      // Too much or too slow: nothing more is read; the answer closes the connection.
+      if (!ended) req.pause();
+      resolve(ended);
+    };
+    const onData = (chunk: Buffer) => {
+      left -= chunk.byteLength;
+      if (left < 0) done(false);
+    };
+    const onEnd = () => done(true);
+    const onCut = () => done(false);
+    const timer = setTimeout(onCut, DISCARD_MS);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onCut);
+    req.on('error', onCut);
+    req.resume();
+  });
 }
 
 /**
@@ -118,58 +172,15 @@ export function requestUrl(req: IncomingMessage & { originalUrl?: unknown }): st
 const PLAIN_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
 /**
- * Reads a Node request's body, refusing a declared `Content-Length` over the limit before reading
- * anything and stopping as soon as a streamed body passes it, so memory stays bounded by the limit
- * either way. After a refusal Node discards the rest of the request, which lets the client read the
- * answer. Rejects with a {@link BodyReadError}: `too_large`, or `unreadable` for a body that never
- * fully arrived (an aborted upload, a stream error, fewer bytes than declared, a stream already
- * read or decoded to text). The chunks are copied into one buffer as they come (see
- * {@link BodyCollector}): a body sent in tiny chunks holds no more than one sent in large ones.
+ * Reads a Node request's body with the Node collector ({@link collectNodeStream}): a declared
+ * `Content-Length` over the limit is refused before anything is read, a streamed body as soon as it
+ * passes the limit, so memory stays bounded by the limit either way, and the rest is left unread
+ * for the answer to deal with ({@link afterUnreadBody}). Rejects with a `BodyReadError`.
+ * Node has already refused a malformed `Content-Length`.
  *
  * Written here rather than with raw-body, which it replaced: on every delivery raw-body added and
- * then removed five listeners and copied even a single-chunk body (bench/NOTES.md). This reader adds four and removes none on success:
- * the request is done with, and a later `error` must still find a listener.
+ * then removed five listeners and copied even a single-chunk body (bench/NOTES.md).
  */
 export function readNodeBody(req: IncomingMessage, limits: BodyLimits): Promise<Uint8Array> {
-  const { maxBytes } = limits;
-  const declared = declaredLength(req.headers['content-length']);
-  if (declared > maxBytes) return Promise.reject(new BodyReadError('too_large'));
-  if (!req.readable || req.readableEncoding !== null) return Promise.reject(new BodyReadError('unreadable'));
-  return new Promise((resolve, reject) => {
-    const body = new BodyCollector(maxBytes);
-    let settled = false;
-    const fail = (reason: 'too_large' | 'unreadable', cause?: unknown) => {
-      if (settled) return;
-      settled = true;
-      stopListening();
-      // Stop taking data; Node discards the rest once the answer is written.
-      req.removeListener('data', onData);
-      req.pause();
-      reject(new BodyReadError(reason, { cause }));
-    };
-    const onData = (chunk: Buffer) => {
-      if (settled) return;
-      if (!body.add(chunk)) fail('too_large');
-    };
-    // Past the receiver's time-out, stop taking data: the answer closes the connection.
-    const stopListening = onBodyAbort(limits, () => fail('unreadable'));
-    req.on('data', onData);
-    req.on('end', () => {
-      if (settled) return;
-      if (declared >= 0 && body.length !== declared) return fail('unreadable');
-      settled = true;
-      stopListening();
-      resolve(body.bytes());
-    });
-    req.on('error', (error) => fail('unreadable', error));
-    // Closed before its end: the upload was cut off.
-    req.on('close', () => fail('unreadable'));
-  });
-}
-
-/** The declared body length, or -1 when none is declared. Node has already refused malformed ones. */
-function declaredLength(header: string | undefined): number {
-  if (header === undefined) return -1;
-  const length = Number(header);
-  return Number.isSafeInteger(length) && length >= 0 ? length : -1;
+  return collectNodeStream(req, limits, declaredLength(req.headers['content-length']));
 }

@@ -2,6 +2,7 @@ import { answers, type ReceiverResponse } from '../wire/answers.js';
 import { decodeJson, isWellFormed, rawBytes } from '../wire/body.js';
 import { utf8Bytes } from '../common/bytes.js';
 import { readHeaders, type HeaderReader } from '../wire/headers.js';
+import { encodingRefusal } from '../wire/content-encoding.js';
 import { readBodyWithin, type BodyReader } from '../wire/read-body.js';
 import { JobhookError } from '../common/errors.js';
 import { messageOf, quote } from '../common/logger.js';
@@ -301,6 +302,8 @@ function checkRequest(p: PipelineState, d: EventRecord): ReceiverResponse | unde
   else if (typeof input.body === 'string' && isWellFormed(input.body)) d.text = input.body;
   else if ((d.body = rawBytes(input.body)) === undefined) return bodyUnavailable(p);
   d.headers = readHeaders(input.headers ?? {});
+  const encoded = encodingRefusal(d.headers);
+  if (encoded) return encoded;
   // With a `secret` function the checks run before the secrets are looked up, whether or not a
   // body is in hand, so that a prober cannot tell a tenant that exists by a different refusal.
   if (!d.reader && !p.config.lookup) return undefined;

@@ -13,6 +13,7 @@ export const ANSWER_CODES = [
   'method_not_allowed',
   'not_found',
   'payload_too_large',
+  'unsupported_encoding',
   'body_unreadable',
   'body_timeout',
   'in_progress',
@@ -59,6 +60,14 @@ export const answers = {
   methodNotAllowed: () =>
     failure(405, 'method_not_allowed', 'Webhook deliveries must be sent with POST.', { allow: 'POST' }),
   notFound: () => failure(404, 'not_found', 'No webhook endpoint at this path.'),
+  /** `encoding`: the request's Content-Encoding made printable and short (content-encoding.ts). */
+  unsupportedEncoding: (encoding: string) =>
+    failure(
+      415,
+      'unsupported_encoding',
+      `The body is sent with Content-Encoding "${encoding}": send it without a content encoding, ` +
+        'since its signature is checked on the bytes as they arrive.',
+    ),
   tooLarge: (limit: number) =>
     failure(413, 'payload_too_large', `The body is larger than the receiver's limit of ${limit} bytes.`),
   // The connection is closed after it: a sender that trickles must not keep it.

@@ -1,6 +1,8 @@
 import type { ReceiverResponse } from './answers.js';
-import { BodyCollector, BodyReadError, onBodyAbort, type BodyLimits, type BodyReader } from './read-body.js';
+import { collectWebStream, declaredLength } from './collect-stream.js';
+import { BodyReadError, type BodyLimits, type BodyReader } from './read-body.js';
 import type { HeadersInput } from './headers.js';
+import { closing, discardWebBody } from './unread-body.js';
 
 type Receive = (input: {
   method?: string;
@@ -9,7 +11,6 @@ type Receive = (input: {
   body: BodyReader;
 }) => Promise<ReceiverResponse>;
 
-const EMPTY = new Uint8Array(0);
 const DECIMAL = /^\d+$/;
 
 /**
@@ -20,15 +21,16 @@ export function createFetchHandler(receive: Receive) {
   // Not an `async` function: its promise would wrap `receive`'s, a few more turns of the
   // microtask queue on every request for nothing.
   return (request: Request): Promise<Response> => {
+    const input = new FetchDeliveryInput(request);
     let answered: Promise<ReceiverResponse>;
     try {
-      answered = receive(new FetchDeliveryInput(request));
+      answered = receive(input);
     } catch (error) {
       // Rejects with what was thrown, as the `async` function this replaced did.
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       return Promise.reject(error);
     }
-    return answered.then(toResponse);
+    return answered.then((result) => input.respond(result));
   };
 }
 
@@ -46,16 +48,39 @@ class FetchDeliveryInput {
   readonly headers: Headers;
   readonly body: BodyReader;
   readonly #request: Request;
+  /** Whether the receiver asked for the body. */
+  #read = false;
 
   constructor(request: Request) {
     this.method = request.method;
     this.headers = request.headers;
-    this.body = (limits) => readFetchBody(request, limits);
+    this.body = (limits) => {
+      this.#read = true;
+      return readFetchBody(request, limits);
+    };
     this.#request = request;
   }
 
   get url(): string {
     return this.#request.url;
+  }
+
+  /**
+   * The receiver's answer as a `Response`, once a body it left unread is dealt with
+   * (unread-body.ts): one it never asked for, or read only to refuse it as too large. A body read to
+   * its end, or cut off by the time-out (a 408 closes the connection), is done with.
+   */
+  respond(result: ReceiverResponse): Response | Promise<Response> {
+    if (this.#read && result.status !== 413) return toResponse(result);
+    let body: ReadableStream<Uint8Array> | null;
+    try {
+      body = this.#request.body;
+    } catch {
+      body = null;
+    }
+    if (body === null || body.locked) return toResponse(result);
+    const declared = declaredLength(this.#request.headers.get('content-length'));
+    return discardWebBody(body, declared).then((ended) => toResponse(ended ? result : closing(result)));
   }
 }
 
@@ -96,32 +121,16 @@ function unreadable(error: unknown): BodyReadError {
 }
 
 /**
- * Reads a request's body stream to its end, or stops (and cancels it) once it passes the limit or
- * the receiver gives up. The chunks are copied into one buffer as they come (see
- * {@link BodyCollector}). Whatever fails, `request.body` included, rejects (see {@link unreadable}).
+ * Reads a request's body stream with the Web collector ({@link collectWebStream}): to its end, or
+ * until it passes the limit or the receiver gives up (the stream is then cancelled). Whatever
+ * fails, `request.body` included, rejects with a {@link BodyReadError}.
  */
-async function readLimited(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+function readLimited(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+  let stream: ReadableStream<Uint8Array> | null;
   try {
-    const stream = request.body;
-    if (stream === null) return EMPTY;
-    const reader = stream.getReader();
-    const cancel = () => void reader.cancel().catch(() => undefined);
-    const stopListening = onBodyAbort(limits, cancel);
-    try {
-      const body = new BodyCollector(limits.maxBytes);
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (!body.add(value)) {
-          cancel();
-          throw new BodyReadError('too_large');
-        }
-      }
-      return body.bytes();
-    } finally {
-      stopListening();
-    }
+    stream = request.body;
   } catch (error) {
-    throw unreadable(error);
+    return Promise.reject(unreadable(error));
   }
+  return collectWebStream(stream, limits);
 }

@@ -43,10 +43,16 @@ function isFetchHeaders(input: HeadersInput): input is Headers {
   return typeof (input as Headers).get === 'function' && typeof (input as Headers).has === 'function';
 }
 
-/** Only a key of the name's length is lowered: looking up an absent header makes no string per key. */
+/**
+ * `name` among keys of any case. A header that is absent (Content-Encoding, on almost every
+ * delivery) is looked for in every key: keys are compared by length first and walked with
+ * `for…in`, which allocates no array and lowercases only keys of the right length.
+ */
 function findCaseInsensitive(input: Readonly<Record<string, unknown>>, name: string): unknown {
-  for (const key of Object.keys(input)) {
-    if (key.length === name.length && key.toLowerCase() === name) return input[key];
+  for (const key in input) {
+    if (key.length === name.length && Object.hasOwn(input, key) && key.toLowerCase() === name) {
+      return input[key];
+    }
   }
   return undefined;
 }

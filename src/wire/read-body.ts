@@ -6,8 +6,15 @@ import { ignore } from '../common/ignore.js';
 /**
  * Reading a body within its limit and its deadline, in one place: the receiver's side
  * ({@link readBodyWithin}), and what a reader is given ({@link BodyLimits}) and may use
- * ({@link BodyCollector}, {@link onBodyAbort}). Adapters supply a reader and nothing else.
+ * ({@link BodyCollector}, {@link onBodyAbort}; the two collectors built on them are in
+ * collect-stream.ts). Adapters supply a reader and nothing else.
  */
+
+/** A body collector's limits (collect-stream.ts): at most `maxBytes`, and to stop once `signal` (if any) aborts. */
+export interface CollectLimits {
+  maxBytes: number;
+  signal?: AbortSignal | undefined;
+}
 
 /** What the receiver allows a body reader: at most `maxBytes`, and to stop once `signal` aborts. */
 export interface BodyLimits {
@@ -121,10 +128,18 @@ export class BodyReading implements BodyLimits {
   }
 }
 
-/** Calls `stop` once the receiver gives up on the body; returns the function that stops listening. */
-export function onBodyAbort(limits: BodyLimits, stop: () => void): () => void {
+/**
+ * Calls `stop` once the reader must give up on the body (the receiver's time is up, or `signal`
+ * aborted), at once if it already must; returns the function that stops listening.
+ */
+export function onBodyAbort(limits: CollectLimits, stop: () => void): () => void {
   if (limits instanceof BodyReading) return BodyReading.onAbort(limits, stop);
   const { signal } = limits;
+  if (signal === undefined) return ignore;
+  if (signal.aborted) {
+    stop();
+    return ignore;
+  }
   signal.addEventListener('abort', stop, { once: true });
   return () => signal.removeEventListener('abort', stop);
 }

@@ -1,4 +1,5 @@
 // One set of cases, run over real HTTP against every target in targets.ts.
+import { gzipSync } from 'node:zlib';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { completed, failed, LIMIT, recordingReceiver, SECRET, type RecordingReceiver } from './fixtures.js';
@@ -23,7 +24,7 @@ describe.each(targets)('$name', (target) => {
   async function answer(response: Response) {
     return {
       status: response.status,
-      body: (await response.json()) as { ok: boolean; error?: { code: string } },
+      body: (await response.json()) as { ok: boolean; error?: { code: string; message: string } },
     };
   }
 
@@ -130,6 +131,29 @@ describe.each(targets)('$name', (target) => {
     expect(JSON.parse(body)).toMatchObject({ error: { code: 'payload_too_large' } });
     expect(sent).toBeGreaterThan(LIMIT);
     expect(rec.calls).toEqual([]);
+  });
+
+  it('answers 415 to a gzip-encoded body, naming the encoding, and runs nothing', async () => {
+    const delivery = signDelivery({ secret: SECRET, payload: completed() });
+    const response = await post({
+      headers: { ...delivery.headers, 'content-encoding': 'gzip' },
+      body: gzipSync(delivery.body),
+    });
+    const { status, body } = await answer(response);
+    expect(status).toBe(415);
+    expect(body.error?.code).toBe('unsupported_encoding');
+    expect(body.error?.message).toContain('"gzip"');
+    expect(rec.calls).toEqual([]);
+  });
+
+  it('answers 200 to a body sent with Content-Encoding: identity', async () => {
+    const delivery = signDelivery({ secret: SECRET, payload: completed() });
+    const response = await post({
+      headers: { ...delivery.headers, 'content-encoding': 'identity' },
+      body: delivery.body,
+    });
+    expect(response.status).toBe(200);
+    expect(rec.calls).toHaveLength(2);
   });
 
   it('answers 200 to a duplicate delivery without running handlers again', async () => {

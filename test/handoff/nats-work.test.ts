@@ -67,7 +67,7 @@ const streams = async (js: JetStreamClient) => {
 
 describe.runIf(available)('natsHandoff(...).work on a stream of its own', () => {
   it('runs the events the receiver handed off, from the hand-off’s consumer', async () => {
-    const { jsm, place, handoff, receiver, ran, deliver } = await ownStream();
+    const { jsm, place, receiver, ran, deliver } = await ownStream();
     const id = await deliver();
     // receiver.work(): the one way to start a worker, on the receiver's own hand-off.
     await running(receiver.work({ ackWaitMs: 1000 }));

@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import {
   request,
+  type Agent,
   type ClientRequest,
   type IncomingMessage,
   type Server,
@@ -10,6 +11,8 @@ import {
 } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
+import { signDelivery } from 'jobhook/testing';
+import { completed, LIMIT, SECRET } from '../conformance/fixtures.js';
 
 export const CHUNK = 64 * 1024;
 
@@ -215,4 +218,120 @@ export function tinyChunkUpload(
     socket.on('error', reject);
     socket.on('close', () => reject(new Error('closed before an answer')));
   });
+}
+
+export interface AgentAnswer {
+  status: number;
+  body: string;
+  /** The answer's `Connection` header, if any. */
+  connection: string | undefined;
+}
+
+/**
+ * One POST through `agent` (a keep-alive agent reuses the connection for the next request): the
+ * body written in `pieces`, chunked unless `headers` declare a length. With `holdLast`, the last
+ * piece is held back until the answer arrives, then sent (a body the server answered early).
+ * Rejects with the request's error (ECONNRESET, socket hang up) when no answer came.
+ */
+export function postThrough(
+  agent: Agent,
+  url: string,
+  headers: Record<string, string>,
+  pieces: readonly Uint8Array[],
+  { holdLast = false }: { holdLast?: boolean } = {},
+): Promise<AgentAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers });
+    let answered = false;
+    req.on('response', (res) => {
+      answered = true;
+      if (holdLast) req.end(pieces.at(-1));
+      const chunks: Buffer[] = [];
+      res.on('data', (data: Buffer) => chunks.push(data));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          connection: res.headers.connection,
+        }),
+      );
+      res.on('error', reject);
+    });
+    // After the answer the server may close the connection while the rest is sent: that is its right.
+    req.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    const sent = holdLast ? pieces.slice(0, -1) : pieces;
+    for (const piece of sent) req.write(piece);
+    if (holdLast) req.flushHeaders();
+    else req.end();
+  });
+}
+
+/** Signature headers that pass the checks made before the body is read (for another body). */
+const signedHeaders = () => signDelivery({ secret: SECRET, payload: completed() }).headers;
+const unsignedHeaders = () => ({ 'content-type': 'application/json' });
+/**
+ * A body of 256 KiB in 4 KiB pieces: more than the server parses in one read of its socket (64 KiB),
+ * so that most of it is still unread when the answer goes, and less than the socket buffers hold,
+ * so that the client has sent it all and reuses the connection.
+ */
+const PIECES = 64;
+const pieces = (count = PIECES, size = LIMIT) =>
+  Array.from({ length: count }, () => Buffer.alloc(size, 0x78));
+
+/** The refusals that come before the body was read to its end, each with the request that earns it. */
+export const EARLY_REFUSALS = [
+  {
+    name: 'an oversize chunked body',
+    status: 413,
+    code: 'payload_too_large',
+    headers: signedHeaders,
+    pieces: () => pieces(),
+  },
+  {
+    name: 'an oversize body of declared length',
+    status: 413,
+    code: 'payload_too_large',
+    headers: () => ({ ...signedHeaders(), 'content-length': String(PIECES * LIMIT) }),
+    pieces: () => pieces(),
+  },
+  {
+    name: 'an unsigned chunked body',
+    status: 401,
+    code: 'invalid_signature',
+    headers: unsignedHeaders,
+    pieces: () => pieces(),
+  },
+  {
+    name: 'an unsigned body of declared length',
+    status: 401,
+    code: 'invalid_signature',
+    headers: () => ({ ...unsignedHeaders(), 'content-length': String(PIECES * LIMIT) }),
+    pieces: () => pieces(),
+  },
+  {
+    name: 'a gzip-encoded body',
+    status: 415,
+    code: 'unsupported_encoding',
+    headers: () => ({ ...signedHeaders(), 'content-encoding': 'gzip' }),
+    pieces: () => pieces(),
+  },
+  {
+    name: 'a body that stalls past bodyTimeoutMs',
+    status: 408,
+    code: 'body_timeout',
+    headers: signedHeaders,
+    pieces: () => pieces(2, 100),
+    holdLast: true,
+  },
+] as const;
+
+/** A valid signed delivery through `agent`: its status, or the error that came instead of an answer. */
+export function deliverThrough(agent: Agent, url: string): Promise<{ status: number; error?: string }> {
+  const delivery = signDelivery({ secret: SECRET, payload: completed() });
+  return postThrough(agent, url, delivery.headers, [Buffer.from(delivery.body)]).then(
+    ({ status }) => ({ status }),
+    (error: NodeJS.ErrnoException) => ({ status: 0, error: error.code ?? error.message }),
+  );
 }

@@ -1,7 +1,8 @@
 // Oversized, slow and abandoned uploads through every conformance target, with the default 1 MiB
 // limit: a 100 MB body is refused 413 once the server has read at most the limit plus one chunk
-// (counted on the server's sockets) and memory stays bounded; a trickling body that is abandoned
-// runs nothing and leaves no connection behind; the server keeps serving throughout.
+// (counted on the server's sockets; chunked, plus the 256 KiB of the rest it reads and drops) and
+// memory stays bounded; a trickling body that is abandoned runs nothing and leaves no connection
+// behind; the server keeps serving throughout.
 import { createReceiver, type Receiver } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -9,6 +10,7 @@ import { completed, SECRET } from '../conformance/fixtures.js';
 import type { Running } from '../conformance/http.js';
 import { PATH, targets } from '../conformance/targets.js';
 import { capturingLogger } from '../support/traffic.js';
+import { DISCARD_BYTES } from '../../src/wire/unread-body.js';
 import { CHUNK, postOnce, tinyChunkUpload, trickleThenAbort, upload, watchConnections } from './upload.js';
 
 const MIB = 1024 * 1024;
@@ -18,10 +20,12 @@ const HUNDRED_MB = 100 * 1000 * 1000;
 const HEADER_ALLOWANCE = 4096;
 /**
  * What the server may have read when it answers: the request head and one socket read (64 KiB)
- * for a declared length, refused on the header; the limit and the one read that crossed it for a
- * chunked body.
+ * for a declared length, refused on the header; for a chunked body, the limit and the one read
+ * that crossed it, then what is read and dropped of the rest before answering, so that the
+ * connection could carry another request (DISCARD_BYTES, and the read that crossed it).
  */
-const bound = (declared: boolean) => (declared ? 0 : LIMIT) + CHUNK + HEADER_ALLOWANCE;
+const bound = (declared: boolean) =>
+  (declared ? 0 : LIMIT + CHUNK + DISCARD_BYTES) + CHUNK + HEADER_ALLOWANCE;
 /** Node's reads after the answer is written and before it closes the connection. */
 const READ_AHEAD = 4 * CHUNK;
 /** Generous: a receiver that buffered the upload would grow by about 100 MB. */

@@ -174,6 +174,48 @@ describe.each([
     expect((await send(receiver, signed(completedPayload()))).status).toBe(200);
   });
 
+  test('415 for a body sent with a content coding, before its signature or body is looked at', async () => {
+    const receiver = make();
+    const handler = vi.fn();
+    receiver.onAny(handler);
+    for (const encoding of ['gzip', 'br', 'identity, gzip', 'X-Gzip']) {
+      const delivery = signed(completedPayload());
+      const response = await send(receiver, {
+        ...delivery,
+        headers: { ...delivery.headers, 'content-encoding': encoding },
+      });
+      expect(response.status).toBe(415);
+      expect(errorCode(response)).toBe('unsupported_encoding');
+      expect(JSON.parse(response.body)).toMatchObject({
+        error: { message: expect.stringContaining(`"${encoding}"`) },
+      });
+    }
+    // Unsigned: the encoding is refused before the signature headers are.
+    const unsigned = await send(receiver, { headers: { 'content-encoding': 'gzip' }, body: '{}' });
+    expect(errorCode(unsigned)).toBe('unsupported_encoding');
+    for (const encoding of ['identity', 'Identity', ' identity ', '']) {
+      const delivery = signed(completedPayload());
+      const response = await send(receiver, {
+        ...delivery,
+        headers: { ...delivery.headers, 'content-encoding': encoding },
+      });
+      expect(response.status).toBe(200);
+    }
+    expect(handler).toHaveBeenCalledTimes(4);
+  });
+
+  test('415 repeats a Content-Encoding a stranger chose only as printable coding characters, cut short', async () => {
+    const receiver = make();
+    // Quotes, markup, a tab and a Latin-1 letter (what a Fetch header may hold), then length.
+    const hostile = 'gzip", "ok": true, "x": "<script>\t\u00e9' + 'y'.repeat(500);
+    const response = await send(receiver, { headers: { 'content-encoding': hostile }, body: '{}' });
+    const answer = JSON.parse(response.body) as { ok: boolean; error: { code: string; message: string } };
+    expect(Object.keys(answer)).toEqual(['ok', 'error']);
+    expect(answer.ok).toBe(false);
+    expect(answer.error.message).toContain('"gzip?, ?ok?? true, ?x?? ??script???yyyyy..."');
+    expect(answer.error.message.length).toBeLessThan(200);
+  });
+
   test('500 when a handler throws; every error reaches onError; the id is released so a retry runs', async () => {
     const receiver = make();
     let attempts = 0;

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { collectNodeStream, declaredLength, limitsWithin } from '../../wire/collect-stream.js';
+import { BodyReadError } from '../../wire/read-body.js';
 import { authenticate, authorize } from './auth.js';
 import { GatewayFailure, invalid, requestId, sendFailure, sendSuccess } from './envelope.js';
 import { hostGuard, type HostGuard } from './host-guard.js';
@@ -7,6 +9,7 @@ import { match, type Route } from './routes.js';
 import type { Account, ApiKeyRecord, GatewayState } from './state.js';
 
 const MAX_BODY_BYTES = 64 * 1024;
+const BODY_TIMEOUT_MS = 10_000;
 
 /** A request the simulator answered, for tests that count what reached it. */
 export interface RecordedRequest {
@@ -112,20 +115,41 @@ export async function callRoute(
   return found.route.handler({ state: hooks.state, account, key, body, params: found.params, query });
 }
 
-/** docs/gateway.md §4: request bodies are JSON objects sent with Content-Type: application/json. */
+/**
+ * docs/gateway.md §4: request bodies are JSON objects sent with Content-Type: application/json.
+ * Read with the Node collector within MAX_BODY_BYTES (413) and BODY_TIMEOUT_MS (408); a body left
+ * unread closes the connection after the answer.
+ */
 async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw invalid(`The body is larger than ${MAX_BODY_BYTES} bytes.`);
-    chunks.push(chunk);
+  const limits = limitsWithin(MAX_BODY_BYTES, BODY_TIMEOUT_MS);
+  let bytes: Uint8Array;
+  try {
+    bytes = await collectNodeStream(req, limits, declaredLength(req.headers['content-length']));
+  } catch (error) {
+    const close = { connection: 'close' };
+    if (error instanceof BodyReadError && error.reason === 'too_large') {
+      throw new GatewayFailure(
+        413,
+        'payload_too_large',
+        `The body is larger than ${MAX_BODY_BYTES} bytes.`,
+        close,
+      );
+    }
+    if (limits.signal?.aborted) {
+      throw new GatewayFailure(
+        408,
+        'request_timeout',
+        `The body did not arrive within ${BODY_TIMEOUT_MS} ms.`,
+        close,
+      );
+    }
+    throw new GatewayFailure(400, 'invalid_request', 'The body could not be read to its end.', close);
   }
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) throw invalid('Content-Type must be application/json.');
   let body: unknown;
   try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    body = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     throw invalid('The body is not valid JSON.');
   }

@@ -1,4 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import { collectNodeStream, declaredLength, limitsWithin } from '../../../wire/collect-stream.js';
+import { BodyReadError } from '../../../wire/read-body.js';
 import type { JobOutcome } from '../config.js';
 import type { ApiKeyRecord } from '../state.js';
 
@@ -31,6 +33,7 @@ export interface ConsoleOperations {
 }
 
 const MAX_BODY_BYTES = 16 * 1024;
+const BODY_TIMEOUT_MS = 10_000;
 
 /**
  * The console's actions, under `/_console`: submit a job, create an API key, create or delete a
@@ -120,16 +123,22 @@ async function actionBody(req: IncomingMessage, host: string): Promise<Record<st
   if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
     throw new ConsoleFailure(415, 'unsupported_media_type', 'Content-Type must be application/json.');
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new ConsoleFailure(413, 'too_large', 'The body is too large.');
-    chunks.push(chunk);
+  const limits = limitsWithin(MAX_BODY_BYTES, BODY_TIMEOUT_MS);
+  let bytes: Uint8Array;
+  try {
+    bytes = await collectNodeStream(req, limits, declaredLength(req.headers['content-length']));
+  } catch (error) {
+    // Node reads and drops the rest, so the browser's connection carries its next request.
+    req.resume();
+    if (error instanceof BodyReadError && error.reason === 'too_large') {
+      throw new ConsoleFailure(413, 'too_large', 'The body is too large.');
+    }
+    if (limits.signal?.aborted) throw new ConsoleFailure(408, 'request_timeout', 'The body came too slowly.');
+    throw new ConsoleFailure(400, 'invalid_request', 'The body could not be read to its end.');
   }
   let body: unknown;
   try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    body = JSON.parse(new TextDecoder().decode(bytes) || '{}');
   } catch {
     throw new ConsoleFailure(400, 'invalid_request', 'The body is not valid JSON.');
   }
