@@ -14,7 +14,7 @@ export type {
   CloseOptions,
 } from './receiver/types.js';
 export type { ReceiverOptions, VerifiedDelivery, DedupeKeyFunction } from './receiver/options.js';
-export type { SecretLookup, SecretLookupRequest } from './receiver/secret-lookup.js';
+export type { SecretLookup, SecretLookupRequest, TenantSecrets } from './receiver/tenants.js';
 export type {
   ReceiverRegisterOptions,
   RegistrarOptions,

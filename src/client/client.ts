@@ -65,6 +65,12 @@ export interface ClientOptions {
   jobs?: JobTracker;
   /** Where the client warns (a tracker that failed). Default `console`. */
   logger?: Logger;
+  /**
+   * The tenant this client's jobs belong to, on a receiver whose `secret` function names tenants
+   * (`{ tenant, secret }`): each task it submits is tracked for this tenant, and its waits take
+   * results from that tenant's deliveries only. Leave it out on a receiver with one secret.
+   */
+  tenant?: string;
 }
 
 const CLIENT_OPTIONS = optionNames<ClientOptions>()([
@@ -76,6 +82,7 @@ const CLIENT_OPTIONS = optionNames<ClientOptions>()([
   'maxResponseBytes',
   'jobs',
   'logger',
+  'tenant',
 ]);
 
 /** The gateway's API, one method per endpoint, made by {@link createClient}. */
@@ -143,8 +150,8 @@ export function createClient(options: ClientOptions): GatewayClient {
     throw invalidOption(WHERE, 'options', 'an object with `apiKey` and `baseUrl`', options);
   }
   refuseUnknownOptions(options, CLIENT_OPTIONS, 'createClient', {
-    secret: 'createReceiver({ secret })',
-    onRetry: "webhooks.register's startupRetries: { onRetry }",
+    secret: 'it belongs in `createReceiver({ secret })`',
+    onRetry: "it belongs in webhooks.register's `startupRetries: { onRetry }`",
   });
   const apiKey = checkApiKey(options.apiKey);
   const base = urlOf(options.baseUrl);
@@ -183,11 +190,19 @@ export function createClient(options: ClientOptions): GatewayClient {
     if (!isRecord(task)) throw invalidResponse(`GET ${path}`, 'the answer holds no task record');
     return task as ImageTask;
   }
-  const { waitFor } = waitService(getImage, redactKey);
-  const { jobs } = options;
+  const { jobs, tenant } = options;
+  const named = tenant === undefined || (typeof tenant === 'string' && tenant.length > 0);
+  checkOption(
+    WHERE,
+    'tenant',
+    tenant,
+    named,
+    'the name your `secret` function gives the tenant, a non-empty string',
+  );
+  const { waitFor } = waitService(getImage, redactKey, tenant);
   const tracker = jobs === undefined || (typeof jobs === 'object' && typeof jobs?.track === 'function');
   checkOption(WHERE, 'jobs', jobs, tracker, JOB_TRACKER);
-  const track = submissionTracker(options.jobs, options.logger, redactKey);
+  const track = submissionTracker(options.jobs, options.logger, redactKey, tenant);
 
   const client: GatewayClient = {
     keys: {

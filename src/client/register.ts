@@ -134,8 +134,8 @@ export async function registerWebhook(
   options: RegisterWebhookOptions,
 ): Promise<RegisterWebhookResult> {
   refuseUnknownOptions(options, REGISTER_OPTIONS, WHERE, {
-    onRetry: 'startupRetries: { onRetry }',
-    retries: 'startupRetries',
+    onRetry: 'it belongs in `startupRetries: { onRetry }`',
+    retries: 'did you mean `startupRetries`?',
   });
   // Checked before the first request, rather than when the first warning comes.
   func(WHERE, 'onWarning', options.onWarning);

@@ -9,14 +9,21 @@ import type { GenerateImageResult } from './types.js';
  * fails it; it is logged at warn, naming the task so it can be tracked by hand (the tracker's
  * error may quote anything: the line goes through the client's redaction of its key).
  */
-export function submissionTracker(jobs: JobTracker | undefined, logger: Logger | undefined, redact: Redact) {
+export function submissionTracker(
+  jobs: JobTracker | undefined,
+  logger: Logger | undefined,
+  redact: Redact,
+  tenant: string | undefined,
+) {
   const log = safeLogger(
     logger ?? { error: (message) => console.error(message), warn: (message) => console.warn(message) },
   );
   return async function track(submitted: GenerateImageResult): Promise<GenerateImageResult> {
     if (!jobs || typeof submitted?.task_id !== 'string') return submitted;
     try {
-      await jobs.track(submitted.task_id);
+      await (tenant === undefined
+        ? jobs.track(submitted.task_id)
+        : jobs.track(submitted.task_id, undefined, tenant));
     } catch (error) {
       log.warn(
         redact(

@@ -26,6 +26,12 @@ export interface WaitOptions {
    */
   receiver?: { readonly results: JobResults };
   /**
+   * With a receiver whose `secret` function names tenants: the tenant whose delivery may resolve
+   * this wait (a result another tenant's delivery carries never does). Default: the client's
+   * `tenant`. Without it, such a receiver's results are not used and the wait polls.
+   */
+  tenant?: string;
+  /**
    * Longest wait, in ms (for `generateAndWait`, counted from the call). Default 600,000 (10 min);
    * `Infinity` for none. Past it the wait rejects with a `WaitTimeoutError`; the job goes on.
    */
@@ -69,6 +75,7 @@ interface WaitStart {
 export function waitService(
   get: (taskId: string, options: RequestOptions) => Promise<ImageTask>,
   redact: Redact,
+  defaultTenant?: string,
 ) {
   const timers = timerQueue();
   const slots = pollSlots(POLL_SLOTS);
@@ -83,7 +90,7 @@ export function waitService(
       if (typeof taskId !== 'string' || taskId.length === 0) {
         throw invalidOption(WHERE, 'taskId', 'the task_id of a submitted job', taskId);
       }
-      wait(taskId, resolveWaitOptions(options), start, resolve, reject);
+      wait(taskId, resolveWaitOptions(options, defaultTenant), start, resolve, reject);
     });
   }
 
@@ -129,10 +136,15 @@ export function waitService(
       inFlight = new AbortController();
       let delay = interval;
       try {
-        const task = await get(taskId, { signal: inFlight.signal, retries: 0 });
-        if (settled) return;
-        if (task.status === 'completed') return succeed(task);
-        if (task.status === 'failed') return fail(failure(taskId, task, redact));
+        // The receiver's reconciler is asking the gateway right now: its answer wakes this wait.
+        const reconciling = receiver?.results.polling(taskId, options.tenant);
+        if (reconciling) await reconciling;
+        else {
+          const task = await get(taskId, { signal: inFlight.signal, retries: 0 });
+          if (settled) return;
+          if (task.status === 'completed') return succeed(task);
+          if (task.status === 'failed') return fail(failure(taskId, task, redact));
+        }
       } catch (error) {
         if (settled) return;
         // A lost connection, a time-out, 429 or 5xx may pass: the next poll will tell. 4xx will not.
@@ -181,9 +193,9 @@ export function waitService(
 
     // A result that came before the wait began (the webhook beat images.generate's answer) is in
     // the receiver's recent results: look there first, then watch for it, in the same turn.
-    const recent = receiver?.results.get(taskId);
+    const recent = receiver?.results.get(taskId, options.tenant);
     if (recent) return onResult(recent);
-    stopWatching = receiver?.results.watch(taskId, onResult);
+    stopWatching = receiver?.results.watch(taskId, onResult, options.tenant);
     signal?.addEventListener('abort', onAbort, { once: true });
     schedule();
   }
@@ -193,6 +205,7 @@ export function waitService(
 
 interface ResolvedWait {
   receiver: { readonly results: JobResults } | undefined;
+  tenant: string | undefined;
   timeoutMs: number;
   signal: AbortSignal | undefined;
   pollIntervalMs: number;
@@ -201,6 +214,7 @@ interface ResolvedWait {
 
 const WAIT_OPTIONS = optionNames<WaitOptions>()([
   'receiver',
+  'tenant',
   'timeoutMs',
   'signal',
   'pollIntervalMs',
@@ -208,11 +222,16 @@ const WAIT_OPTIONS = optionNames<WaitOptions>()([
 ]);
 
 /** Checks and completes the options; throws a JobhookError (`invalid_options`) that names a bad one. */
-export function resolveWaitOptions(options: WaitOptions): ResolvedWait {
-  refuseUnknownOptions(options, WAIT_OPTIONS, WHERE, { retries: 'createClient({ retries })' });
+export function resolveWaitOptions(options: WaitOptions, defaultTenant?: string): ResolvedWait {
+  refuseUnknownOptions(options, WAIT_OPTIONS, WHERE, {
+    retries: 'it belongs in `createClient({ retries })`',
+  });
   const receiver = options.receiver;
   const valid = receiver === undefined || typeof receiver?.results?.watch === 'function';
   checkOption(WHERE, 'receiver', receiver, valid, 'a receiver made by createReceiver');
+  const tenant = options.tenant ?? defaultTenant;
+  const named = tenant === undefined || (typeof tenant === 'string' && tenant.length > 0);
+  checkOption(WHERE, 'tenant', tenant, named, 'the name your `secret` function gives the tenant');
   // Polling is the safety net, so its intervals are finite; the wait as a whole may be endless.
   const ms = { unit: 'ms' };
   const pollIntervalMs = positiveNumber(
@@ -224,6 +243,7 @@ export function resolveWaitOptions(options: WaitOptions): ResolvedWait {
   );
   return {
     receiver,
+    tenant,
     timeoutMs: positiveNumber(WHERE, 'timeoutMs', options.timeoutMs, 600_000, { ...ms, infinite: true }),
     signal: options.signal,
     pollIntervalMs,

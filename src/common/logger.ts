@@ -1,5 +1,4 @@
-import { liveRedactor, redactor, secretForms } from './redact.js';
-import { isThenable } from './thenable.js';
+import type { Redact } from './redact.js';
 import { ignore } from './ignore.js';
 
 /** Console-compatible: `console` itself is a Logger. Only `error` is required. */
@@ -10,8 +9,14 @@ export interface Logger {
   warn?(message: string): void;
 }
 
-/** Quiet except for errors. Pass `logger: console` to also see refused deliveries, at `warn`. */
-export const defaultLogger: Logger = { error: (message) => console.error(message) };
+/**
+ * The console: failures at error, refused deliveries at warn (at most ten lines a minute, with a
+ * count of the rest), so that a wrong secret shows in the app's log from the first delivery.
+ */
+export const defaultLogger: Logger = {
+  error: (message) => console.error(message),
+  warn: (message) => console.warn(message),
+};
 
 /** A sender-controlled value made safe for one log line: quoted, escaped, short. */
 export function quote(value: string | undefined): string {
@@ -20,13 +25,11 @@ export function quote(value: string | undefined): string {
 }
 
 /**
- * Wraps `logger` so that no line carries one of `secrets`, in any form it may take (see
- * {@link secretForms}). jobhook's own lines never hold a secret, but they quote messages from code
- * it does not control (a handler, a custom verifier, a dedupe store).
+ * Wraps `logger` so that no line carries a secret `redact` knows, in any form it may take (see
+ * `secretForms`). jobhook's own lines never hold a secret, but they quote messages from code it
+ * does not control (a handler, a custom verifier, a dedupe store).
  */
-export function redactingLogger(logger: Logger, secrets: readonly string[], growing = false): Logger {
-  if (!growing && secretForms(secrets).length === 0) return logger;
-  const redact = growing ? liveRedactor(secrets) : redactor(secrets);
+export function redactingLogger(logger: Logger, redact: Redact): Logger {
   const wrapped: Logger = { error: (message) => logger.error(redact(message)) };
   if (typeof logger.warn === 'function') wrapped.warn = (message) => logger.warn!(redact(message));
   return wrapped;
@@ -63,7 +66,7 @@ export function safeLogger(logger: Logger): SafeLogger {
         if (typeof logger[name] !== 'function') return;
         const result: unknown = logger[name](message);
         // An async logger's rejection would be an unhandled rejection.
-        if (isThenable(result)) Promise.resolve(result).then(undefined, ignore);
+        if (result !== undefined) Promise.resolve(result).then(undefined, ignore);
       } catch {
         // Nowhere left to report it.
       }

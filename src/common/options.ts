@@ -26,7 +26,7 @@ export function refuseUnknownOptions(
     const home = Object.hasOwn(homes, key) ? homes[key] : undefined;
     const hint =
       home !== undefined
-        ? `it belongs in \`${home}\``
+        ? home
         : (nearest(key, known)?.replace(/^/, 'did you mean `').concat('`?') ??
           `its options are ${known.map((name) => `\`${name}\``).join(', ')}`);
     throw new JobhookError('invalid_options', `${where} has no option \`${printable(key)}\`: ${hint}`);

@@ -71,6 +71,8 @@ export interface HandoffJob {
   receivedAt: number;
   /** `'poll'` for an outcome the receiver found by polling the gateway; absent for a webhook. */
   source?: 'webhook' | 'poll';
+  /** The tenant whose secret verified the delivery, for a receiver with a `secret` function. */
+  tenant?: string;
 }
 
 /**

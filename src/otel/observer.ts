@@ -48,6 +48,7 @@ interface Instruments {
   handoffLatency: Histogram;
   deliveriesFailed: Counter;
   jobsExpired: Counter;
+  signatureAlarms: Counter;
   polls: Counter;
   dispatched: Counter;
 }
@@ -68,7 +69,8 @@ const OTEL_OBSERVER_OPTIONS = optionNames<OtelObserverOptions>()(['tracerProvide
  *   `reconcile`: `jobhook.gateway.deliveries.failed` (deliveries the gateway counted as failed to
  *   this receiver's webhook), `jobhook.jobs.expired` (tracked tasks still running at `maxAgeMs`),
  *   `jobhook.reconcile.polls` and `jobhook.reconcile.dispatched` (status polls made, outcomes
- *   found by them and handled), all counters.
+ *   found by them and handled), all counters; `jobhook.signature.alarms`, a counter of the alarms
+ *   raised when deliveries keep arriving and none verifies (wire it to alerting).
  *
  * It registers nothing: register an OpenTelemetry SDK yourself. Without one, each delivery costs a
  * no-op span and a few no-op calls.
@@ -120,6 +122,9 @@ export function otelObserver(options: OtelObserverOptions = {}): ReceiverObserve
     jobExpired(job: ExpiredJob) {
       current().jobsExpired.add(1, { 'jobhook.task.status': job.status ?? 'unreadable' });
     },
+    signaturesFailing() {
+      current().signatureAlarms.add(1, { 'messaging.system': MESSAGING_SYSTEM });
+    },
     reconciled(pass: ReconcileResult) {
       const { polls, dispatched } = current();
       if (pass.polled > 0) polls.add(pass.polled);
@@ -152,6 +157,11 @@ function createInstruments(provider: MeterProvider): Instruments {
     jobsExpired: meter.createCounter('jobhook.jobs.expired', {
       description: "Tracked tasks still not ended at the tracker's maxAgeMs, no longer tracked.",
       unit: '{task}',
+    }),
+    signatureAlarms: meter.createCounter('jobhook.signature.alarms', {
+      description:
+        'Alarms raised because deliveries kept arriving and none verified: the secret probably differs from the registered one.',
+      unit: '{alarm}',
     }),
     polls: meter.createCounter('jobhook.reconcile.polls', {
       description: 'Task status polls the reconciler made.',

@@ -2,6 +2,7 @@ import { TIMED_OUT, within } from '../common/bounded.js';
 import { JobhookError } from '../common/errors.js';
 import { messageOf, quote, type SafeLogger } from '../common/logger.js';
 import { isThenable } from '../common/thenable.js';
+import { sleep } from '../common/backoff.js';
 import type { ClaimResult, DedupeStore } from '../dedupe/dedupe-store.js';
 import type { DeliveryInfo, ReportFailures } from './failures.js';
 
@@ -54,14 +55,14 @@ export function deliveryClaims(
   let counter = 0;
   let warnedLostClaim = false;
 
-  /** Claims `key` in `store` for one delivery. */
+  /** Claims `key` in `store` for one delivery: at once from a store that answers at once. */
   function take(store: DedupeStore, key: string, delivery: ClaimFor): ClaimTaken | Promise<ClaimTaken> {
     prefix ??= `${globalThis.crypto.randomUUID()}.`;
     const claim: Claim = { store, key, owner: prefix + (++counter).toString(36) };
-    const claimed = storeCall(claim, 'claim', delivery);
-    return isThenable(claimed)
-      ? claimed.then((result) => taken(claim, result, delivery))
-      : taken(claim, claimed, delivery);
+    const result = storeCall(claim, 'claim', delivery);
+    return result instanceof Promise
+      ? result.then((r) => taken(claim, r, delivery))
+      : taken(claim, result, delivery);
   }
 
   function taken(claim: Claim, result: ClaimResult | typeof STORE_FAILED, delivery: ClaimFor): ClaimTaken {
@@ -73,18 +74,15 @@ export function deliveryClaims(
 
   /**
    * Completes (`ok`) or releases the claim; a failure is reported. A complete that failed is
-   * retried in the background. Resolves (when the store is asynchronous) once the first call settled.
+   * retried in the background. Resolves once the first call settled.
    */
-  function completeOrRelease(claim: Claim, ok: boolean, delivery: ClaimFor): void | Promise<unknown> {
+  function completeOrRelease(claim: Claim, ok: boolean, delivery: ClaimFor): Promise<void> | undefined {
     const done = storeCall(claim, ok ? 'complete' : 'release', delivery);
-    if (!ok) return isThenable(done) ? done : undefined;
-    if (!isThenable(done)) {
-      if (done === STORE_FAILED) retryComplete(claim, delivery);
+    const settled = (result: unknown): undefined => {
+      if (ok && result === STORE_FAILED) retryComplete(claim, delivery);
       return undefined;
-    }
-    return done.then((result) => {
-      if (result === STORE_FAILED) retryComplete(claim, delivery);
-    });
+    };
+    return done instanceof Promise ? done.then(settled) : settled(done);
   }
 
   function retryComplete(claim: Claim, delivery: ClaimFor) {
@@ -93,7 +91,7 @@ export function deliveryClaims(
     lifecycle.track(
       (async () => {
         for (let attempt = 0; attempt < COMPLETE_RETRIES; attempt++) {
-          await new Promise((resolve) => setTimeout(resolve, delay));
+          await sleep(delay);
           if ((await storeCall(claim, 'complete', delivery)) !== STORE_FAILED) break;
         }
         renewal?.stop();
@@ -119,11 +117,7 @@ export function deliveryClaims(
       }
     };
     const timer = setInterval(
-      () => {
-        const held = storeCall(claim, 'renew', delivery);
-        if (isThenable(held)) void held.then(renewed);
-        else renewed(held);
-      },
+      () => void Promise.resolve(storeCall(claim, 'renew', delivery)).then(renewed),
       Math.max(1, Math.floor(leaseMs / 4)),
     );
     // Renewing alone must not keep a process alive.

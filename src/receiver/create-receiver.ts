@@ -3,16 +3,14 @@ import { JobhookError } from '../common/errors.js';
 import { defaultSchemas, type EventMapOf, type EventSchemas, type MergedSchemas } from '../events/schemas.js';
 import { jobResults } from '../results/job-results.js';
 import { createFetchHandler } from '../wire/fetch-handler.js';
+import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 import { failureReporter } from './failures.js';
 import { inFlightTracker } from './in-flight.js';
-import { handoffObserver, onceLogger } from './observe.js';
-import { resolveOptions, type ReceiverOptions } from './options.js';
+import { resolveOptions, type ReceiverOptions, type ResolvedOptions } from './options.js';
 import { createPipeline, type Pipeline } from './pipeline.js';
 import { registerReceiver } from './register.js';
 import type { DeliveryContext, EventHandler } from './run-handlers.js';
-import { queuedJobRunner } from './run-queued.js';
-import type { Reconciler } from '../reconcile/reconciler.js';
-import { receiverReconciler, taskIdOf } from './reconcile-step.js';
+import { createReconciler, type Reconciler } from '../reconcile/reconciler.js';
 import type { CloseOptions, ErrorHandler, EventMap, Receiver } from './types.js';
 
 // `& EventMap` only tells the compiler the job events always exist; it changes no field type.
@@ -36,7 +34,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   const lifecycle = inFlightTracker();
   // Results cross instances only over a channel passed as `results`: no store opens one by itself.
   const results = jobResults(options.results, config.logger, config.now);
-  const report = failureReporter(errorHandlers, config.secrets, config.logger, lifecycle);
+  const report = failureReporter(errorHandlers, config.redact, config.logger, lifecycle);
 
   /** The handlers of a type: its own (for a type with a schema), then the `onAny` ones. */
   function handlersFor(type: string, known: boolean): readonly EventHandler<unknown>[] {
@@ -45,15 +43,9 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     return typed && anyHandlers.length > 0 ? [...typed, ...anyHandlers] : (typed ?? anyHandlers);
   }
 
-  // With `reconcile`: the reconciler runs polled outcomes through the pipeline from the claim on,
-  // and a webhook answered 2xx tells the tracker its task needs no poll.
+  // With `reconcile`: polled outcomes enter the pipeline by its poll door, and a webhook's outcome
+  // tells the tracker its task needs no poll.
   let reconciler: Reconciler | undefined;
-  const answered2xx = config.reconcile
-    ? (type: string, event: unknown) => {
-        const taskId = taskIdOf(type, event);
-        if (taskId !== undefined && reconciler) lifecycle.track(reconciler.settled(taskId));
-      }
-    : undefined;
   const pipeline: Pipeline = createPipeline({
     config,
     schemas,
@@ -61,27 +53,24 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     results,
     report,
     lifecycle,
-    answered2xx,
+    webhookSettled:
+      config.reconcile &&
+      ((taskId, tenant) => {
+        if (reconciler) lifecycle.track(reconciler.settled(taskId, tenant));
+      }),
   });
   if (config.reconcile) {
-    reconciler = receiverReconciler({
+    reconciler = createReconciler({
       options: config.reconcile,
-      schemas,
-      run: (polled) => pipeline.runValidatedEvent(polled),
       logger: config.logger,
       observer: config.observer,
       now: config.now,
+      dispatch: (polled) => pipeline.runPolled(polled),
+      polling: (taskId, tenant, poll) => results.notePoll(taskId, tenant, poll),
     });
   }
 
-  const runQueued = queuedJobRunner({
-    schemas,
-    handlersFor,
-    handlerTimeoutMs: config.handlerTimeoutMs,
-    report,
-    track: (work) => lifecycle.track(work),
-    startedFirst: handoffObserver(config.observer, onceLogger(config.logger)),
-  });
+  warnOfClusterWithMemoryStore(options, config);
 
   function addHandler(type: string, handler: EventHandler<never>, where = 'receiver.on') {
     assertFunction(where, handler);
@@ -122,13 +111,20 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     },
     receive: pipeline.receive,
     fetch: createFetchHandler(pipeline.receive),
-    async handleQueued(job, attempt) {
-      lifecycle.enter();
-      try {
-        await runQueued(job, attempt);
-      } finally {
-        lifecycle.leave();
+    handleQueued: pipeline.runQueued,
+    work(workOptions) {
+      const { handoff } = config;
+      if (typeof handoff?.work !== 'function') {
+        return Promise.reject(
+          new JobhookError(
+            'invalid_options',
+            handoff
+              ? 'receiver.work(): this hand-off cannot start a worker (it has no work() method); run your own consumer and call receiver.handleQueued(job).'
+              : 'receiver.work() needs createReceiver({ handoff }), e.g. bullmqHandoff({ queue }).',
+          ),
+        );
       }
+      return handoff.work(receiver, workOptions);
     },
     close,
     reconcileOnce() {
@@ -152,7 +148,12 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
         {
           secret: config.lookup ? undefined : config.secrets[0],
           picksSecrets: config.lookup !== undefined,
-          handled: anyHandlers.length > 0 ? Object.keys(schemas) : [...handlersByType.keys()],
+          // A wait on a task must learn of its failure as of its success: with results kept, both
+          // job outcomes are subscribed to, whichever the handlers are for.
+          handled: [
+            ...(anyHandlers.length > 0 ? Object.keys(schemas) : handlersByType.keys()),
+            ...(options.results === false ? [] : GATEWAY_EVENT_TYPES),
+          ].filter((type, at, all) => all.indexOf(type) === at),
           known: Object.keys(schemas),
         },
         registerOptions,
@@ -160,6 +161,29 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     },
   };
   return receiver;
+}
+
+interface NodeLikeProcess {
+  env?: Record<string, string | undefined>;
+  getBuiltinModule?: (name: string) => unknown;
+}
+
+/**
+ * Under node:cluster or pm2's cluster mode each process keeps its own memory store, so a retried
+ * delivery that reaches another process runs again: said once, when the receiver is made.
+ */
+function warnOfClusterWithMemoryStore(options: ReceiverOptions<EventSchemas>, config: ResolvedOptions): void {
+  if (options.dedupe !== undefined || !config.dedupe) return;
+  const host = (globalThis as { process?: NodeLikeProcess }).process;
+  // node:cluster through getBuiltinModule: the core imports nothing of Node's, and runs elsewhere too.
+  const cluster = host?.getBuiltinModule?.('node:cluster') as { isWorker?: boolean } | undefined;
+  const clustered = cluster?.isWorker === true || host?.env?.exec_mode === 'cluster_mode';
+  if (!clustered) return;
+  config.logger.warn(
+    'jobhook: this receiver runs in a cluster worker with the in-memory dedupe store: each process has its own, ' +
+      'so a delivery retried to another process runs its handlers again. Share a store between them: ' +
+      'redisDedupeStore (jobhook/redis) or postgresDedupeStore (jobhook/postgres).',
+  );
 }
 
 /** `close({ timeoutMs })`: a number of at least 0 (0 waits without a bound), default 30 s. */

@@ -1,7 +1,6 @@
 import type { JobhookError } from '../common/errors.js';
 import { messageOf, quote, type SafeLogger } from '../common/logger.js';
-import { liveRedactor } from '../common/redact.js';
-import { isThenable } from '../common/thenable.js';
+import type { Redact } from '../common/redact.js';
 import type { InFlight } from './in-flight.js';
 import type { ErrorHandler } from './types.js';
 
@@ -27,6 +26,8 @@ function causeStack(failure: JobhookError): string {
 export interface DeliveryInfo {
   deliveryId: string | undefined;
   type: string;
+  /** The tenant the event belongs to, with a `secret` function (see `DeliveryContext.tenant`). */
+  tenant: string | undefined;
 }
 
 /** Hands failures to `onError` (or the log) without ever waiting for it. */
@@ -40,19 +41,17 @@ export type ReportFailures = (failures: readonly JobhookError[], delivery: Deliv
  */
 export function failureReporter(
   errorHandlers: readonly ErrorHandler[],
-  secrets: readonly string[],
+  redact: Redact,
   logger: SafeLogger,
   lifecycle: Pick<InFlight, 'track'>,
 ): ReportFailures {
-  // Live: a receiver with a `secret` function learns its secrets as deliveries come.
-  const redact = liveRedactor(secrets);
   const handlerFailed = (error: unknown) =>
     logger.error(`jobhook: an onError handler failed: ${messageOf(error)}`);
 
   function callErrorHandler(handler: ErrorHandler, failure: JobhookError, delivery: DeliveryInfo) {
     try {
       const result = handler(failure, delivery);
-      if (isThenable(result)) lifecycle.track(Promise.resolve(result).then(undefined, handlerFailed));
+      if (result !== undefined) lifecycle.track(Promise.resolve(result).then(undefined, handlerFailed));
     } catch (error) {
       handlerFailed(error);
     }

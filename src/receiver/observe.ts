@@ -2,7 +2,7 @@ import type { ReconcileObserver } from '../reconcile/observer.js';
 import type { AnswerCode, ReceiverResponse } from '../wire/answers.js';
 import type { RefusalCode } from '../signatures/verifier.js';
 import { messageOf, type Logger } from '../common/logger.js';
-import { isThenable } from '../common/thenable.js';
+import type { SignatureAlarm } from './refusal-log.js';
 
 /**
  * What became of one delivery, from its answer: `ok` (2xx, handled or nothing to handle),
@@ -76,6 +76,12 @@ export interface ReceiverObserver<State = unknown> extends ReconcileObserver {
   end(state: State, delivery: ObservedDelivery): void;
   /** A queue worker took up a delivery the receiver had handed off (see `jobhook/bullmq`). */
   handoff?(handoff: ObservedHandoff): void;
+  /**
+   * Deliveries keep arriving and none verifies: the 10th refusal in a row of a signature that
+   * matches no secret, then at most every 5 minutes while it lasts. The secret probably differs
+   * from the one the webhook was registered with: wire this to your alerting.
+   */
+  signaturesFailing?(alarm: SignatureAlarm): void;
 }
 
 /**
@@ -99,19 +105,6 @@ export class DeliveryTrace {
   claimed(claim: unknown): void {
     this.dedupe =
       claim === 'new' ? 'new' : claim === 'done' ? 'duplicate' : claim === 'busy' ? 'in_progress' : undefined;
-  }
-
-  /** Runs the handlers through `run` and notes how long they took (until their result settles). */
-  timeHandlers<T>(run: () => T): T {
-    const started = performance.now();
-    const result = run();
-    const done = () => {
-      this.handlerMs = performance.now() - started;
-    };
-    // Registered before the caller's own `then`, so the time is noted before the answer is built.
-    if (isThenable(result)) Promise.resolve(result).then(done, done);
-    else done();
-    return result;
   }
 }
 

@@ -8,14 +8,13 @@ import {
   positiveNumber,
   refuseUnknownOptions,
 } from '../common/options.js';
-import { preparedVerifiers, type SecretLookup } from './secret-lookup.js';
+import { tenantLookup, type SecretLookup, type TenantLookup } from './tenants.js';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import type { Handoff } from '../handoff/handoff.js';
 import type { ReceiverObserver } from './observe.js';
 import { resolveReconcile, type ReconcileOptions, type ResolvedReconcile } from '../reconcile/options.js';
 import { memoryDedupeStore } from '../dedupe/memory-store.js';
 import { JobhookError } from '../common/errors.js';
-import { isThenable } from '../common/thenable.js';
 import type { EventSchemas } from '../events/schemas.js';
 import {
   defaultLogger,
@@ -24,6 +23,7 @@ import {
   type Logger,
   type SafeLogger,
 } from '../common/logger.js';
+import { redactor, type Redactor } from '../common/redact.js';
 import type { HeaderReader } from '../wire/headers.js';
 import { isRefusalCode } from '../signatures/refusals.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
@@ -45,8 +45,9 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
    *
    * Or a function that picks the secrets for each delivery, for one receiver serving several
    * webhooks with their own secrets (one per tenant, often on one route such as
-   * `/webhooks/:account`): `secret: ({ headers, url }) => secretsFor(new URL(url!).pathname)`.
-   * See {@link SecretLookup}: nothing returned is a 401 `invalid_signature`, a throw a 500.
+   * `/webhooks/:account`): `secret: ({ url }) => ({ tenant, secret: secretsOf(tenant) })`.
+   * See {@link SecretLookup}: nothing returned is a 401 `invalid_signature`, a throw a 500; every
+   * dedupe key, job result and tracked task is then scoped to the tenant.
    */
   secret?: string | readonly string[] | SecretLookup;
   /** The signature scheme. Default: `standardWebhooks()`. A function is a custom verifier. */
@@ -95,10 +96,9 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
    */
   handlerTimeoutMs?: number;
   /**
-   * How long the sender waits for an answer, in ms, when you know it (the simulator's is 15,000).
-   * Only checked: `handlerTimeoutMs` at or above it logs a warning when the receiver is made,
-   * since the sender would give up (and retry, getting 409) before a slow handler's 500 comes.
-   * See docs/timeouts.md.
+   * @deprecated Only ever logged a warning when `handlerTimeoutMs` was not below it; it will be
+   * removed in the next version. Keep `handlerTimeoutMs` below your sender's time-out (see
+   * docs/timeouts.md).
    */
   senderTimeoutMs?: number;
   /**
@@ -138,7 +138,13 @@ export interface VerifiedDelivery {
   type: string;
   /** The validated event (for a type with no schema, the payload as it came). */
   event: unknown;
+  /** The delivery's headers; for an event found by polling or run from a queue, none. */
   headers: HeaderReader;
+  /**
+   * The tenant whose secret verified the delivery, with a `secret` function. The key you return
+   * is scoped to it by jobhook, so tenants never share a key.
+   */
+  tenant: string | undefined;
 }
 
 /** Computes a delivery's dedupe key; `undefined` dedupes nothing for that delivery. */
@@ -146,10 +152,12 @@ export type DedupeKeyFunction = (delivery: VerifiedDelivery) => string | undefin
 
 export interface ResolvedOptions {
   verify: VerifyFunction | undefined;
-  /** The fixed secrets; with a `secret` function, every secret it returned so far (for redaction). */
+  /** The fixed secrets (none with a `secret` function). */
   secrets: readonly string[];
-  /** With a `secret` function: the function, and the verifier for the secrets it returns. */
-  lookup: { find: SecretLookup; verifierFor: (secrets: readonly string[]) => VerifyFunction } | undefined;
+  /** Every secret the receiver knows, the ones a `secret` function returned included: for the log and `onError`. */
+  redact: Redactor;
+  /** With a `secret` function: the function, with the verifiers of the secrets it returns. */
+  lookup: TenantLookup | undefined;
   toleranceSeconds: number;
   now: () => number;
   dedupe: DedupeStore | undefined;
@@ -161,6 +169,11 @@ export interface ResolvedOptions {
   logger: SafeLogger;
   observer: ReceiverObserver | undefined;
   reconcile: ResolvedReconcile | undefined;
+  /**
+   * A sender whose payloads have another shape: turns a verified, decoded payload (and its
+   * headers) into jobhook's own shape, before validation. `undefined`: the payload is taken as it is.
+   */
+  mapPayload: ((payload: unknown, headers: HeaderReader) => unknown) | undefined;
 }
 
 const MIB = 1024 * 1024;
@@ -209,23 +222,28 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     throw invalidOption(WHERE, 'options', 'an object with your `secret`', options);
   }
   refuseUnknownOptions(options, RECEIVER_OPTIONS, 'createReceiver', {
-    apiKey: 'createClient({ apiKey })',
-    baseUrl: 'createClient({ baseUrl })',
-    path: "the adapter's options, e.g. nodeHandler(receiver, { path })",
-    timeoutMs: 'handlerTimeoutMs or bodyTimeoutMs',
+    apiKey: 'it belongs in `createClient({ apiKey })`',
+    baseUrl: 'it belongs in `createClient({ baseUrl })`',
+    path: "it belongs in the adapter's options, e.g. `nodeHandler(receiver, { path })`",
+    timeoutMs: 'did you mean `handlerTimeoutMs` or `bodyTimeoutMs`?',
+    ...Object.fromEntries(
+      ['onJobCompleted', 'onJobFailed', 'onAny', 'onError', 'on'].map((method) => [
+        method,
+        `\`${method}\` is a method of the receiver: \`createReceiver({ secret }).${method}(${method === 'on' ? "'job.completed', handler" : 'handler'})\``,
+      ]),
+    ),
   });
   const skip = options.dangerouslySkipVerification === true;
   const { secret } = options;
   const find = typeof secret === 'function' ? secret : undefined;
-  // A lookup's secrets are learnt delivery by delivery: this list grows, and redaction follows it.
   const secrets = typeof secret === 'function' || (skip && secret === undefined) ? [] : secretsOf(secret);
-  const lookup = find && {
-    find,
-    verifierFor: preparedVerifiers((found) => verifyFunction(options.verifier, found), secrets),
-  };
+  // A lookup's secrets are learnt delivery by delivery, and join the redaction as they come.
+  const redact = redactor(secrets);
+  const lookup = find && tenantLookup(find, (found) => verifyFunction(options.verifier, found), redact);
   const resolved: ResolvedOptions = {
     verify: skip || lookup ? undefined : verifyFunction(options.verifier, secrets),
     secrets,
+    redact,
     lookup,
     toleranceSeconds: nonNegativeNumber(WHERE, 'toleranceSeconds', options.toleranceSeconds, 300, {
       infinite: true,
@@ -246,9 +264,10 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
       NO_LIMIT,
     ),
     // Wrapped once here, so that no logger failure anywhere can change an answer.
-    logger: safeLogger(redactingLogger(options.logger ?? defaultLogger, secrets, lookup !== undefined)),
+    logger: safeLogger(redactingLogger(options.logger ?? defaultLogger, redact)),
     observer: observerOf(options.observer),
     reconcile: reconcileOf(options),
+    mapPayload: undefined,
   };
   const sender = options.senderTimeoutMs;
   if (sender !== undefined) positiveNumber(WHERE, 'senderTimeoutMs', sender, 0, { unit: 'ms' });
@@ -307,12 +326,13 @@ function secretsOf(secret: string | readonly string[] | undefined): string[] {
 function verifyFunction(verifier: ReceiverOptions['verifier'], secrets: readonly string[]): VerifyFunction {
   if (verifier === undefined) return standardWebhooks().prepare(secrets);
   if (typeof verifier === 'function') {
-    return (request) => {
+    return async (request) => {
       // Not a spread: for a body handed over as a string, `body` is a getter (made on first read),
       // which a spread would leave out.
       const { headers, body, text, now, toleranceSeconds, headersChecked } = request;
-      const result = verifier({ headers, body, text, now, toleranceSeconds, headersChecked, secrets });
-      return isThenable(result) ? Promise.resolve(result).then(closedOutcome) : closedOutcome(result);
+      return closedOutcome(
+        await verifier({ headers, body, text, now, toleranceSeconds, headersChecked, secrets }),
+      );
     };
   }
   checkOption(

@@ -1,15 +1,15 @@
 import { answers, type ReceiverResponse } from '../wire/answers.js';
-import { isWellFormed, rawBytes } from '../wire/body.js';
+import { decodeJson, isWellFormed, rawBytes } from '../wire/body.js';
 import { utf8Bytes } from '../common/bytes.js';
 import { readHeaders, type HeaderReader } from '../wire/headers.js';
 import { encodingRefusal } from '../wire/content-encoding.js';
 import { readBodyWithin, type BodyReader } from '../wire/read-body.js';
 import { JobhookError } from '../common/errors.js';
-import { messageOf } from '../common/logger.js';
-import { isThenable, type MaybePromise } from '../common/thenable.js';
+import { messageOf, quote } from '../common/logger.js';
 import type { EventSchemas } from '../events/schemas.js';
+import type { EventOutcome } from '../events/event-types.js';
 import type { JobResultsFeed } from '../results/job-results.js';
-import type { HandoffJob } from '../handoff/handoff.js';
+import type { HandoffJob, QueuedAttempt } from '../handoff/handoff.js';
 import { refusalText } from '../signatures/refusals.js';
 import {
   refuse,
@@ -18,72 +18,55 @@ import {
   type VerifyOutcome,
   type VerifyRefusal,
 } from '../signatures/verifier.js';
-import { TIMED_OUT, within } from '../common/bounded.js';
-import { lookedUpSecrets } from './secret-lookup.js';
 import { deliveryClaims, STORE_FAILED, type Claim, type ClaimTaken, type DeliveryClaims } from './claims.js';
 import type { DeliveryInfo, ReportFailures } from './failures.js';
 import type { InFlight } from './in-flight.js';
-import { observeDelivery, onceLogger, type DeliveryTrace } from './observe.js';
+import {
+  handoffObserver,
+  observeDelivery,
+  onceLogger,
+  type DeliveryTrace,
+  type ObservedHandoff,
+} from './observe.js';
 import type { ResolvedOptions } from './options.js';
-import { parseEvent, type ParsedEvent } from './parse-event.js';
-import { runHandlers, type DeliverySource, type EventHandler } from './run-handlers.js';
+import { checkPayload, type CheckedPayload } from './check-payload.js';
+import { isThenable } from '../common/thenable.js';
+import { runHandlers, type DeliverySource, type EventHandler, type HandlerRun } from './run-handlers.js';
+import { scopedKey } from '../results/job-result.js';
 import type { DeliveryInput } from './types.js';
-import { webhookOutcomeKey } from './reconcile-step.js';
-import { runHeaderChecks, verifyDelivery } from './verify-delivery.js';
+import { refusalLog, type RefusalLog, type SignatureAlarm } from './refusal-log.js';
 
 /**
- * The path of one delivery, in the order of work of docs/design.md. A delivery is one record
- * ({@link Delivery}) that walks the steps below; each step reads what the steps before it learned
- * and writes what it learns, and gives `undefined` to go on or the answer that ends the walk (a
- * promise of either when it must wait: {@link walk} is the one place that waits for it).
+ * The one path of an event to its handlers, with three doors:
  *
- *   check the request   method (405), a body at all (500), the signature headers (401)
- *   find the secrets    with a `secret` function: its secrets for this delivery (401 none, 500
- *                       when it fails or outlives bodyTimeoutMs), then the signature headers
- *   read the body       within maxBodyBytes (413) and bodyTimeoutMs (408)
- *   verify              the signature on the raw bytes (401)
- *   parse and validate  JSON and the type's schema (400); the job result is recorded
- *   claim               the dedupe key in the store (200 duplicate, 409 busy)
- *   run or hand off     the handlers, within their time-out, or the hand-off's enqueue (503)
- *   settle              complete or release the claim
- *   answer              200, or 500 when a handler failed
+ *   webhook   receive(): the method (405), the signature headers (401), the tenant's secrets, the
+ *             body within its limit (413) and time (408), the signature (401), JSON (400); then
+ *   poll      runPolled(): an outcome the reconciler found by polling the gateway; and
+ *   queued    runQueued(): an event a hand-off stored, run by a worker;
  *
- * An event found by polling the gateway (issue 22) is already validated: it walks from the claim
- * on ({@link Pipeline.runValidatedEvent}), through the same store and the same handlers.
+ * all go through {@link handle}: validate (400), record the job result, hand off (webhook, with a
+ * hand-off) or claim the dedupe key (200 duplicate, 409 busy), run the handlers within their
+ * time-out, settle the claim. Each event is one {@link EventRecord}; what became of it is one
+ * {@link EventOutcome}. The webhook door answers the sender; the poll door tells the reconciler
+ * the outcome; the queued door rejects when a handler failed, so that the queue retries.
  */
-const STEPS = [
-  checkRequest,
-  findSecrets,
-  readBody,
-  verify,
-  parseAndValidate,
-  claim,
-  runOrHandOff,
-  settleClaim,
-] as const satisfies readonly Step[];
-
-/** Where an already-validated event starts: the claim. */
-const FROM_CLAIM = STEPS.indexOf(claim);
-
-/** What a step gives: `undefined` to go on, or the answer; a promise of either when it waits. */
-type Step = (p: PipelineState, d: Delivery) => MaybePromise<ReceiverResponse | undefined>;
-
-/** An event verified and validated elsewhere (a poll of the gateway), to run from the claim on. */
-export interface ValidatedEvent {
-  /** The event type, e.g. `job.completed`. */
-  type: string;
-  /** What handlers receive (already validated). */
-  event: unknown;
-  /** The dedupe key; `undefined` runs the handlers without dedupe. */
-  key: string | undefined;
-  /** Handlers see it as `context.source`. */
-  source: DeliverySource;
-  /** What handlers see as `context.deliveryId`. */
-  deliveryId?: string | undefined;
+export interface Pipeline {
+  /** One delivery off the wire, answered. Never rejects. */
+  receive(this: void, input: DeliveryInput): Promise<ReceiverResponse>;
+  /** An outcome found by polling, as the payload a webhook would carry. Never rejects. */
+  runPolled(this: void, polled: PolledOutcome): Promise<EventOutcome>;
+  /** An event a hand-off stored; rejects with the failure when a handler failed or timed out. */
+  runQueued(this: void, job: HandoffJob, attempt?: QueuedAttempt): Promise<void>;
 }
 
-/** What became of a {@link ValidatedEvent}. */
-export type RunOutcome = 'handled' | 'duplicate' | 'in_progress' | 'failed';
+export type { EventOutcome };
+
+/** An outcome the reconciler found: the payload a webhook would have carried, and whose task it is. */
+export interface PolledOutcome {
+  payload: unknown;
+  /** The tenant the task was tracked for, if any. */
+  tenant?: string | undefined;
+}
 
 /** What the pipeline needs of its receiver (createReceiver keeps the registry and the options). */
 export interface PipelineDeps {
@@ -94,228 +77,258 @@ export interface PipelineDeps {
   results: JobResultsFeed;
   report: ReportFailures;
   lifecycle: InFlight;
-  /**
-   * A webhook was answered 2xx (its outcome handled, already handled, handed off, or without
-   * handlers): with `reconcile`, the tracker then forgets its task.
-   */
-  answered2xx?: ((type: string, event: unknown) => void) | undefined;
+  /** A webhook's job outcome was handled (or handed off, or had been handled): its task needs no poll. */
+  webhookSettled?: ((taskId: string, tenant: string | undefined) => void) | undefined;
 }
 
-/** A receiver's pipeline: webhook deliveries, and already-validated events. */
-export interface Pipeline {
-  /** One delivery off the wire, answered. Never rejects. */
-  receive(this: void, input: DeliveryInput): Promise<ReceiverResponse>;
-  /**
-   * Runs an event verified and validated elsewhere from the claim step on (claim, run or hand
-   * off, settle), exactly as a delivery: same store, handlers, time-out and `onError`. Resolves
-   * with what happened; never rejects. `close()` waits for it as for a delivery.
-   */
-  runValidatedEvent(this: void, validated: ValidatedEvent): Promise<RunOutcome>;
-}
+type Door = 'webhook' | 'poll' | 'queued';
 
-/** The record of one delivery as it walks the steps. A class: one is made per delivery. */
-class Delivery implements DeliveryInfo {
+/** One event on its way through the pipeline, whichever door it came in by. */
+class EventRecord implements DeliveryInfo {
+  // What the webhook door learns before the payload.
   input: DeliveryInput | undefined = undefined;
   headers: HeaderReader | undefined = undefined;
-  /** With a `secret` function, the verifier for the secrets it picked for this delivery. */
+  /** With a `secret` function: the verifier of the secrets it picked. */
   verify: VerifyFunction | undefined = undefined;
   reader: BodyReader | undefined = undefined;
   body: Uint8Array | undefined = undefined;
-  /** The body as the string it was handed over as, if it was one and well formed (see checkRequest). */
+  /** A body handed over as a well-formed string, hashed and parsed as it is. */
   text: string | undefined = undefined;
   /** When the header checks passed, if they ran before the body was read. */
   checkedAt: number | undefined = undefined;
-  /** The time the verifier was given (the header checks' when they ran first): the result's receipt time. */
-  verifiedAt: number | undefined = undefined;
   /** The delivery id the signature covers (`webhook-id`), once verified. */
   signedId: string | undefined = undefined;
-  deliveryId: string | undefined = undefined;
+
+  // What every door knows or learns.
+  /** The tenant whose secret verified the webhook, or whose task was polled or queued. */
+  tenant: string | undefined = undefined;
+  /** When the event was accepted: the job result's receipt time. */
+  receivedAt = 0;
+  /** The payload as decoded, before validation: what a hand-off stores. */
+  payload: unknown = undefined;
   type = '';
   event: unknown = undefined;
   /** Whether the type has a schema. */
   known = false;
-  /** The payload as decoded, before validation: what a hand-off queues. */
-  payload: unknown = undefined;
   payloadId: string | undefined = undefined;
+  deliveryId: string | undefined = undefined;
+  /** The dedupe key; fixed in advance for a queued event. */
   key: string | undefined = undefined;
   keyed = false;
-  handlers: readonly EventHandler<unknown>[] = NO_HANDLERS;
+  attempt: number | undefined = undefined;
   claim: Claim | undefined = undefined;
-  failures: readonly JobhookError[] = NO_FAILURES;
-  /** The failures went to `onError` already (a time-out, reported when it passed). */
-  reported = false;
-  outcome: RunOutcome | undefined = undefined;
+  failures: readonly JobhookError[] = [];
+  outcome: EventOutcome = 'failed';
   #info: DeliveryInfo | undefined = undefined;
 
   constructor(
+    readonly door: Door,
     readonly source: DeliverySource,
     readonly trace: DeliveryTrace | undefined,
   ) {}
 
-  /**
-   * The delivery as `onError` sees it: made for it alone, so it holds nothing else; made only when
-   * a failure is reported (the claims are given the record, and ask for it then).
-   */
+  /** The event as `onError` sees it: made only when a failure is reported. */
   info(): DeliveryInfo {
-    return (this.#info ??= { deliveryId: this.deliveryId, type: this.type });
+    return (this.#info ??= { deliveryId: this.deliveryId, type: this.type, tenant: this.tenant });
   }
 }
 
-const NO_HANDLERS: readonly EventHandler<unknown>[] = [];
-const NO_FAILURES: readonly JobhookError[] = [];
-
 interface PipelineState extends PipelineDeps {
   claims: DeliveryClaims;
+  refusals: RefusalLog;
   readBody: ReturnType<typeof readBodyWithin>;
   warnedBodyUnavailable: boolean;
+  startedFirst: ((handoff: ObservedHandoff) => void) | undefined;
 }
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { config, lifecycle } = deps;
+  const observerFailed = onceLogger(config.logger);
   const p: PipelineState = {
     ...deps,
     claims: deliveryClaims(config.logger, lifecycle, deps.report),
+    refusals: refusalLog(config.logger, config.now, signaturesFailing(config, observerFailed)),
     readBody: readBodyWithin(config.maxBodyBytes, config.bodyTimeoutMs),
     warnedBodyUnavailable: false,
+    startedFirst: handoffObserver(config.observer, observerFailed),
   };
-  const observerFailed = onceLogger(config.logger);
 
-  // With an observer each delivery runs under it (observe.ts), and the steps note what they learn
-  // on `trace` (`trace?.…`: nothing at all happens without an observer).
   function receive(input: DeliveryInput): Promise<ReceiverResponse> {
-    const { observer } = config;
-    if (!observer) return receiveOnce(input, undefined);
-    return observeDelivery(observer, observerFailed, (trace) => receiveOnce(input, trace));
-  }
-
-  function receiveOnce(input: DeliveryInput, trace: DeliveryTrace | undefined): Promise<ReceiverResponse> {
     if (lifecycle.closing) return Promise.resolve(answers.shuttingDown());
-    const d = new Delivery('webhook', trace);
-    d.input = input;
-    const answered = counted(d, 0);
-    const answered2xx = deps.answered2xx;
-    // Only with `reconcile`: one more turn of the microtask queue per delivery, none otherwise.
-    if (!answered2xx) return answered;
-    return answered.then((response) => {
-      if (response.status >= 200 && response.status < 300 && d.type !== '') answered2xx(d.type, d.event);
-      return response;
-    });
-  }
-
-  function runValidatedEvent(validated: ValidatedEvent): Promise<RunOutcome> {
-    if (lifecycle.closing) return Promise.resolve('failed');
-    const d = new Delivery(validated.source, undefined);
-    d.type = validated.type;
-    d.event = d.payload = validated.event;
-    d.known = Object.hasOwn(p.schemas, validated.type);
-    d.deliveryId = validated.deliveryId;
-    d.key = validated.key;
-    d.keyed = true;
-    return counted(d, FROM_CLAIM).then(
-      (answer) => d.outcome ?? (answer.status >= 200 && answer.status < 300 ? 'handled' : 'failed'),
+    const { observer } = config;
+    if (!observer) return receiveDelivery(p, new EventRecord('webhook', 'webhook', undefined), input);
+    return observeDelivery(observer, observerFailed, (trace) =>
+      receiveDelivery(p, new EventRecord('webhook', 'webhook', trace), input),
     );
   }
 
-  /** Walks `d` from `from` as one delivery in flight (close() waits for it); a throw is a 500, logged. */
-  function counted(d: Delivery, from: number): Promise<ReceiverResponse> {
+  let warnedUntenanted = false;
+  async function runPolled(polled: PolledOutcome): Promise<EventOutcome> {
+    if (lifecycle.closing) return 'failed';
+    // Its webhook would carry a tenant's key and this poll none: the handlers could run twice.
+    if (config.lookup && polled.tenant === undefined) {
+      if (!warnedUntenanted) {
+        config.logger.error(
+          'jobhook: a task was tracked without a tenant, but this receiver picks secrets per tenant: create ' +
+            'the submitting client with createClient({ jobs, tenant }). Such tasks are not polled.',
+        );
+      }
+      warnedUntenanted = true;
+      return 'invalid';
+    }
+    const d = new EventRecord('poll', 'poll', undefined);
+    d.payload = polled.payload;
+    // A receiver with one secret has no tenants, whatever the tracker says.
+    d.tenant = config.lookup ? polled.tenant : undefined;
+    d.receivedAt = config.now();
     lifecycle.enter();
-    let answer: MaybePromise<ReceiverResponse>;
     try {
-      answer = walk(p, d, from);
+      await handle(p, d);
+      return d.outcome;
     } catch (error) {
-      answer = unexpected(error);
-    }
-    if (!isThenable(answer)) {
+      unexpected(p, error);
+      return 'failed';
+    } finally {
       lifecycle.leave();
-      return Promise.resolve(answer);
     }
-    return Promise.resolve(answer).then(
-      (settled) => {
-        lifecycle.leave();
-        return settled;
-      },
-      (error: unknown) => {
-        lifecycle.leave();
-        return unexpected(error);
-      },
-    );
   }
 
-  function unexpected(error: unknown): ReceiverResponse {
-    config.logger.error(`jobhook: unexpected failure while receiving a delivery: ${messageOf(error)}`);
-    return answers.internal();
+  async function runQueued(job: HandoffJob, attempt?: QueuedAttempt): Promise<void> {
+    if (!isHandoffJob(job)) {
+      throw new JobhookError(
+        'invalid_job',
+        'handleQueued takes a job a hand-off stored: { key, type, deliveryId, payload, receivedAt }.',
+      );
+    }
+    const d = new EventRecord('queued', job.source === 'poll' ? 'poll' : 'webhook', undefined);
+    d.payload = job.payload;
+    d.type = job.type;
+    d.tenant = typeof job.tenant === 'string' ? job.tenant : undefined;
+    d.deliveryId = job.deliveryId ?? undefined;
+    d.key = job.key;
+    d.keyed = true;
+    d.attempt = attempt?.attempt;
+    d.receivedAt = typeof job.receivedAt === 'number' ? job.receivedAt : config.now();
+    // The time from hand-off to first start; a retry's start would count its back-off too.
+    if (d.attempt === 1) {
+      p.startedFirst?.({
+        deliveryId: d.deliveryId,
+        type: d.type,
+        latencyMs: Math.max(0, Date.now() - d.receivedAt),
+      });
+    }
+    lifecycle.enter();
+    try {
+      await handle(p, d);
+    } finally {
+      lifecycle.leave();
+    }
+    if (d.outcome === 'handled') return;
+    throw d.failures[0] ?? new JobhookError('handler_failed', `The queued ${d.type} event failed.`);
   }
 
-  return { receive, runValidatedEvent };
+  return { receive, runPolled, runQueued };
 }
 
-/**
- * Walks `d` through the steps from `from`, synchronously for as long as no step waits (a body
- * given, the Node verifier, the in-memory store, handlers that return no promise), then answers.
- */
-function walk(p: PipelineState, d: Delivery, from: number): MaybePromise<ReceiverResponse> {
-  for (let at = from; at < STEPS.length; at++) {
-    const result = STEPS[at]!(p, d);
-    if (result === undefined) continue;
-    if (!isThenable(result)) return result;
-    const next = at + 1;
-    return Promise.resolve(result).then((answer) => answer ?? walk(p, d, next));
-  }
-  return answer(d);
+function unexpected(p: PipelineState, error: unknown): ReceiverResponse {
+  p.config.logger.error(`jobhook: unexpected failure while handling an event: ${messageOf(error)}`);
+  return answers.internal();
 }
 
-/**
- * `next(p, d, value)`, at once when `value` is not a promise, once it resolves when it is: what
- * a step does after a call that may wait, with no closure made on the synchronous path.
- */
-function then<V>(
+function webhookSettled(p: PipelineState, d: EventRecord): void {
+  if (!p.webhookSettled || d.type === '') return;
+  const taskId = jobTaskId(d.type, d.event);
+  if (taskId !== undefined) p.webhookSettled(taskId, d.tenant);
+}
+
+// ---- the webhook door -----------------------------------------------------------------------
+
+/** One delivery off the wire, answered; counted in flight (close() waits for it); a throw is a 500, logged. */
+async function receiveDelivery(
   p: PipelineState,
-  d: Delivery,
-  value: MaybePromise<V>,
-  next: (p: PipelineState, d: Delivery, value: V) => ReceiverResponse | undefined,
-): MaybePromise<ReceiverResponse | undefined> {
-  return isThenable(value)
-    ? Promise.resolve(value).then((settled) => next(p, d, settled))
-    : next(p, d, value);
+  d: EventRecord,
+  input: DeliveryInput,
+): Promise<ReceiverResponse> {
+  p.lifecycle.enter();
+  try {
+    d.input = input;
+    const refused = checkRequest(p, d);
+    if (refused) return refused;
+    if (p.config.lookup) {
+      const failed = await findSecrets(p, d);
+      if (failed) return failed;
+    }
+    if (d.reader) {
+      const read = await p.readBody(d.reader);
+      if (!(read instanceof Uint8Array)) return read;
+      d.body = read;
+    }
+    if (bodyTooLarge(d, p.config.maxBodyBytes)) return answers.tooLarge(p.config.maxBodyBytes);
+    d.receivedAt = d.checkedAt ?? p.config.now();
+    const verifier = d.verify ?? p.config.verify;
+    if (verifier) {
+      let verdict: VerifyOutcome | PromiseLike<VerifyOutcome>;
+      try {
+        verdict = verifier(signedRequest(p, d));
+        if (isThenable(verdict)) verdict = await verdict;
+      } catch (error) {
+        // A verifier that throws on malformed input (as Stripe's does on `t=,v1=`) is a 401, never a 500.
+        verdict = refuse('no_match', `The verifier threw: ${messageOf(error)}`);
+      }
+      if (!verdict.ok) return refuseSignature(p, d, verdict);
+      d.signedId = verdict.id;
+      p.refusals.verified();
+    }
+    const decoded = decodeJson(d.text ?? d.body!);
+    if (!decoded.ok) return rejected(p, d, answers.invalidJson(decoded.message));
+    d.payload = p.config.mapPayload ? p.config.mapPayload(decoded.value, d.headers!) : decoded.value;
+    const answer = await handle(p, d);
+    if (d.outcome === 'handled' || d.outcome === 'duplicate') webhookSettled(p, d);
+    return answer;
+  } catch (error) {
+    return unexpected(p, error);
+  } finally {
+    p.lifecycle.leave();
+  }
 }
-
-// ---- check the request ----------------------------------------------------------------------
 
 /** What costs nothing: the method, a body at all, and the checks that need no body. */
-function checkRequest(p: PipelineState, d: Delivery): ReceiverResponse | undefined {
+function checkRequest(p: PipelineState, d: EventRecord): ReceiverResponse | undefined {
   const input = d.input!;
   const method = input.method === undefined ? 'POST' : input.method.toUpperCase();
   if (method !== 'POST') return answers.methodNotAllowed();
   if (typeof input.body === 'function') d.reader = input.body;
-  // A well-formed string's bytes are made only if something reads them (see bodyBytes): the
-  // verifiers hash the string itself, and JSON.parse takes it as it is. One with a lone surrogate
-  // is encoded at once (the surrogate as U+FFFD), and goes on as bytes.
+  // A well-formed string's bytes are made only if something reads them (see bodyBytes).
   else if (typeof input.body === 'string' && isWellFormed(input.body)) d.text = input.body;
   else if ((d.body = rawBytes(input.body)) === undefined) return bodyUnavailable(p);
   d.headers = readHeaders(input.headers ?? {});
-  return (
-    encodingRefusal(d.headers) ?? (p.config.lookup ? undefined : checkSignatureHeaders(p, d, p.config.verify))
+  const encoded = encodingRefusal(d.headers);
+  if (encoded) return encoded;
+  // With a `secret` function the checks run before the secrets are looked up, whether or not a
+  // body is in hand, so that a prober cannot tell a tenant that exists by a different refusal.
+  if (!d.reader && !p.config.lookup) return undefined;
+  return checkSignatureHeaders(
+    p,
+    d,
+    p.config.lookup ? p.config.lookup.checkHeaders : p.config.verify?.checkHeaders,
   );
 }
 
-/**
- * A body already in hand goes straight to the verifier. Before reading one, the checks that need
- * no body run, and the verifier is told they passed (it would make them again).
- */
+/** The verifier's checks that need no body; the verifier is then told they passed. */
 function checkSignatureHeaders(
   p: PipelineState,
-  d: Delivery,
-  verifier: VerifyFunction | undefined,
+  d: EventRecord,
+  check: VerifyFunction['checkHeaders'],
 ): ReceiverResponse | undefined {
-  const check = verifier?.checkHeaders;
-  if (!d.reader || typeof check !== 'function') return undefined;
+  if (typeof check !== 'function') return undefined;
   d.checkedAt = p.config.now();
-  const refusal = runHeaderChecks(check, {
-    headers: d.headers!,
-    now: d.checkedAt,
-    toleranceSeconds: p.config.toleranceSeconds,
-  });
-  return refusal && refuseSignature(p, d, refusal);
+  let refusal: VerifyRefusal | undefined;
+  try {
+    refusal = check({ headers: d.headers!, now: d.checkedAt, toleranceSeconds: p.config.toleranceSeconds });
+  } catch (error) {
+    refusal = refuse('no_match', `The verifier's header check threw: ${messageOf(error)}`);
+  }
+  return refusal ? refuseSignature(p, d, refusal) : undefined;
 }
 
 /** A body parser consumed the body first: a mounting mistake, said once and answered every time. */
@@ -325,80 +338,42 @@ function bodyUnavailable(p: PipelineState): ReceiverResponse {
   return answers.bodyUnavailable();
 }
 
-// ---- find the secrets (a receiver with a `secret` function) ----------------------------------
-
-function findSecrets(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
-  const { lookup } = p.config;
-  if (!lookup) return undefined;
-  let found: unknown;
+/**
+ * The tenant's secrets, from the `secret` function. A tenant that does not exist goes on as if it
+ * did, to be refused as a wrong signature once its body was read: a prober learns nothing.
+ */
+async function findSecrets(p: PipelineState, d: EventRecord): Promise<ReceiverResponse | undefined> {
+  const lookup = p.config.lookup!;
   try {
-    found = lookup.find({ headers: d.headers!, url: d.input!.url });
-  } catch (error) {
-    return secretLookupFailed(p, error);
-  }
-  const use = (given: unknown): ReceiverResponse | undefined => {
-    let secrets: readonly string[];
-    try {
-      secrets = lookedUpSecrets(given);
-    } catch (error) {
-      return secretLookupFailed(p, error);
-    }
-    // No secret for this delivery: the same answer as a wrong signature, so that a prober learns
-    // nothing about which routes or tenants exist.
-    if (secrets.length === 0) {
-      return refuseSignature(p, d, refuse('no_match', 'the `secret` function returned no secret'));
-    }
-    d.verify = lookup.verifierFor(secrets);
-    return checkSignatureHeaders(p, d, d.verify);
-  };
-  if (!isThenable(found)) return use(found);
-  return within(Promise.resolve(found), p.config.bodyTimeoutMs, { unref: true }).then(
-    (given) =>
-      given === TIMED_OUT
-        ? secretLookupFailed(p, new Error(`no answer within ${p.config.bodyTimeoutMs} ms`))
-        : use(given),
-    (error: unknown) => secretLookupFailed(p, error),
-  );
-}
-
-/** The lookup failed: a 500, which the sender retries (the secret may be found next time). */
-function secretLookupFailed(p: PipelineState, error: unknown): ReceiverResponse {
-  p.config.logger.error(`jobhook: the \`secret\` function failed: ${messageOf(error)}`);
-  return answers.internal();
-}
-
-// ---- read the body --------------------------------------------------------------------------
-
-function readBody(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
-  if (!d.reader) return undefined;
-  return p.readBody(d.reader).then((read) => {
-    if (!(read instanceof Uint8Array)) return read;
-    d.body = read;
+    const found = await lookup.find({ headers: d.headers!, url: d.input!.url }, p.config.bodyTimeoutMs);
+    if (found) {
+      d.verify = found.verify;
+      d.tenant = found.tenant;
+    } else d.verify = noSecret;
     return undefined;
-  });
+  } catch (error) {
+    // The sender retries a 500: the secret may be found next time.
+    p.config.logger.error(`jobhook: the \`secret\` function failed: ${messageOf(error)}`);
+    return answers.internal();
+  }
 }
 
-// ---- verify ---------------------------------------------------------------------------------
+const noSecret: VerifyFunction = () => refuse('no_match', 'the `secret` function returned no secret');
 
-function verify(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
-  const { config } = p;
-  if (bodyTooLarge(d, config.maxBodyBytes)) return answers.tooLarge(config.maxBodyBytes);
-  const verifier = d.verify ?? config.verify;
-  if (!verifier) return undefined;
+/** What the verifier is given: the body, and `headersChecked` when the header checks ran first. */
+function signedRequest(p: PipelineState, d: EventRecord): SignedRequest {
   const headers = d.headers!;
-  const { toleranceSeconds } = config;
-  const now = (d.verifiedAt = d.checkedAt ?? config.now());
+  const { toleranceSeconds } = p.config;
   const request: SignedRequest =
     d.text !== undefined
-      ? new SignedText(d, headers, now, toleranceSeconds)
-      : d.checkedAt === undefined
-        ? { headers, body: d.body!, now, toleranceSeconds }
-        : { headers, body: d.body!, now, toleranceSeconds, headersChecked: true };
-  return then(p, d, verifyDelivery(verifier, request), verified);
+      ? new SignedText(d, headers, d.receivedAt, toleranceSeconds)
+      : { headers, body: d.body!, now: d.receivedAt, toleranceSeconds };
+  if (d.checkedAt !== undefined) request.headersChecked = true;
+  return request;
 }
 
 /** The body's bytes: as given or read, or the string's UTF-8, made on the first call. */
-function bodyBytes(d: Delivery): Uint8Array {
+function bodyBytes(d: EventRecord): Uint8Array {
   return (d.body ??= utf8Bytes(d.text!));
 }
 
@@ -406,169 +381,187 @@ function bodyBytes(d: Delivery): Uint8Array {
  * Whether the body is over `maxBytes`. A string's UTF-8 is at least one byte and at most three per
  * UTF-16 unit, so most strings are judged by their length without encoding them.
  */
-function bodyTooLarge(d: Delivery, maxBytes: number): boolean {
+function bodyTooLarge(d: EventRecord, maxBytes: number): boolean {
   const { text } = d;
   if (text === undefined || d.body !== undefined) return d.body!.byteLength > maxBytes;
   if (text.length > maxBytes) return true;
   return text.length * 3 > maxBytes && bodyBytes(d).byteLength > maxBytes;
 }
 
-/**
- * What the verifier is given for a body handed over as a (well-formed) string: `text`, and `body`
- * (its UTF-8) only if the verifier reads it. Only a body given in hand is a string, so the header
- * checks did not run before.
- */
+/** What the verifier is given for a body handed over as a string: `body` is made only if read. */
 class SignedText implements SignedRequest {
-  readonly #delivery: Delivery;
+  readonly #record: EventRecord;
   readonly text: string;
+  headersChecked?: boolean;
 
   constructor(
-    delivery: Delivery,
+    record: EventRecord,
     readonly headers: HeaderReader,
     readonly now: number,
     readonly toleranceSeconds: number,
   ) {
-    this.#delivery = delivery;
-    this.text = delivery.text!;
+    this.#record = record;
+    this.text = record.text!;
   }
 
   get body(): Uint8Array {
-    return bodyBytes(this.#delivery);
+    return bodyBytes(this.#record);
   }
-}
-
-function verified(p: PipelineState, d: Delivery, verdict: VerifyOutcome): ReceiverResponse | undefined {
-  if (!verdict.ok) return refuseSignature(p, d, verdict);
-  d.signedId = verdict.id;
-  return undefined;
 }
 
 /** A 401: the sender gets the code's fixed text; the verifier's detail goes to the log only. */
-function refuseSignature(p: PipelineState, d: Delivery, refusal: VerifyRefusal): ReceiverResponse {
+function refuseSignature(p: PipelineState, d: EventRecord, refusal: VerifyRefusal): ReceiverResponse {
   if (d.trace) d.trace.refusal = refusal.code;
   const detail = typeof refusal.detail === 'string' ? `: ${refusal.detail}` : '';
-  p.config.logger.warn(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}`);
+  p.refusals.refused(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}`, refusal.code);
+  d.outcome = 'invalid';
   return answers.invalidSignature(refusalText(refusal.code));
 }
 
-// ---- parse and validate ---------------------------------------------------------------------
-
-function parseAndValidate(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
-  return then(p, d, parseEvent(d.text ?? d.body!, p.schemas), eventParsed);
+/** A 400 for a body or payload that will never pass: logged at warn. */
+function rejected(p: PipelineState, d: EventRecord, answer: ReceiverResponse): ReceiverResponse {
+  p.refusals.refused(`jobhook: rejected a delivery (400): ${answer.body}`);
+  d.outcome = 'invalid';
+  return answer;
 }
 
-function eventParsed(p: PipelineState, d: Delivery, parsed: ParsedEvent): ReceiverResponse | undefined {
-  if (!parsed.ok) {
-    p.config.logger.warn(`jobhook: rejected a delivery (400): ${parsed.response.body}`);
-    return parsed.response;
-  }
-  d.type = parsed.type;
-  d.event = parsed.event;
-  d.known = parsed.known;
-  d.payload = parsed.payload;
-  d.payloadId = parsed.payloadId;
-  d.deliveryId = d.signedId ?? parsed.payloadId;
+// ---- every door -----------------------------------------------------------------------------
+
+/**
+ * Validates the payload, records the job result, then hands the event off or runs its handlers
+ * under its dedupe claim; sets `d.outcome` and gives the webhook's answer.
+ */
+async function handle(p: PipelineState, d: EventRecord): Promise<ReceiverResponse> {
+  let checked = checkPayload(d.payload, p.schemas);
+  if (checked instanceof Promise) checked = await checked;
+  if (!checked.ok || (d.door === 'queued' && checked.type !== d.type)) return invalid(p, d, checked);
+  d.type = checked.type;
+  d.event = checked.event;
+  d.known = checked.known;
+  d.payloadId = checked.payloadId;
+  d.deliveryId ??= d.signedId ?? d.payloadId;
   d.trace?.identified(d.deliveryId, d.type);
-  // A result is real once the signature proves it: recorded before any handler runs.
-  if (parsed.known) p.results.receive(d.type, d.event, d.verifiedAt);
-  return undefined;
+  // A result is real once the signature (or the gateway's own answer) proves it: recorded before
+  // any handler runs, so a wait on the task wakes whichever door the outcome came in by.
+  if (d.known) p.results.receive(d.type, d.event, d.receivedAt, d.tenant);
+  if (p.config.handoff && d.door !== 'queued') return handOff(p, d);
+  const handlers = p.handlersFor(d.type, d.known);
+  if (handlers.length === 0) {
+    d.outcome = 'handled';
+    return answers.ok();
+  }
+  const store = d.door === 'queued' ? undefined : p.config.dedupe;
+  const key = store && keyOf(p, d);
+  if (key !== undefined) {
+    let taken = p.claims.take(store!, key, d);
+    if (taken instanceof Promise) taken = await taken;
+    d.trace?.claimed(typeof taken === 'object' ? 'new' : taken);
+    if (typeof taken !== 'object') return notClaimed(d, taken);
+    d.claim = taken;
+  }
+  const started = d.trace ? performance.now() : 0;
+  const ran = runHandlers(handlers, d.event, d, p.config.handlerTimeoutMs);
+  if (Array.isArray(ran)) d.failures = ran;
+  else await ranLate(p, d, ran);
+  if (d.trace) d.trace.handlerMs = performance.now() - started;
+  if (d.failures.length > 0) p.report(d.failures, d.info());
+  const ok = d.failures.length === 0;
+  d.outcome = ok ? 'handled' : 'failed';
+  if (d.claim) {
+    const settling = p.claims.completeOrRelease(d.claim, ok, d);
+    if (settling) await settling;
+  }
+  return ok ? answers.ok() : answers.handlerFailed();
 }
 
-// ---- claim ----------------------------------------------------------------------------------
-
-function claim(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
-  // With a hand-off every event goes to the queue, handlers here or not, and the queue dedupes.
-  if (p.config.handoff) return undefined;
-  d.handlers = p.handlersFor(d.type, d.known);
-  if (d.handlers.length === 0) return answers.ok();
-  const store = p.config.dedupe;
-  const key = keyOf(p, d);
-  if (!store || key === undefined) return undefined;
-  return then(p, d, p.claims.take(store, key, d), claimTaken);
+/** A payload that will never pass: 400 for a webhook, `invalid` for a poll, `invalid_job` for a queued event. */
+function invalid(p: PipelineState, d: EventRecord, checked: CheckedPayload): ReceiverResponse {
+  const message = checked.ok ? `its payload is of type ${quote(checked.type)}` : checked.message;
+  d.outcome = 'invalid';
+  if (d.door === 'webhook') {
+    return rejected(p, d, checked.ok ? answers.invalidPayload(message) : checked.answer);
+  }
+  if (d.door === 'poll') {
+    p.config.logger.warn(`jobhook: refused a polled outcome (400): ${message}`);
+    return answers.invalidPayload(message);
+  }
+  const error = new JobhookError('invalid_job', `The queued ${d.type} event ${quote(d.key)}: ${message}`, {
+    deliveryId: d.deliveryId,
+    eventType: d.type,
+  });
+  d.failures = [error];
+  p.report(d.failures, d.info());
+  return answers.invalidPayload(message);
 }
 
-function claimTaken(p: PipelineState, d: Delivery, taken: ClaimTaken): ReceiverResponse | undefined {
-  d.trace?.claimed(typeof taken === 'object' ? 'new' : taken);
-  if (taken === 'done') {
-    d.outcome = 'duplicate';
-    return answers.duplicate();
-  }
-  if (taken === 'busy') {
-    d.outcome = 'in_progress';
-    return answers.inProgress();
-  }
-  if (taken === STORE_FAILED) {
-    d.outcome = 'failed';
-    return answers.internal();
-  }
-  d.claim = taken;
-  return undefined;
+/** The answer to an event whose key is handled, held or unreachable: it does not run now. */
+function notClaimed(d: EventRecord, taken: Exclude<ClaimTaken, Claim>): ReceiverResponse {
+  d.outcome = taken === 'done' ? 'duplicate' : taken === 'busy' ? 'busy' : 'failed';
+  if (taken === 'done') return answers.duplicate();
+  return taken === STORE_FAILED ? answers.internal() : answers.inProgress();
 }
 
-/** The delivery's dedupe key (made once); the object a `dedupeKey` function is given is made for it alone. */
-function keyOf(p: PipelineState, d: Delivery): string | undefined {
+/**
+ * The event's dedupe key, scoped to its tenant: with `reconcile`, a job outcome's key is its
+ * task's, so that the webhook and a poll of the task converge on one key.
+ */
+function keyOf(p: PipelineState, d: EventRecord): string | undefined {
   if (d.keyed) return d.key;
   d.keyed = true;
-  // Reconciling: a job outcome's key is its task's, the same as a poll of that task gives it.
-  if (p.config.reconcile) {
-    const key = webhookOutcomeKey(d.type, d.event);
-    if (key !== undefined) return (d.key = key);
-  }
+  const taskId = p.config.reconcile ? jobTaskId(d.type, d.event) : undefined;
   const choice = p.config.dedupeKey;
-  if (choice === 'event') return (d.key = d.payloadId ?? d.signedId);
-  if (choice === 'delivery') return (d.key = d.signedId ?? d.payloadId);
-  const key = choice({ deliveryId: d.deliveryId, type: d.type, event: d.event, headers: d.headers! });
-  if (key === undefined || typeof key === 'string') return (d.key = key);
-  throw new JobhookError('invalid_options', 'dedupeKey returned neither a string nor undefined.');
+  let key: string | undefined;
+  if (taskId !== undefined) key = `task:${taskId}`;
+  else if (choice === 'event') key = d.payloadId ?? d.signedId;
+  else if (choice === 'delivery') key = d.signedId ?? d.payloadId;
+  else {
+    const chosen: unknown = choice({
+      deliveryId: d.deliveryId,
+      type: d.type,
+      event: d.event,
+      headers: d.headers ?? NO_HEADERS,
+      tenant: d.tenant,
+    });
+    if (chosen !== undefined && typeof chosen !== 'string') {
+      throw new JobhookError('invalid_options', 'dedupeKey returned neither a string nor undefined.');
+    }
+    key = chosen;
+  }
+  return (d.key = key === undefined ? undefined : scopedKey(d.tenant, key));
 }
 
-// ---- run or hand off ------------------------------------------------------------------------
+const NO_HEADERS: HeaderReader = { get: () => undefined };
 
-function runOrHandOff(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
-  if (p.config.handoff) return handOff(p, d);
-  const { trace } = d;
-  const ran = trace
-    ? trace.timeHandlers(() => runHandlers(d.handlers, d.event, d, p.config.handlerTimeoutMs))
-    : runHandlers(d.handlers, d.event, d, p.config.handlerTimeoutMs);
-  // Handlers that returned no promise: no renewal, no timer, no await.
-  if (Array.isArray(ran)) {
-    d.failures = ran;
-    return undefined;
-  }
+/**
+ * Waits for handlers that returned promises, within their time-out. Past it the event has failed
+ * (the handlers' signal is aborted, the time-out reported); handlers still running keep the claim,
+ * renewed, until they settle, and `close()` waits for them.
+ */
+async function ranLate(p: PipelineState, d: EventRecord, ran: Promise<HandlerRun>): Promise<void> {
   const renewal = d.claim && p.claims.keepRenewed(d.claim, d);
-  return ran.then(({ failures, late }) => {
-    d.failures = failures;
-    if (!late) {
+  const { failures, late } = await ran;
+  d.failures = failures;
+  if (!late) return renewal?.stop();
+  const held = d.claim;
+  d.claim = undefined;
+  const reported = failures.length - 1; // the time-out is not among `late`'s failures
+  p.lifecycle.track(
+    late.then(async (all) => {
       renewal?.stop();
-      return undefined;
-    }
-    // Timed out with handlers still running: answer now, and keep the claim (renewed) until they
-    // settle, so that a retry meanwhile gets 409; then complete or release it.
-    const info = d.info();
-    p.report(failures, info);
-    d.reported = true;
-    const held = d.claim;
-    d.claim = undefined;
-    const reported = failures.length - 1; // the time-out itself is not among `late`'s failures
-    p.lifecycle.track(
-      late.then(async (all) => {
-        renewal?.stop();
-        p.report(
-          all.slice(reported).filter((failure) => !failures.includes(failure)),
-          info,
-        );
-        if (held) await p.claims.completeOrRelease(held, all.length === 0, d);
-      }),
-    );
-    return undefined;
-  });
+      p.report(
+        all.slice(reported).filter((failure) => !failures.includes(failure)),
+        d.info(),
+      );
+      if (held) await p.claims.completeOrRelease(held, all.length === 0, d);
+    }),
+  );
 }
 
 /**
  * Stores the event through the hand-off and answers 200 once it is stored, or 503 `handoff_failed`
  * (the sender retries) when it could not be; the failure goes to `onError` as `handoff_failed`.
  */
-function handOff(p: PipelineState, d: Delivery): Promise<ReceiverResponse> {
+async function handOff(p: PipelineState, d: EventRecord): Promise<ReceiverResponse> {
   const job: HandoffJob = {
     key: keyOf(p, d),
     type: d.type,
@@ -577,47 +570,52 @@ function handOff(p: PipelineState, d: Delivery): Promise<ReceiverResponse> {
     receivedAt: p.config.now(),
   };
   if (d.source !== 'webhook') job.source = d.source;
-  const failed = (error: unknown): ReceiverResponse => {
+  if (d.tenant !== undefined) job.tenant = d.tenant;
+  try {
+    await p.config.handoff!.enqueue(job);
+  } catch (error) {
     const failure =
       error instanceof JobhookError && error.code === 'handoff_failed'
         ? error
         : new JobhookError('handoff_failed', `The event could not be queued: ${messageOf(error)}`, {
             cause: error,
           });
-    p.report([failure], d.info());
+    d.failures = [failure];
+    p.report(d.failures, d.info());
     d.outcome = 'failed';
     return answers.handoffFailed();
-  };
-  let enqueued: Promise<void>;
-  try {
-    enqueued = Promise.resolve(p.config.handoff!.enqueue(job));
-  } catch (error) {
-    return Promise.resolve(failed(error));
   }
-  return enqueued.then(() => {
-    d.outcome = 'handled';
-    return answers.ok();
-  }, failed);
+  d.outcome = 'handled';
+  return answers.ok();
 }
 
-// ---- settle ---------------------------------------------------------------------------------
-
-/** Reports what failed, then completes (all succeeded) or releases the claim. */
-function settleClaim(p: PipelineState, d: Delivery): MaybePromise<ReceiverResponse | undefined> {
-  const ok = d.failures.length === 0;
-  d.outcome = ok ? 'handled' : 'failed';
-  if (!ok && !d.reported) p.report(d.failures, d.info());
-  if (!d.claim) return undefined;
-  const settled = p.claims.completeOrRelease(d.claim, ok, d);
-  return isThenable(settled) ? settled.then(goOn) : undefined;
+/** The task id of a job outcome event, `undefined` for any other event. */
+function jobTaskId(type: string, event: unknown): string | undefined {
+  if (type !== 'job.completed' && type !== 'job.failed') return undefined;
+  const taskId = (event as { data?: { task_id?: unknown } } | null)?.data?.task_id;
+  return typeof taskId === 'string' && taskId.length > 0 ? taskId : undefined;
 }
 
-function goOn(): undefined {
-  return undefined;
+function isHandoffJob(job: unknown): job is HandoffJob {
+  if (typeof job !== 'object' || job === null) return false;
+  const { key, type, deliveryId } = job as Record<string, unknown>;
+  return (
+    (key === undefined || typeof key === 'string') &&
+    typeof type === 'string' &&
+    (deliveryId === undefined || deliveryId === null || typeof deliveryId === 'string') &&
+    'payload' in job
+  );
 }
 
-// ---- answer ---------------------------------------------------------------------------------
-
-function answer(d: Delivery): ReceiverResponse {
-  return d.outcome === 'failed' ? answers.handlerFailed() : answers.ok();
+/** The observer's `signaturesFailing()`, if it has one; a failure is logged once. */
+function signaturesFailing(config: ResolvedOptions, warnOnce: (message: string) => void) {
+  const { observer } = config;
+  if (typeof observer?.signaturesFailing !== 'function') return undefined;
+  return (alarm: SignatureAlarm) => {
+    try {
+      observer.signaturesFailing!(alarm);
+    } catch (error) {
+      warnOnce(`jobhook: the receiver's observer failed in signaturesFailing(): ${messageOf(error)}`);
+    }
+  };
 }

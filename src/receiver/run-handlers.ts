@@ -13,6 +13,12 @@ export interface DeliveryContext {
   deliveryId: string | undefined;
   /** The event type. */
   type: string;
+  /**
+   * The tenant whose secret verified the delivery, with a `secret` function: the name it returned
+   * with `{ tenant, secret }`, else `secrets:` and a fingerprint of its secrets. `undefined` for a
+   * receiver with a fixed secret.
+   */
+  tenant: string | undefined;
   /** `'webhook'` for a delivery, `'poll'` for an outcome the receiver found by polling the gateway. */
   source: DeliverySource;
   /**
@@ -45,6 +51,15 @@ export interface HandlerRun {
   late?: Promise<JobhookError[]>;
 }
 
+/** What the handler context is made of. */
+export interface HandledEvent {
+  deliveryId: string | undefined;
+  type: string;
+  tenant: string | undefined;
+  source: DeliverySource;
+  attempt: number | undefined;
+}
+
 /**
  * Runs one delivery's handlers concurrently and gives their failures (empty when all succeeded):
  * at once when no handler returned a promise, else as a promise. Past `timeoutMs` it stops
@@ -53,11 +68,16 @@ export interface HandlerRun {
 export function runHandlers<E>(
   handlers: readonly EventHandler<E>[],
   event: E,
-  delivery: { deliveryId: string | undefined; type: string; source: DeliverySource },
+  delivery: HandledEvent,
   timeoutMs: number,
-  attempt?: number,
 ): JobhookError[] | Promise<HandlerRun> {
-  const context = new HandlerContext(delivery.deliveryId, delivery.type, delivery.source, attempt);
+  const context = new HandlerContext(
+    delivery.deliveryId,
+    delivery.type,
+    delivery.tenant,
+    delivery.source,
+    delivery.attempt,
+  );
   const failures: JobhookError[] = [];
   // Handlers start one after another, synchronously, as an async wrapper around each would.
   let running: Promise<void>[] | undefined;
@@ -113,6 +133,7 @@ class HandlerContext implements DeliveryContext {
   constructor(
     readonly deliveryId: string | undefined,
     readonly type: string,
+    readonly tenant: string | undefined,
     readonly source: DeliverySource,
     readonly attempt: number | undefined,
   ) {}

@@ -5,7 +5,7 @@ import type { HeadersInput } from '../wire/headers.js';
 import type { JobhookError } from '../common/errors.js';
 import type { DefaultEvents, UnknownEvent } from '../events/schemas.js';
 import type { JobResults } from '../results/job-results.js';
-import type { HandoffJob, QueuedAttempt } from '../handoff/handoff.js';
+import type { HandoffJob, QueuedAttempt, WorkerHandle, WorkOptions } from '../handoff/handoff.js';
 import type { EventHandler } from './run-handlers.js';
 import type { ReconcileResult } from '../reconcile/observer.js';
 import type { ReceiverRegisterOptions, WebhookRegistrar } from './register.js';
@@ -57,7 +57,7 @@ export type AnyEvent<E extends EventMap> = E[keyof E] | UnknownEvent;
  */
 export type ErrorHandler = (
   error: JobhookError,
-  context: { deliveryId: string | undefined; type: string },
+  context: { deliveryId: string | undefined; type: string; tenant: string | undefined },
 ) => unknown;
 
 /**
@@ -120,4 +120,11 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
    * call it. Never pass it anything but jobs your own hand-off stored.
    */
   handleQueued(job: HandoffJob, attempt?: QueuedAttempt): Promise<void>;
+  /**
+   * Starts a worker for this receiver's own `handoff` (its queue, stream or schema: the worker
+   * cannot listen anywhere else) and resolves once it is ready; close the handle to stop it.
+   * `options` are the engine's worker options, such as `{ concurrency }` (see each hand-off).
+   * Rejects (`invalid_options`) without a `handoff`.
+   */
+  work(options?: WorkOptions & Record<string, unknown>): Promise<WorkerHandle>;
 }

@@ -37,9 +37,3 @@ function isError(value: unknown): boolean {
   const error = value as { code?: unknown; message?: unknown } | null | undefined;
   return typeof error?.code === 'string' && typeof error.message === 'string';
 }
-
-/**
- * The one dedupe key of a task's outcome, whether it came by webhook or by poll: a task has one
- * terminal outcome, so handlers run once whichever comes first.
- */
-export const outcomeKey = (taskId: string) => `task:${taskId}`;

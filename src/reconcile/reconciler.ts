@@ -2,28 +2,27 @@ import { backoffDelay } from '../common/backoff.js';
 import { isRecord } from '../common/is-record.js';
 import { messageOf, quote, type SafeLogger } from '../common/logger.js';
 import type { TrackedJob } from '../jobs/job-tracker.js';
+import type { EventOutcome } from '../events/event-types.js';
 import { deliveryFailureWatch } from './delivery-failures.js';
 import type { ReconcileObserver, ReconcileResult } from './observer.js';
 import { MAX_BACKOFF_MS, type ResolvedReconcile } from './options.js';
-import { outcomeKey, polledEvent, type PolledEvent } from './polled-event.js';
+import { polledEvent, type PolledEvent } from './polled-event.js';
 import { rateLimitOf, statusOf } from './rate-limit.js';
 
-/**
- * What became of a polled outcome in the receiver: `handled` (its handlers ran and succeeded),
- * `duplicate` (already handled: the webhook came first), `busy` (being handled right now, say by
- * the webhook on another instance), `failed` (a handler failed: polled again later, as the
- * gateway would retry), `invalid` (the receiver's schemas refuse it).
- */
-export type DispatchOutcome = 'handled' | 'duplicate' | 'busy' | 'failed' | 'invalid';
+/** What became of a polled outcome in the receiver: `failed` is polled again later, as the gateway would retry. */
+export type DispatchOutcome = EventOutcome;
 
 /** Runs a polled outcome through the receiver's dedupe and handlers, under `key`. */
-export type DispatchPolled = (event: PolledEvent & { key: string }) => Promise<DispatchOutcome>;
+/** Runs a polled outcome through the receiver, as an event of the tenant the task was tracked for. */
+export type DispatchPolled = (
+  event: PolledEvent & { tenant: string | undefined },
+) => Promise<DispatchOutcome>;
 
 export interface Reconciler {
   /** One bounded pass: at most `maxPollsPerPass` polls, `concurrency` at a time. */
   reconcileOnce(): Promise<ReconcileResult>;
-  /** A webhook handled the task's outcome: it is not polled. Never rejects. */
-  settled(taskId: string): Promise<void>;
+  /** A webhook of `tenant` handled the task's outcome: it is not polled. Never rejects. */
+  settled(taskId: string, tenant: string | undefined): Promise<void>;
   /** The webhook URL whose counters to read, once the receiver learns it (`register`). */
   watchUrl(url: string): void;
   /** Stops the timer and any poll in flight; resolves once the running pass ended. */
@@ -42,6 +41,8 @@ export function createReconciler(config: {
   logger: SafeLogger;
   observer?: ReconcileObserver | undefined;
   now: () => number;
+  /** A task's poll (and the handling of the outcome it found) started: waits on the task join it. */
+  polling?: (taskId: string, tenant: string | undefined, poll: Promise<void>) => void;
 }): Reconciler {
   const { options, logger, now } = config;
   const { client, jobs, intervalMs } = options;
@@ -111,7 +112,10 @@ export function createReconciler(config: {
   }
   const release = (job: TrackedJob, owner: string, at: number) =>
     trackerStep('release a task', () => jobs.release(job.taskId, owner, at));
-  const settle = (taskId: string) => trackerStep('forget a task', () => jobs.settle(taskId));
+  const settle = (taskId: string, tenant: string | undefined) =>
+    trackerStep('forget a task', () =>
+      tenant === undefined ? jobs.settle(taskId) : jobs.settle(taskId, tenant),
+    );
 
   function expire(job: TrackedJob, status: string | undefined) {
     const ageMs = now() - job.submittedAt;
@@ -120,10 +124,21 @@ export function createReconciler(config: {
         'after its submission: it is no longer tracked, and no outcome was made up for it.',
     );
     observe('jobExpired', { taskId: job.taskId, status, ageMs });
-    return settle(job.taskId);
+    return settle(job.taskId, job.tenant);
   }
 
-  async function pollOne(
+  function pollOne(
+    job: TrackedJob,
+    owner: string,
+    claimedAt: number,
+    result: ReconcileResult,
+  ): Promise<void> {
+    const polled = pollTask(job, owner, claimedAt, result);
+    config.polling?.(job.taskId, job.tenant, polled);
+    return polled;
+  }
+
+  async function pollTask(
     job: TrackedJob,
     owner: string,
     claimedAt: number,
@@ -155,7 +170,7 @@ export function createReconciler(config: {
         logger.warn(
           `jobhook: task ${quote(job.taskId)} is unknown to the gateway (404): it is no longer tracked.`,
         );
-        return settle(job.taskId);
+        return settle(job.taskId, job.tenant);
       }
       if (now() - job.submittedAt >= jobs.maxAgeMs) return expire(job, undefined);
       warnOnce(
@@ -182,7 +197,7 @@ export function createReconciler(config: {
     }
     let outcome: DispatchOutcome;
     try {
-      outcome = await config.dispatch({ ...event, key: outcomeKey(job.taskId) });
+      outcome = await config.dispatch({ ...event, tenant: job.tenant });
     } catch (error) {
       logger.warn(
         `jobhook: dispatching the polled outcome of ${quote(job.taskId)} failed: ${messageOf(error)}`,
@@ -190,14 +205,14 @@ export function createReconciler(config: {
       outcome = 'failed';
     }
     if (outcome === 'handled') result.dispatched++;
-    if (outcome === 'handled' || outcome === 'duplicate') return settle(job.taskId);
+    if (outcome === 'handled' || outcome === 'duplicate') return settle(job.taskId, job.tenant);
     if (outcome === 'busy') return release(job, owner, now() + backoffBase);
     if (outcome === 'invalid') {
       logger.error(
-        `jobhook: the polled outcome of task ${quote(job.taskId)} does not match the receiver's schema ` +
-          'for its event type: it is no longer tracked (see the 400 logged with it).',
+        `jobhook: the receiver refused the polled outcome of task ${quote(job.taskId)} for good ` +
+          '(see the line logged with it): it is no longer tracked.',
       );
-      return settle(job.taskId);
+      return settle(job.taskId, job.tenant);
     }
     return release(job, owner, backoffAt(job));
   }
@@ -281,7 +296,7 @@ export function createReconciler(config: {
 
   return {
     reconcileOnce,
-    settled: (taskId) => settle(taskId),
+    settled: (taskId, tenant) => settle(taskId, tenant),
     watchUrl(url) {
       webhookUrl ??= url;
     },

@@ -19,6 +19,17 @@ export interface JobResult {
   data: Readonly<Record<string, unknown>>;
   /** When this process learned it, in ms since the epoch (the receiver's clock). */
   receivedAt: number;
+  /** The tenant whose delivery carried it, for a receiver with a `secret` function. */
+  tenant?: string;
+}
+
+/**
+ * A key within its tenant's space: a job result's index, and a dedupe key. The tenant's length
+ * leads, so that no tenant and key can be read as another pair; without a tenant (a receiver with
+ * one secret) the key is as it always was.
+ */
+export function scopedKey(tenant: string | undefined, key: string): string {
+  return tenant === undefined ? key : `tenant:${tenant.length}:${tenant}:${key}`;
 }
 
 const STATUS_OF_TYPE: Readonly<Record<string, JobResult['status']>> = {
@@ -37,8 +48,12 @@ const STATUS_OF_TYPE: Readonly<Record<string, JobResult['status']>> = {
 export class KeptResult {
   #result: JobResult | undefined;
 
+  /** What the result is found by: its task id within its tenant's space. */
+  readonly key: string;
+
   constructor(
     readonly taskId: string,
+    readonly tenant: string | undefined,
     readonly status: JobResult['status'],
     readonly receivedAt: number,
     /** `data.status`, `data.image_url` (a string) and `data.error` (`{ code, message }`) as copied. */
@@ -48,12 +63,14 @@ export class KeptResult {
     result?: JobResult,
   ) {
     this.#result = result;
+    this.key = scopedKey(tenant, taskId);
   }
 
   /** A result that came whole (over a channel from another process). */
   static of(result: JobResult): KeptResult {
     return new KeptResult(
       result.taskId,
+      typeof result.tenant === 'string' ? result.tenant : undefined,
       result.status,
       result.receivedAt,
       undefined,
@@ -65,12 +82,15 @@ export class KeptResult {
 
   /** The result, made at the first call: the same object on every call. */
   get result(): JobResult {
-    return (this.#result ??= {
+    if (this.#result) return this.#result;
+    const result: JobResult = {
       taskId: this.taskId,
       status: this.status,
       data: waitedFor(this.taskId, this.dataStatus, this.imageUrl, this.error),
       receivedAt: this.receivedAt,
-    });
+    };
+    if (this.tenant !== undefined) result.tenant = this.tenant;
+    return (this.#result = result);
   }
 }
 
@@ -78,7 +98,12 @@ export class KeptResult {
  * The result an event of `type` carries, or undefined when it carries none: another event type,
  * or a payload (under a custom schema) without a string `data.task_id`.
  */
-export function resultOf(type: string, event: unknown, receivedAt: number): KeptResult | undefined {
+export function resultOf(
+  type: string,
+  event: unknown,
+  receivedAt: number,
+  tenant: string | undefined,
+): KeptResult | undefined {
   const status = Object.hasOwn(STATUS_OF_TYPE, type) ? STATUS_OF_TYPE[type] : undefined;
   if (status === undefined) return undefined;
   const data = isRecord(event) ? event.data : undefined;
@@ -86,6 +111,7 @@ export function resultOf(type: string, event: unknown, receivedAt: number): Kept
   const { error } = data;
   return new KeptResult(
     data.task_id,
+    tenant,
     status,
     receivedAt,
     data.status,
@@ -111,5 +137,6 @@ function waitedFor(
 export function isJobResult(value: unknown): value is JobResult {
   if (!isRecord(value) || typeof value.taskId !== 'string' || value.taskId.length === 0) return false;
   if (value.status !== 'completed' && value.status !== 'failed') return false;
+  if (value.tenant !== undefined && typeof value.tenant !== 'string') return false;
   return isRecord(value.data) && value.data.task_id === value.taskId;
 }

@@ -1,8 +1,8 @@
 import { positiveInteger } from '../common/options.js';
 import { messageOf, type Logger } from '../common/logger.js';
-import { isThenable } from '../common/thenable.js';
 import { withGetters } from '../common/with-getters.js';
-import { KeptResult, resultOf, type JobResult } from './job-result.js';
+import { ignore } from '../common/ignore.js';
+import { KeptResult, resultOf, scopedKey, type JobResult } from './job-result.js';
 import { recentResults } from './recent-results.js';
 import { isResultChannel, type ResultChannel } from './result-channel.js';
 
@@ -26,25 +26,38 @@ export interface JobResultsOptions {
  * one on the `channel`.
  */
 export interface JobResults {
-  /** The result of `taskId` if it arrived lately (see `maxAgeMs`, `maxEntries`), else undefined. */
-  get(taskId: string): JobResult | undefined;
   /**
-   * Calls `listener` once, when a result for `taskId` arrives (never synchronously, never for one
-   * that arrived before: check `get` first). Returns the function that stops watching; call it
-   * when the wait ends another way. Each watcher costs one map entry: no timer, no listener.
+   * The result of `taskId` if it arrived lately (see `maxAgeMs`, `maxEntries`), else undefined.
+   * With a `secret` function, results belong to the tenant whose delivery carried them: name the
+   * `tenant` to find its results (without one, only results of no tenant are found).
    */
-  watch(taskId: string, listener: (result: JobResult) => void): () => void;
+  get(taskId: string, tenant?: string): JobResult | undefined;
+  /**
+   * Calls `listener` once, when a result for `taskId` (of `tenant`, see `get`) arrives (never
+   * synchronously, never for one that arrived before: check `get` first). Returns the function
+   * that stops watching; call it when the wait ends another way. Each watcher costs one map
+   * entry: no timer, no listener.
+   */
+  watch(taskId: string, listener: (result: JobResult) => void, tenant?: string): () => void;
   /** How many watchers are waiting now (for diagnostics and leak tests). */
   readonly watching: number;
+  /**
+   * While the receiver's reconciler polls `taskId` (of `tenant`), a promise that settles once
+   * that poll and the handling of what it found are over; `undefined` otherwise. A wait joins it
+   * rather than asking the gateway the same question at the same time.
+   */
+  polling(taskId: string, tenant?: string): Promise<void> | undefined;
 }
 
 /** What the receiver holds: the public view plus the feed and the shutdown. */
 export interface JobResultsFeed extends JobResults {
   /**
-   * Records the result a verified, valid event carries, if it carries one; `at`: when it arrived,
-   * if the caller read the clock already (the receiver's, the same).
+   * Records the result a verified, valid event of `tenant` carries, if it carries one; `at`: when
+   * it arrived, if the caller read the clock already (the receiver's, the same).
    */
-  receive(type: string, event: unknown, at?: number): void;
+  receive(type: string, event: unknown, at?: number, tenant?: string): void;
+  /** The reconciler is polling `taskId`: {@link JobResults.polling} gives `poll` until it settles. */
+  notePoll(taskId: string, tenant: string | undefined, poll: Promise<void>): void;
   /** Stops the channel's subscription; idempotent. */
   close(): Promise<void>;
 }
@@ -65,6 +78,7 @@ export function jobResults(
     now,
   });
   const watchers = new Map<string, Set<Listener>>();
+  const polls = new Map<string, Promise<void>>();
   let watching = 0;
   const channel = options?.channel;
   let closed: Promise<void> | undefined;
@@ -74,9 +88,9 @@ export function jobResults(
     recent.add(kept, at);
     // Most receivers have no watcher: no lookup then, and no JobResult made.
     if (watchers.size === 0) return;
-    const listeners = watchers.get(kept.taskId);
+    const listeners = watchers.get(kept.key);
     if (!listeners) return;
-    watchers.delete(kept.taskId);
+    watchers.delete(kept.key);
     watching -= listeners.size;
     const { result } = kept;
     for (const listener of listeners) {
@@ -93,37 +107,47 @@ export function jobResults(
       logger.error(`jobhook: the job result channel failed: ${messageOf(error)}`);
     try {
       const subscribed = channel.subscribe((result) => record(KeptResult.of(result)), onError);
-      if (isThenable(subscribed)) Promise.resolve(subscribed).catch(onError);
+      if (subscribed !== undefined) Promise.resolve(subscribed).catch(onError);
     } catch (error) {
       onError(error);
     }
   }
 
   const feed: Omit<JobResultsFeed, 'watching'> = {
-    get: (taskId) => recent.get(taskId),
-    watch(taskId, listener) {
-      let listeners = watchers.get(taskId);
-      if (!listeners) watchers.set(taskId, (listeners = new Set()));
+    get: (taskId, tenant) => recent.get(scopedKey(tenant, taskId)),
+    watch(taskId, listener, tenant) {
+      const key = scopedKey(tenant, taskId);
+      let listeners = watchers.get(key);
+      if (!listeners) watchers.set(key, (listeners = new Set()));
       // Each call gets its own entry, so one caller's stop never removes another's listener.
       const entry: Listener = (result) => listener(result);
       listeners.add(entry);
       watching++;
       return () => {
-        const current = watchers.get(taskId);
+        const current = watchers.get(key);
         if (!current?.delete(entry)) return;
         watching--;
-        if (current.size === 0) watchers.delete(taskId);
+        if (current.size === 0) watchers.delete(key);
       };
     },
-    receive(type, event, at = now()) {
-      const kept = resultOf(type, event, at);
+    polling: (taskId, tenant) => polls.get(scopedKey(tenant, taskId)),
+    notePoll(taskId, tenant, poll) {
+      const key = scopedKey(tenant, taskId);
+      const settled = poll.then(ignore, ignore);
+      polls.set(key, settled);
+      void settled.then(() => {
+        if (polls.get(key) === settled) polls.delete(key);
+      });
+    },
+    receive(type, event, at = now(), tenant) {
+      const kept = resultOf(type, event, at, tenant);
       if (!kept) return;
       record(kept, at);
       if (!channel) return;
       // Not awaited: the delivery's answer does not wait on the channel.
       try {
         const published = channel.publish(kept.result);
-        if (isThenable(published)) Promise.resolve(published).catch(publishFailed);
+        if (published !== undefined) Promise.resolve(published).catch(publishFailed);
       } catch (error) {
         publishFailed(error);
       }
@@ -148,6 +172,8 @@ function disabled(): JobResultsFeed {
     get: () => undefined,
     watch: () => () => undefined,
     watching: 0,
+    polling: () => undefined,
+    notePoll: () => undefined,
     receive: () => undefined,
     close: () => Promise.resolve(),
   };

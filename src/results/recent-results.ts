@@ -38,7 +38,7 @@ export function recentResults(options: { maxEntries: number; maxAgeMs: number; n
     // The unindexed are the newest: past them, the map may hold this one (or a later result of
     // the same task, which stays).
     if (unindexed > used) unindexed = used;
-    else if (byTask.size > 0 && byTask.get(dropped.taskId) === dropped) byTask.delete(dropped.taskId);
+    else if (byTask.size > 0 && byTask.get(dropped.key) === dropped) byTask.delete(dropped.key);
   }
 
   function prune(at: number) {
@@ -76,16 +76,16 @@ export function recentResults(options: { maxEntries: number; maxAgeMs: number; n
       used++;
       unindexed++;
     },
-    /** The latest kept result of `taskId`. */
-    get(taskId: string): JobResult | undefined {
+    /** The latest kept result under `key` (its task id within its tenant's space: `KeptResult.key`). */
+    get(key: string): JobResult | undefined {
       const at = now();
       prune(at);
       for (let n = used - unindexed; n < used; n++) {
         const slot = (oldest + n) % room;
-        byTask.set(kept[slot]!.taskId, kept[slot]!);
+        byTask.set(kept[slot]!.key, kept[slot]!);
       }
       unindexed = 0;
-      return byTask.get(taskId)?.result;
+      return byTask.get(key)?.result;
     },
   };
 }

@@ -66,6 +66,15 @@ describe.runIf(available)('bullmqHandoff(...).work on a queue of its own', () =>
     expect(ran).toEqual([id]);
   });
 
+  it('receiver.work() starts that worker: the one way, on the receiver’s own hand-off', async () => {
+    const { receiver, ran, deliver } = await imagesQueue();
+    const id = await deliver();
+    const handle = await receiver.work({ concurrency: 2 });
+    cleanups.push(() => handle.close());
+    await until(() => ran.length === 1, 'the worker to run the event', 10_000);
+    expect(ran).toEqual([id]);
+  });
+
   it('refuses a prefix in workerOptions that is not the queue’s', async () => {
     const { handoff, receiver, prefix } = await imagesQueue();
     const workerOptions = { prefix: 'bull' } as never;

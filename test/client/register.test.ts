@@ -181,12 +181,18 @@ describe('registerWebhook', () => {
 
 describe('receiver.register', () => {
   test("registers with the receiver's first secret and the types it handles", async () => {
-    const receiver = createReceiver({ secret: [SECRET, 'older-secret'] });
+    const receiver = createReceiver({ secret: [SECRET, 'older-secret'], results: false });
     receiver.onJobFailed(() => undefined);
     const { webhook, created } = await receiver.register({ client, url: URL_A });
     expect(created).toBe(true);
     expect(webhook.events).toEqual(['job.failed']);
     expect(gateway.webhook(webhook.id)?.secret_key).toBe(SECRET);
+  });
+
+  test('with results kept (the default), both job outcomes: a wait must learn of a failure too', async () => {
+    const receiver = createReceiver({ secret: SECRET }).onJobCompleted(() => undefined);
+    const { webhook } = await receiver.register({ client, url: URL_A });
+    expect(webhook.events).toEqual(['job.completed', 'job.failed']);
   });
 
   test('an onAny handler, or no handler at all, subscribes to every type the gateway sends', async () => {
@@ -204,6 +210,7 @@ describe('receiver.register', () => {
     const { z } = await import('zod');
     const receiver = createReceiver({
       secret: SECRET,
+      results: false,
       schemas: { 'job.started': z.looseObject({ type: z.literal('job.started') }) },
     });
     receiver.on('job.started', () => undefined).onJobCompleted(() => undefined);

@@ -67,9 +67,10 @@ const streams = async (js: JetStreamClient) => {
 
 describe.runIf(available)('natsHandoff(...).work on a stream of its own', () => {
   it('runs the events the receiver handed off, from the hand-off’s consumer', async () => {
-    const { jsm, place, handoff, receiver, ran, deliver } = await ownStream();
+    const { jsm, place, receiver, ran, deliver } = await ownStream();
     const id = await deliver();
-    await running(handoff.work(receiver, { ackWaitMs: 1000 }));
+    // receiver.work(): the one way to start a worker, on the receiver's own hand-off.
+    await running(receiver.work({ ackWaitMs: 1000 }));
     await until(() => ran.length === 1, 'the worker to run the event', 10_000);
     expect(ran).toEqual([id]);
     expect((await jsm.consumers.info(place.stream, place.consumer)).config.filter_subject).toBe(

@@ -49,9 +49,10 @@ const invalid = (pattern: RegExp) =>
 
 describe.runIf(available)('pgBossHandoff(...).work on a queue and schema of its own', () => {
   it('runs the events the receiver handed off', async () => {
-    const { handoff, receiver, ran, deliver } = await imagesQueue();
+    const { receiver, ran, deliver } = await imagesQueue();
     const id = await deliver();
-    await running(handoff.work(receiver, { pollingIntervalSeconds: 0.5 }));
+    // receiver.work(): the one way to start a worker, on the receiver's own hand-off.
+    await running(receiver.work({ pollingIntervalSeconds: 0.5 }));
     await until(() => ran.length === 1, 'the worker to run the event', 10_000);
     expect(ran).toEqual([id]);
   });

@@ -17,7 +17,7 @@ test('refuses an unknown option, naming where it belongs or the option it resemb
   expect(refusal({ secret: SECRET, path: '/webhooks' })).toMatchObject({
     code: 'invalid_options',
     message: expect.stringMatching(
-      /createReceiver has no option `path`: it belongs in `the adapter's options/,
+      /createReceiver has no option `path`: it belongs in the adapter's options, e.g. `nodeHandler\(receiver, \{ path \}\)`/,
     ) as string,
   });
   expect(refusal({ secret: SECRET, handlerTimeout: 5_000 })).toMatchObject({
@@ -27,6 +27,14 @@ test('refuses an unknown option, naming where it belongs or the option it resemb
   expect(
     refusal({ secret: SECRET, handlerTimeoutMs: 5_000, maxBodyBytes: 1024, logger: console }),
   ).toBeUndefined();
+});
+
+test('a handler given as an option is told it is a method of the receiver', () => {
+  for (const method of ['onError', 'onJobCompleted', 'onAny']) {
+    expect((refusal({ secret: SECRET, [method]: () => {} }) as Error | undefined)?.message).toContain(
+      `\`${method}\` is a method of the receiver: \`createReceiver({ secret }).${method}(handler)\``,
+    );
+  }
 });
 
 test('warns once at start-up when handlerTimeoutMs is not below the sender time-out, and not otherwise', () => {

@@ -179,3 +179,35 @@ describe('end to end', () => {
     );
   }, 120_000);
 });
+
+describe('waits on a reconciling receiver', () => {
+  it('with every webhook lost, the poll that handles the outcome wakes the wait: one status poll in all', async () => {
+    const t = await setUp({
+      gateway: { deliveries: { dropRate: 1, retryDelaysMs: [] } },
+      reconcile: { afterMs: 200, intervalMs: 100 },
+    });
+    const waited = t.client.images.generateAndWait({ model: 'm', prompt: 'a cat' }, { receiver: t.receiver });
+    const task = await waited;
+    expect(t.runs).toEqual([{ taskId: task.task_id, source: 'poll', eventId: `poll_${task.task_id}` }]);
+    // The wait's own first poll would come 5 s after the submission: it never had to ask.
+    const polls = gateway.requests.filter(
+      (r) => r.method === 'GET' && r.path === `/api/v1/images/${task.task_id}`,
+    );
+    expect(polls).toHaveLength(1);
+  });
+
+  it('a wait whose poll comes due while the reconciler polls the task joins that poll', async () => {
+    const t = await setUp({ gateway: { deliveries: { dropRate: 1, retryDelaysMs: [] } } });
+    const { task_id } = await t.client.images.generate({ model: 'm', prompt: 'a cat' });
+    await gateway.settled();
+    const reconciling = t.receiver.reconcileOnce();
+    // The wait starts while the reconciler's poll is in flight and would poll at once.
+    const task = await t.client.images.waitFor(task_id, { receiver: t.receiver });
+    await reconciling;
+    expect(task.task_id).toBe(task_id);
+    const polls = gateway.requests.filter(
+      (r) => r.method === 'GET' && r.path === `/api/v1/images/${task_id}`,
+    );
+    expect(polls).toHaveLength(1);
+  });
+});

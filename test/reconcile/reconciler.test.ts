@@ -78,7 +78,7 @@ describe('a pass', () => {
     const byTask = new Map(t.dispatched.map((event) => [event.taskId, event]));
     expect(byTask.get(done!)).toMatchObject({
       type: 'job.completed',
-      key: `task:${done}`,
+      tenant: undefined,
       payload: {
         id: `poll_${done}`,
         type: 'job.completed',
@@ -88,7 +88,6 @@ describe('a pass', () => {
     });
     expect(byTask.get(failed!)).toMatchObject({
       type: 'job.failed',
-      key: `task:${failed}`,
       payload: {
         data: { status: 'failed', error: { code: 'generation_failed', message: expect.any(String) } },
       },
@@ -145,7 +144,7 @@ describe('a pass', () => {
     const t = await setUp();
     const [a, b] = await t.submit(2);
     await gateway.settled();
-    await t.reconciler.settled(a!);
+    await t.reconciler.settled(a!, undefined);
     t.clock.now += 1000;
     expect(await t.reconciler.reconcileOnce()).toMatchObject({ polled: 1, dispatched: 1 });
     expect(t.dispatched.map((event) => event.taskId)).toEqual([b]);

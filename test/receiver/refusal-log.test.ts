@@ -1,0 +1,105 @@
+// Refusals are visible by default (one line each, bounded a minute) and a receiver that refuses
+// every delivery says so loudly: a wrong secret must never look like a quiet, healthy receiver.
+import { createReceiver, type ReceiverObserver } from 'jobhook';
+import { signDelivery } from 'jobhook/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { completedPayload, SECRET } from '../fixtures.js';
+
+// The secret the sender signs with when the receiver was given another: the mistake this is about.
+const OTHER_SECRET = `whsec_${Buffer.from('another-secret-entirely-0123456789').toString('base64')}`;
+
+const clock = { now: Date.parse('2026-11-27T12:00:00Z') };
+afterEach(() => {
+  clock.now = Date.parse('2026-11-27T12:00:00Z');
+});
+
+function delivery(secret: string, n: number) {
+  const signed = signDelivery({
+    secret,
+    payload: completedPayload({ id: `evt_${n}` }),
+    timestamp: Math.floor(clock.now / 1000),
+  });
+  return { headers: signed.headers, body: signed.body };
+}
+
+describe('refused deliveries in the log', () => {
+  it('the default logger shows a refusal at warn, without the secret or the signature', async () => {
+    const warned: string[] = [];
+    const original = console.warn;
+    console.warn = (line: string) => void warned.push(line);
+    try {
+      const receiver = createReceiver({ secret: SECRET, now: () => clock.now });
+      const sent = delivery(OTHER_SECRET, 1);
+      expect((await receiver.receive(sent)).status).toBe(401);
+      expect(warned).toHaveLength(1);
+      expect(warned[0]).toContain('refused a delivery (401 no_match)');
+      const signature = sent.headers['webhook-signature']!.slice(3);
+      for (const secret of [SECRET, OTHER_SECRET, signature]) expect(warned[0]).not.toContain(secret);
+    } finally {
+      console.warn = original;
+    }
+  });
+
+  it('a flood is logged ten lines a minute, then says how many it left out', async () => {
+    const lines: string[] = [];
+    const receiver = createReceiver({
+      secret: SECRET,
+      now: () => clock.now,
+      logger: { error: (line) => lines.push(line), warn: (line) => lines.push(line) },
+    });
+    for (let n = 0; n < 25; n++) await receiver.receive({ headers: {}, body: '{}' });
+    expect(lines).toHaveLength(10);
+    clock.now += 60_000;
+    await receiver.receive({ headers: {}, body: '{}' });
+    expect(lines.slice(10)).toEqual([
+      'jobhook: 15 more refused deliveries in the minute before were not logged one by one.',
+      expect.stringContaining('refused a delivery (401 missing_header)'),
+    ]);
+  });
+});
+
+describe('the alarm when no delivery verifies', () => {
+  function setUp() {
+    const errors: string[] = [];
+    const alarms: unknown[] = [];
+    const observer: ReceiverObserver = {
+      start: () => undefined,
+      end: () => undefined,
+      signaturesFailing: (alarm) => void alarms.push(alarm),
+    };
+    const receiver = createReceiver({
+      secret: SECRET,
+      now: () => clock.now,
+      observer,
+      logger: { error: (line) => errors.push(line), warn: () => undefined },
+    }).onJobCompleted(() => undefined);
+    return { receiver, errors, alarms };
+  }
+
+  it('rings at the 10th signature refusal in a row, then at most every 5 minutes while it lasts', async () => {
+    const { receiver, errors, alarms } = setUp();
+    const started = clock.now;
+    for (let n = 0; n < 9; n++) await receiver.receive(delivery(OTHER_SECRET, n));
+    expect(errors).toEqual([]);
+    await receiver.receive(delivery(OTHER_SECRET, 9));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('the last 10 deliveries were all refused');
+    expect(errors[0]).toContain('secret probably differs');
+    expect(alarms).toEqual([{ refusedInARow: 10, since: started }]);
+    for (let n = 10; n < 30; n++) await receiver.receive(delivery(OTHER_SECRET, n));
+    expect(errors).toHaveLength(1);
+    clock.now += 5 * 60_000;
+    await receiver.receive(delivery(OTHER_SECRET, 30));
+    expect(errors).toHaveLength(2);
+    expect(alarms).toHaveLength(2);
+  });
+
+  it('a verified delivery ends the run; unsigned junk never rings it', async () => {
+    const { receiver, errors } = setUp();
+    for (let n = 0; n < 9; n++) await receiver.receive(delivery(OTHER_SECRET, n));
+    expect((await receiver.receive(delivery(SECRET, 100))).status).toBe(200);
+    for (let n = 10; n < 19; n++) await receiver.receive(delivery(OTHER_SECRET, n));
+    for (let n = 0; n < 50; n++) await receiver.receive({ headers: {}, body: 'junk' });
+    expect(errors).toEqual([]);
+  });
+});
