@@ -13,8 +13,8 @@ export type CheckedPayload =
   | { ok: false; answer: ReceiverResponse; message: string };
 
 /**
- * Validates a decoded payload with its type's schema (any Standard Schema; a promise only when the
- * schema is asynchronous). A type with no schema is passed on as it came (`known: false`); anything
+ * Validates a decoded payload with its type's schema (any Standard Schema): at once when the
+ * default schemas' quick check passes it, else as a promise. A type with no schema is passed on as it came (`known: false`); anything
  * else that does not match is a 400.
  */
 export function checkPayload(
@@ -33,8 +33,8 @@ export function checkPayload(
     result.issues
       ? refused(describeIssues(type, result.issues))
       : { ok: true, type, event: result.value, known: true, payloadId };
-  const validated = schema['~standard'].validate(payload);
-  return validated instanceof Promise ? validated.then(toChecked) : toChecked(validated);
+  // Past the quick check (a custom schema, or a payload it refuses), validation may be asynchronous.
+  return Promise.resolve(schema['~standard'].validate(payload)).then(toChecked);
 }
 
 function refused(message: string): CheckedPayload {

@@ -59,10 +59,7 @@ export function deliveryClaims(
   function take(store: DedupeStore, key: string, delivery: ClaimFor): ClaimTaken | Promise<ClaimTaken> {
     prefix ??= `${globalThis.crypto.randomUUID()}.`;
     const claim: Claim = { store, key, owner: prefix + (++counter).toString(36) };
-    const result = storeCall(claim, 'claim', delivery);
-    return result instanceof Promise
-      ? result.then((r) => taken(claim, r, delivery))
-      : taken(claim, result, delivery);
+    return storeCall(claim, 'claim', delivery, (result) => taken(claim, result, delivery));
   }
 
   function taken(claim: Claim, result: ClaimResult | typeof STORE_FAILED, delivery: ClaimFor): ClaimTaken {
@@ -76,13 +73,10 @@ export function deliveryClaims(
    * Completes (`ok`) or releases the claim; a failure is reported. A complete that failed is
    * retried in the background. Resolves once the first call settled.
    */
-  function completeOrRelease(claim: Claim, ok: boolean, delivery: ClaimFor): Promise<void> | undefined {
-    const done = storeCall(claim, ok ? 'complete' : 'release', delivery);
-    const settled = (result: unknown): undefined => {
+  function completeOrRelease(claim: Claim, ok: boolean, delivery: ClaimFor): Promise<void> | void {
+    return storeCall(claim, ok ? 'complete' : 'release', delivery, (result) => {
       if (ok && result === STORE_FAILED) retryComplete(claim, delivery);
-      return undefined;
-    };
-    return done instanceof Promise ? done.then(settled) : settled(done);
+    });
   }
 
   function retryComplete(claim: Claim, delivery: ClaimFor) {
@@ -92,7 +86,7 @@ export function deliveryClaims(
       (async () => {
         for (let attempt = 0; attempt < COMPLETE_RETRIES; attempt++) {
           await sleep(delay);
-          if ((await storeCall(claim, 'complete', delivery)) !== STORE_FAILED) break;
+          if ((await storeCall(claim, 'complete', delivery, (result) => result)) !== STORE_FAILED) break;
         }
         renewal?.stop();
       })(),
@@ -117,7 +111,7 @@ export function deliveryClaims(
       }
     };
     const timer = setInterval(
-      () => void Promise.resolve(storeCall(claim, 'renew', delivery)).then(renewed),
+      () => void storeCall(claim, 'renew', delivery, renewed),
       Math.max(1, Math.floor(leaseMs / 4)),
     );
     // Renewing alone must not keep a process alive.
@@ -131,36 +125,38 @@ export function deliveryClaims(
   }
 
   /**
-   * Calls the store, never throwing nor rejecting: a failure is reported and gives `STORE_FAILED`.
-   * A call that does not settle within a third of the lease is given up on, a failure too.
+   * Calls the store and gives `next` what it answered, never throwing nor rejecting: a failure is
+   * reported and gives `STORE_FAILED`, as does a call that does not settle within a third of the
+   * lease. A store that answers at once (the in-memory one) is answered at once: no promise, no timer.
    */
-  function storeCall<Step extends 'claim' | 'renew' | 'complete' | 'release'>(
+  function storeCall<Step extends 'claim' | 'renew' | 'complete' | 'release', R>(
     claim: Claim,
     step: Step,
     delivery: ClaimFor,
-  ): StepResult<Step> | typeof STORE_FAILED | Promise<StepResult<Step> | typeof STORE_FAILED> {
-    let result: unknown;
-    try {
-      result = claim.store[step](claim.key, claim.owner);
-    } catch (error) {
-      reportStoreFailure(step, error, delivery);
-      return STORE_FAILED;
-    }
-    // A synchronous store (the in-memory one) answers here, with nothing allocated for the call.
-    if (!isThenable(result)) return result as StepResult<Step>;
+    next: (result: StepResult<Step> | typeof STORE_FAILED) => R,
+  ): R | Promise<R> {
     const failed = (error: unknown): typeof STORE_FAILED => {
       reportStoreFailure(step, error, delivery);
       return STORE_FAILED;
     };
+    let result: unknown;
+    try {
+      result = claim.store[step](claim.key, claim.owner);
+    } catch (error) {
+      return next(failed(error));
+    }
+    if (!isThenable(result)) return next(result as StepResult<Step>);
     // A third of the lease: a hung complete still leaves time to retry it before the lease lapses.
     const leaseMs = claim.store.leaseMs;
     const limit = leaseMs > 0 ? Math.min(leaseMs / 3, MAX_STORE_WAIT_MS) : MAX_STORE_WAIT_MS;
     return within(Promise.resolve(result as PromiseLike<StepResult<Step>>), limit, { unref: true }).then(
       (settled) =>
-        settled === TIMED_OUT
-          ? failed(new Error(`it did not settle within ${Math.round(limit)} ms`))
-          : settled,
-      failed,
+        next(
+          settled === TIMED_OUT
+            ? failed(new Error(`it did not settle within ${Math.round(limit)} ms`))
+            : settled,
+        ),
+      (error: unknown) => next(failed(error)),
     );
   }
 

@@ -467,10 +467,7 @@ async function handle(p: PipelineState, d: EventRecord): Promise<ReceiverRespons
   if (d.failures.length > 0) p.report(d.failures, d.info());
   const ok = d.failures.length === 0;
   d.outcome = ok ? 'handled' : 'failed';
-  if (d.claim) {
-    const settling = p.claims.completeOrRelease(d.claim, ok, d);
-    if (settling) await settling;
-  }
+  if (d.claim) await p.claims.completeOrRelease(d.claim, ok, d);
   return ok ? answers.ok() : answers.handlerFailed();
 }
 

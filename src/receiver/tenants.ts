@@ -59,8 +59,11 @@ export interface TenantLookup {
   checkHeaders: VerifyFunction['checkHeaders'];
 }
 
-/** Most secret lists whose prepared keys are kept; a platform with more prepares some again. */
-const PREPARED_LISTS = 256;
+/**
+ * Most secret lists whose prepared keys are kept (the least recently used goes first): as many as
+ * the redaction learns, so that a refusal costs the same with one tenant or ten thousand.
+ */
+const PREPARED_LISTS = 10_000;
 /** Most secrets the log redaction learns from a lookup: it bounds memory, whatever the tenants. */
 const MAX_REDACTED = 10_000;
 
@@ -80,7 +83,10 @@ export function tenantLookup(
   function preparedFor(secrets: readonly string[]) {
     const key = JSON.stringify(secrets);
     let entry = prepared.get(key);
-    if (entry === undefined) {
+    if (entry !== undefined) {
+      prepared.delete(key);
+      prepared.set(key, entry);
+    } else {
       entry = { verify: prepare(secrets), fingerprint: fingerprintOf(secrets) };
       if (prepared.size >= PREPARED_LISTS) prepared.delete(prepared.keys().next().value!);
       prepared.set(key, entry);
