@@ -34,6 +34,7 @@ export type {
   DeliveryOutcome,
   DedupeOutcome,
 } from './receiver/observe.js';
+export type { SignatureAlarm } from './receiver/refusal-log.js';
 export type { JobResult } from './results/job-result.js';
 export type { JobResults, JobResultsOptions } from './results/job-results.js';
 export type { ResultChannel } from './results/result-channel.js';

@@ -29,9 +29,6 @@ export interface TenantSecrets {
   secret: string | readonly string[];
 }
 
-/** What a `secret` function may return for one delivery. */
-export type LookedUp = string | readonly string[] | TenantSecrets | null | undefined;
-
 /**
  * Picks the secrets for one delivery, for a receiver that serves several webhooks with their own
  * secrets (one per tenant). Returns a secret, a list (a rotation), `{ tenant, secret }` to name
@@ -43,7 +40,15 @@ export type LookedUp = string | readonly string[] | TenantSecrets | null | undef
  * delivery, so tenants never touch each other's events. Without a name, a tenant is known by its
  * secrets (every distinct list is a tenant): name it to keep one tenant across a rotation.
  */
-export type SecretLookup = (request: SecretLookupRequest) => LookedUp | PromiseLike<LookedUp>;
+export type SecretLookup = (
+  request: SecretLookupRequest,
+) =>
+  | string
+  | readonly string[]
+  | TenantSecrets
+  | null
+  | undefined
+  | PromiseLike<string | readonly string[] | TenantSecrets | null | undefined>;
 
 /** The verifier and the tenant of one delivery's secrets. */
 export interface FoundSecrets {
