@@ -5,12 +5,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { root } from '../packaging/dist.js';
+import { codeBlocks } from './code-blocks.js';
 
-const page = readFileSync(join(root, 'docs/testing-handlers.md'), 'utf8');
-const blocks = [...page.matchAll(/^```([a-z]*)\n([\s\S]*?)^```$/gm)].map(([, lang, code]) => ({
-  lang,
-  code: code!,
-}));
+const blocks = await codeBlocks('docs/testing-handlers.md');
 const read = (file: string) => readFileSync(join(root, 'test/docs/handlers', file), 'utf8');
 
 test('every code block on the page is TypeScript from the two files', () => {
