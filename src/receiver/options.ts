@@ -79,7 +79,7 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
   /**
    * Verify, then enqueue: hand each verified, valid event to a queue (`bullmqHandoff` from
    * `jobhook/bullmq`) and answer 2xx once it is stored, instead of running the handlers here;
-   * workers run them (`runWorker`, or `receiver.handleQueued` in a consumer of your own). The
+   * workers run them (`receiver.work()`, or `receiver.handleQueued` in a consumer of your own). The
    * queue dedupes by the `dedupeKey`, so `dedupe` cannot be given with it.
    */
   handoff?: Handoff;
@@ -102,8 +102,10 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
    */
   senderTimeoutMs?: number;
   /**
-   * Where jobhook writes. Default: errors to `console.error`, nothing else. The receiver's secrets
-   * never reach it: any line that would quote one (say, from a handler's error) has `[redacted]`.
+   * Where jobhook writes. Default: failures to `console.error`, refused deliveries to
+   * `console.warn` (at most ten lines a minute, then a count). A logger without `warn` gets no
+   * refusals. The receiver's secrets never reach it: any line that would quote one (say, from a
+   * handler's error) has `[redacted]`.
    */
   logger?: Logger;
   /**

@@ -28,8 +28,8 @@ export interface DeliveryContext {
    */
   signal: AbortSignal;
   /**
-   * Which attempt at this event this run is, from 1, when a queue worker runs it (a hand-off's
-   * `runWorker`, `runPgBossWorker`, `runNatsWorker`); it counts on when a failed event is retried
+   * Which attempt at this event this run is, from 1, when a queue worker runs it (the worker
+   * `receiver.work()` starts); it counts on when a failed event is retried
    * by hand. `undefined` for a delivery handled in the request: the sender's retries are its own.
    */
   attempt: number | undefined;

@@ -112,8 +112,8 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
   /**
    * The worker side of a `handoff`: runs the handlers for one job the hand-off queued (validating
    * its payload with this receiver's schemas first), with the handler time-out and `onError`, and
-   * rejects when a handler failed or timed out, so that the queue retries the job. `runWorker`
-   * from `jobhook/bullmq` calls it for you.
+   * rejects when a handler failed or timed out, so that the queue retries the job. The worker
+   * `receiver.work()` starts calls it for you.
    *
    * In-process only: it checks no signature (the receiver that queued the job did), and nothing
    * from the network leads to it: adapters, `receive` and `fetch` verify every delivery and never
