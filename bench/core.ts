@@ -19,7 +19,7 @@ import {
   withFreshEventId,
 } from './fixtures.js';
 import { verifyByHand } from './handwritten.js';
-import { createReceiver } from './jobhook.js';
+import { createReceiver, type Build } from './jobhook.js';
 import { bench, compare, type Case, type CompareOptions, type Samples } from './measure.js';
 import type { StandardSchemaV1 } from 'jobhook';
 
@@ -34,6 +34,12 @@ export const CASES = {
   octokitVerify: '@octokit/webhooks verify',
   octokitReceive: '@octokit/webhooks verifyAndReceive',
   stripe: 'stripe constructEvent',
+} as const;
+
+/** The build before's `receive()` (BENCH_BASELINE), measured at 1 KB beside today's. */
+export const BEFORE = {
+  jobhook: 'jobhook receive(), build before',
+  jobhookString: 'jobhook receive(), string body, build before',
 } as const;
 
 const noop = () => {};
@@ -57,9 +63,12 @@ function stringDeliveries(body: Buffer, n: number) {
   }));
 }
 
-/** A receiver as users create one: default verifier, default in-memory dedupe, one no-op handler. */
-export function benchReceiver() {
-  return createReceiver({ secret: SECRET }).onJobCompleted(noop);
+/**
+ * A receiver as users create one: default verifier, default in-memory dedupe, one no-op handler;
+ * today's build unless another's `createReceiver` is given.
+ */
+export function benchReceiver(create: Build['createReceiver'] = createReceiver) {
+  return create({ secret: SECRET }).onJobCompleted(noop);
 }
 
 /** jobhook `receive()` on fresh, valid deliveries; checks the first answer is a 200. */
@@ -76,6 +85,15 @@ export async function jobhookCase(
   return bench(
     name,
     (n) => standardDeliveries(body, n),
+    (d, i) => receiver.receive(d[i]!),
+  );
+}
+
+/** jobhook `receive()` given each fresh delivery's body as a string. */
+function jobhookStringCase(name: string, body: Buffer, receiver = benchReceiver()): Case {
+  return bench(
+    name,
+    (n) => stringDeliveries(body, n),
     (d, i) => receiver.receive(d[i]!),
   );
 }
@@ -108,7 +126,7 @@ export function hmacCase(name: string, body: Buffer): Case {
   );
 }
 
-async function casesFor(body: Buffer): Promise<Case[]> {
+async function casesFor(body: Buffer, before?: Build): Promise<Case[]> {
   const standard = new StandardWebhook(SECRET);
   const svix = new SvixWebhook(SECRET);
   const octokit = new Webhooks({ secret: PLAIN_SECRET });
@@ -126,16 +144,18 @@ async function casesFor(body: Buffer): Promise<Case[]> {
   await octokit.verifyAndReceive({ id: github['x-github-delivery'], name: 'ping', payload: text, signature });
   stripe.webhooks.constructEvent(body, stripeSignature, PLAIN_SECRET);
 
-  const stringReceiver = benchReceiver();
+  const beforeCases = before
+    ? [
+        await jobhookCase(BEFORE.jobhook, body, benchReceiver(before.createReceiver)),
+        jobhookStringCase(BEFORE.jobhookString, body, benchReceiver(before.createReceiver)),
+      ]
+    : [];
   return [
     floorCase(CASES.floor, body),
     await jobhookCase(CASES.jobhook, body),
     floorCase(CASES.floorString, body, true),
-    bench(
-      CASES.jobhookString,
-      (n) => stringDeliveries(body, n),
-      (d, i) => stringReceiver.receive(d[i]!),
-    ),
+    jobhookStringCase(CASES.jobhookString, body),
+    ...beforeCases,
     bench(
       CASES.standardwebhooksString,
       (n) => stringDeliveries(body, n),
@@ -176,11 +196,17 @@ export interface CoreResult {
   samples: Samples;
 }
 
-export async function runCore(sizes: number[], options: CompareOptions): Promise<CoreResult[]> {
+/** `before`: the build before (BENCH_BASELINE), whose `receive()` joins the 1 KB rounds. */
+export async function runCore(
+  sizes: number[],
+  options: CompareOptions,
+  before?: Build,
+): Promise<CoreResult[]> {
   const results: CoreResult[] = [];
   for (const size of sizes) {
     const body = jobCompletedBody(size);
-    results.push({ size, bytes: body.length, samples: await compare(await casesFor(body), options) });
+    const cases = await casesFor(body, size === 1024 ? before : undefined);
+    results.push({ size, bytes: body.length, samples: await compare(cases, options) });
   }
   return results;
 }

@@ -8,7 +8,7 @@
  * - `inline`: node:http + `nodeHandler` on a receiver that runs the handler itself, deduplicating
  *   with `redisDedupeStore` (keys under `<prefix>:dedupe:`).
  * - `worker`: `runWorker` runs the handler for the queued events, 32 at a time.
- * - `pgboss` and `pgboss-worker`: the same with `pgBossHandoff` and `runPgBossWorker` (pg-boss's
+ * - `pgboss` and `pgboss-worker`: the same with `pgBossHandoff` and its `work()` (pg-boss's
  *   tables in the schema `<prefix>`).
  * - `nats` and `nats-worker`: the same with `natsHandoff` and its `work()` (the stream
  *   `<prefix>`, the subject `<prefix>.events`).
@@ -33,7 +33,6 @@ import {
   nodeHandler,
   pgBossHandoff,
   redisDedupeStore,
-  runPgBossWorker,
   runWorker,
 } from './jobhook.js';
 
@@ -107,10 +106,10 @@ async function start(role: Role, url: string, prefix: string): Promise<Ready> {
       });
       boss.on('error', (error) => console.error(`bench: ${role}: ${error.message}`));
       await boss.start();
-      if (role === 'pgboss')
-        return listen(createReceiver({ secret: SECRET, handoff: pgBossHandoff({ boss, schema: prefix }) }));
-      await runPgBossWorker(createReceiver({ secret: SECRET }).onJobCompleted(count), {
-        boss,
+      const handoff = pgBossHandoff({ boss, schema: prefix });
+      if (role === 'pgboss') return listen(createReceiver({ secret: SECRET, handoff }));
+      // The hand-off's worker: it creates the queue when the receivers have not sent to it yet.
+      await handoff.work(createReceiver({ secret: SECRET }).onJobCompleted(count), {
         concurrency: WORKER_CONCURRENCY,
         pollingIntervalSeconds: 0.5,
       });

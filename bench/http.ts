@@ -134,7 +134,7 @@ export async function runHttp(kinds: readonly ServerKind[], options: HttpOptions
         record(results.get(kind)!, result, after.cpuUs - before.cpuUs);
         // A jobhook server runs its handler once per accepted request; fewer means duplicates.
         const missed = result['2xx'] - (after.handled - before.handled);
-        if (kind.endsWith('-jobhook') && missed > 0) {
+        if (kind.includes('-jobhook') && missed > 0) {
           throw new Error(`${kind}: ${missed} of ${result['2xx']} requests did not run the handler`);
         }
       }

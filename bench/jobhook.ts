@@ -1,7 +1,9 @@
 /**
  * The one place the benchmarks load jobhook from: the built package in `dist/` (what users
  * install), typed by the sources. If the build layout changes, only this file changes. It reads
- * the snapshot of dist/ that run.ts copies next to the compiled bench scripts.
+ * the snapshot of dist/ that run.ts copies next to the compiled bench scripts, and, for a
+ * before/after run (BENCH_BASELINE), the snapshot of the build before, which run.ts copies to
+ * `baseline/` beside it.
  */
 import type * as Core from 'jobhook';
 import type * as Bullmq from 'jobhook/bullmq';
@@ -41,9 +43,27 @@ export const { expressHandler } = express;
 export const { fastifyPlugin } = fastify;
 export const { honoHandler } = hono;
 export const { koaHandler } = koa;
-export const { natsHandoff, runNatsWorker } = nats;
+export const { natsHandoff } = nats;
 export const { nodeHandler } = node;
-export const { pgBossHandoff, runPgBossWorker } = pgBoss;
+export const { pgBossHandoff } = pgBoss;
 export const { postgresDedupeStore } = postgres;
 export const { redisDedupeStore, redisJobTracker } = redis;
 export type { DedupeStore, JobTracker } from 'jobhook';
+
+/** What a before/after run compares: the receiver and the Node adapter of one build. */
+export interface Build {
+  createReceiver: typeof Core.createReceiver;
+  nodeHandler: typeof Node.nodeHandler;
+}
+
+/**
+ * The build before (BENCH_BASELINE), typed by today's sources: the bench calls only
+ * `createReceiver({ secret })`, `onJobCompleted`, `receive` and `nodeHandler(receiver, { path })`,
+ * which both builds have.
+ */
+export async function loadBaseline(): Promise<Build> {
+  const baseline = (file: string) => new URL(`./baseline/dist/${file}`, import.meta.url).href;
+  const before = (await import(baseline('index.js'))) as typeof Core;
+  const beforeNode = (await import(baseline('node.js'))) as typeof Node;
+  return { createReceiver: before.createReceiver, nodeHandler: beforeNode.nodeHandler };
+}

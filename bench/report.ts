@@ -2,14 +2,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, freemem, platform, release, totalmem } from 'node:os';
 import { resolve } from 'node:path';
-import { BREAKDOWN, CASES, type CoreResult } from './core.js';
+import { BEFORE, BREAKDOWN, CASES, type CoreResult } from './core.js';
 import { sizeLabel } from './fixtures.js';
 import { handoffRatio, type HandoffResults, type HandoffSamples, type Setup } from './handoff.js';
 import { WORKER_CONCURRENCY } from './handoff-process.js';
 import { cpuRatio, rpsRatio, type HttpSamples, type MemoryResult } from './http.js';
 import { formatNs, median, ratio, type Samples } from './measure.js';
 import { slope, type BodyScaleResult } from './scale.js';
-import type { ServerKind } from './server.js';
+import { BEFORE_KIND, type ServerKind } from './server.js';
 import { overMemory, STORE_NAMES, type StoreResults } from './stores.js';
 import { reconcileSection, type ReconcileResults } from './reconcile.js';
 
@@ -17,6 +17,8 @@ export interface Results {
   quick: boolean;
   settings: string;
   startedAt: Date;
+  /** BENCH_BASELINE: the folder of the build before, measured beside this one (bench/NOTES.md). */
+  baseline?: string;
   seconds: number;
   core: CoreResult[];
   /** receive() at 1 KB with the features the floor lacks turned off one by one (bench/core.ts). */
@@ -129,6 +131,34 @@ export function targets(r: Results): Target[] {
     );
     list.push({ ...t, met: t.met && cpu >= 1, cpu });
   }
+  if (core1k[BEFORE.jobhook] && core1k[BEFORE.jobhookString] && r.http.has(BEFORE_KIND)) {
+    list.push(
+      target(
+        'Core `receive()` at 1 KB within 5 % of the build before (time, after / before)',
+        'receive(), after / before, 1 KB',
+        ratio(core1k, CASES.jobhook, BEFORE.jobhook),
+        '≤',
+        1.05,
+      ),
+      target(
+        'Core `receive()` given the 1 KB body as a string within 5 % of the build before (time, after / before)',
+        'receive(), after / before, 1 KB string',
+        ratio(core1k, CASES.jobhookString, BEFORE.jobhookString),
+        '≤',
+        1.05,
+      ),
+      {
+        ...target(
+          'Node adapter within 5 % of the build before (req/s, after / before)',
+          'Node adapter, after / before',
+          rpsRatio(r.http, 'node-jobhook', BEFORE_KIND),
+          '≥',
+          0.95,
+        ),
+        cpu: cpuRatio(r.http, 'node-jobhook', BEFORE_KIND),
+      },
+    );
+  }
   const jobhookMemory = r.memory.find((m) => m.kind === 'node-jobhook');
   const handMemory = r.memory.find((m) => m.kind === 'node-hand');
   if (jobhookMemory && handMemory) {
@@ -215,6 +245,7 @@ export function markdown(r: Results, list: Target[]): string {
       .join(' and at ')} faster than it.`,
     '',
   );
+  out.push(...beforeAndAfter(r));
   out.push('## Core: time per delivery', '');
   out.push(
     'One `job.completed` delivery, each library on the same body signed in its own scheme. jobhook `receive()` verifies, parses, validates (zod), claims the event id in the default in-memory dedupe store (a fresh event per delivery, so the store does its real work, full at 10,000 ids and evicting) and dispatches to one no-op handler. Median time per delivery; in brackets, the time relative to jobhook `receive()`.',
@@ -270,6 +301,7 @@ export function markdown(r: Results, list: Target[]): string {
     'node-jobhook': 'node:http + `nodeHandler`',
     'node-hand': 'node:http, by hand',
     'node-octokit': 'node:http + octokit `createNodeMiddleware`',
+    'node-jobhook-before': 'node:http + `nodeHandler`, the build before',
   };
   out.push(
     table(
@@ -356,6 +388,52 @@ export function markdown(r: Results, list: Target[]): string {
   return out.join('\n');
 }
 
+/** The build before (BENCH_BASELINE) against this one, from the rounds they shared; empty without it. */
+function beforeAndAfter(r: Results): string[] {
+  const core1k = r.core[0]!.samples;
+  const before = r.http.get(BEFORE_KIND);
+  const after = r.http.get('node-jobhook');
+  if (!r.baseline || !core1k[BEFORE.jobhook] || !before || !after) return [];
+  const vsFloor = (name: string, floor: string) =>
+    `${x(ratio(core1k, name, floor))} (${formatNs(median(core1k[name]!))})`;
+  return [
+    '## Before and after',
+    '',
+    `The build before is the one in \`${r.baseline}\` (BENCH_BASELINE), measured beside this one: its \`receive()\` in the same interleaved rounds as the 1 KB core cases, its Node adapter (\`nodeHandler\`, the same receiver options) as one more server in the HTTP rounds. \`receive()\` is given as its time over the hand-written floor's (time per delivery in brackets); after / before is the median over rounds of the ratio within each round (above 1×: more time, more requests per second, more CPU).`,
+    '',
+    table(
+      ['', 'build before', 'this build', 'after / before'],
+      [
+        [
+          '`receive()` / floor, 1 KB',
+          vsFloor(BEFORE.jobhook, CASES.floor),
+          vsFloor(CASES.jobhook, CASES.floor),
+          x(ratio(core1k, CASES.jobhook, BEFORE.jobhook)),
+        ],
+        [
+          '`receive()` / floor, 1 KB string body',
+          vsFloor(BEFORE.jobhookString, CASES.floorString),
+          vsFloor(CASES.jobhookString, CASES.floorString),
+          x(ratio(core1k, CASES.jobhookString, BEFORE.jobhookString)),
+        ],
+        [
+          'Node adapter, req/s',
+          median(before.rps).toFixed(0),
+          median(after.rps).toFixed(0),
+          x(rpsRatio(r.http, 'node-jobhook', BEFORE_KIND)),
+        ],
+        [
+          'Node adapter, server CPU / request',
+          `${median(before.cpuUs).toFixed(0)} µs`,
+          `${median(after.cpuUs).toFixed(0)} µs`,
+          x(cpuRatio(r.http, BEFORE_KIND, 'node-jobhook')),
+        ],
+      ],
+    ),
+    '',
+  ];
+}
+
 const STORE_LABELS = {
   memory: 'in memory (default)',
   redis: '`redisDedupeStore` (ioredis)',
@@ -410,14 +488,14 @@ export function handoffSection(handoff: HandoffResults): string[] {
   const out = ['## Hand-offs: BullMQ, pg-boss, JetStream', ''];
   const { rounds, deliveries, concurrency } = handoff.options;
   out.push(
-    `End to end over HTTP on loopback: fresh 1 KB \`job.completed\` deliveries, signed in this process before each round, sent over keep-alive connections with ${concurrency} in flight (half to each receiver process), to one of two deployments of 2 receiver processes (node:http + \`nodeHandler\`); ${rounds} round(s) of ${deliveries} deliveries per deployment in alternating order, after a warm-up. Baseline: each receiver runs the handler itself and deduplicates with \`redisDedupeStore\`, the shared store two instances would otherwise need. Hand-offs: each receiver verifies, validates and queues the event with \`bullmqHandoff\` (it answers once the job is stored in Redis), \`pgBossHandoff\` (once the job row is committed in PostgreSQL) or \`natsHandoff\` (once the JetStream stream acked it), and 2 worker processes (\`runWorker\`, \`runPgBossWorker\`, \`runNatsWorker\`, ${WORKER_CONCURRENCY} jobs at a time each) run the handler. The handler only counts its runs; the run fails unless every delivery ran it exactly once. Answered: deliveries per second from the first request until the last answer; handled: until the last handler ran (the baseline answers after its handler, so the two are the same). CPU / delivery: user + system time over the round of the 2 receiver processes and of the 2 worker processes (\`process.cpuUsage\` in each, asked over IPC), and of the Redis server (INFO cpu: the whole server, so another client of it would count too), divided by the deliveries. Median over rounds; the last rows are the medians of the ratios hand-off / baseline within each round (above 1× is more deliveries per second, or more CPU per delivery). The receivers, the workers, the sending process, Redis, PostgreSQL and nats-server all share this machine's cores, so deliveries per second are what one machine reaches with all of them on it; CPU per delivery is what carries over to separate machines.`,
+    `End to end over HTTP on loopback: fresh 1 KB \`job.completed\` deliveries, signed in this process before each round, sent over keep-alive connections with ${concurrency} in flight (half to each receiver process), to one of two deployments of 2 receiver processes (node:http + \`nodeHandler\`); ${rounds} round(s) of ${deliveries} deliveries per deployment in alternating order, after a warm-up. Baseline: each receiver runs the handler itself and deduplicates with \`redisDedupeStore\`, the shared store two instances would otherwise need. Hand-offs: each receiver verifies, validates and queues the event with \`bullmqHandoff\` (it answers once the job is stored in Redis), \`pgBossHandoff\` (once the job row is committed in PostgreSQL) or \`natsHandoff\` (once the JetStream stream acked it), and 2 worker processes (\`runWorker\`, and the pg-boss and JetStream hand-offs' \`work()\`, ${WORKER_CONCURRENCY} jobs at a time each) run the handler. The handler only counts its runs; the run fails unless every delivery ran it exactly once. Answered: deliveries per second from the first request until the last answer; handled: until the last handler ran (the baseline answers after its handler, so the two are the same). CPU / delivery: user + system time over the round of the 2 receiver processes and of the 2 worker processes (\`process.cpuUsage\` in each, asked over IPC), and of the Redis server (INFO cpu: the whole server, so another client of it would count too), divided by the deliveries. Median over rounds; the last rows are the medians of the ratios hand-off / baseline within each round (above 1× is more deliveries per second, or more CPU per delivery). The receivers, the workers, the sending process, Redis, PostgreSQL and nats-server all share this machine's cores, so deliveries per second are what one machine reaches with all of them on it; CPU per delivery is what carries over to separate machines.`,
     '',
   );
   const labels: Record<Setup, string> = {
     inline: 'Handler in the receivers, `redisDedupeStore` (baseline)',
     handoff: 'Receivers `bullmqHandoff` → BullMQ → 2 `runWorker` processes',
-    pgboss: 'Receivers `pgBossHandoff` → pg-boss → 2 `runPgBossWorker` processes',
-    nats: 'Receivers `natsHandoff` → JetStream → 2 `runNatsWorker` processes',
+    pgboss: 'Receivers `pgBossHandoff` → pg-boss → 2 worker processes (`handoff.work()`)',
+    nats: 'Receivers `natsHandoff` → JetStream → 2 worker processes (`handoff.work()`)',
   };
   const names: Record<Exclude<Setup, 'inline'>, string> = {
     handoff: 'BullMQ',

@@ -2,9 +2,12 @@
  * `npm run bench`: builds the package, then measures jobhook against the hand-written floor and
  * the libraries users would otherwise pick. Prints the tables and writes bench/RESULTS.md and
  * bench/results.svg. BENCH_QUICK=1 runs everything briefly and only prints (for development; noisy).
+ * BENCH_BASELINE=<folder holding another build's dist/ and its package.json> also measures that
+ * build (the one before a change) beside this one, in the same rounds (bench/NOTES.md: "Before and
+ * after").
  */
-import { cpSync, rmSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Results } from './report.js';
 
@@ -18,16 +21,34 @@ cpSync(resolve('dist'), snapshot, { recursive: true });
 // npm run bench copies it before this module loads (static imports resolve first); again here
 // for a run started by hand.
 cpSync(resolve('package.json'), fileURLToPath(new URL('./package.json', import.meta.url)));
+// The build before, snapshotted the same way to `baseline/`, with its own package.json beside its
+// dist/ for its `#runtime`; its dependencies resolve from this repository's node_modules.
+const baselineFolder = process.env.BENCH_BASELINE;
+const baselineSnapshot = fileURLToPath(new URL('./baseline', import.meta.url));
+rmSync(baselineSnapshot, { recursive: true, force: true });
+if (baselineFolder) {
+  for (const file of ['dist/index.js', 'dist/node.js', 'package.json']) {
+    if (!existsSync(resolve(baselineFolder, file))) {
+      throw new Error(
+        `BENCH_BASELINE=${baselineFolder} has no ${file}: give a folder holding a build's dist/ and its package.json`,
+      );
+    }
+  }
+  cpSync(resolve(baselineFolder, 'dist'), join(baselineSnapshot, 'dist'), { recursive: true });
+  cpSync(resolve(baselineFolder, 'package.json'), join(baselineSnapshot, 'package.json'));
+}
 const { runCore, runCoreBreakdown } = await import('./core.js');
 const { runHandoff } = await import('./handoff.js');
 const { runHttp, runMemory } = await import('./http.js');
 const { markdown, svg, targets } = await import('./report.js');
 const { runBodyScale, runHandlerScale } = await import('./scale.js');
-const { SERVER_KINDS } = await import('./server.js');
+const { BEFORE_KIND, SERVER_KINDS } = await import('./server.js');
+const { loadBaseline } = await import('./jobhook.js');
 const { runStores } = await import('./stores.js');
 const { runReconcile } = await import('./reconcile.js');
 
 const quick = process.env.BENCH_QUICK === '1';
+const before = baselineFolder ? await loadBaseline() : undefined;
 const core = quick ? { rounds: 7, batchMs: 10, warmupMs: 30 } : { rounds: 41, batchMs: 10, warmupMs: 200 };
 const http = quick
   ? { durationS: 1, warmupS: 0.5, rounds: 1, connections: 16 }
@@ -46,7 +67,7 @@ const step = (label: string) =>
   console.error(`bench: ${label} (${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s)`);
 
 step('core, per delivery');
-const coreResults = await runCore([1024, 64 * 1024, 1_000_000], core);
+const coreResults = await runCore([1024, 64 * 1024, 1_000_000], core, before);
 step('core, where the time goes');
 const breakdown = await runCoreBreakdown(1024, core);
 step('scale, body size');
@@ -54,7 +75,7 @@ const body = await runBodyScale([1024, 4096, 16 * 1024, 64 * 1024, 256 * 1024, 1
 step('scale, handlers for other event types');
 const handlers = await runHandlerScale(handlerCounts, { ...core, rounds: core.rounds + 2 });
 step('HTTP on loopback');
-const httpResults = await runHttp(SERVER_KINDS, http);
+const httpResults = await runHttp(before ? [...SERVER_KINDS, BEFORE_KIND] : SERVER_KINDS, http);
 step('memory under sustained load');
 const memoryResults = [
   await runMemory('node-jobhook', 64 * 1024, memory),
@@ -80,6 +101,7 @@ const results: Results = {
     `HTTP ${http.rounds} interleaved rounds of ${http.durationS} s per server after ${http.warmupS} s warm-up, ` +
     `${http.connections} connections; memory ${memory.durationS} s per server`,
   startedAt,
+  baseline: baselineFolder,
   seconds: (Date.now() - startedAt.getTime()) / 1000,
   core: coreResults,
   breakdown,

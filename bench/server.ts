@@ -19,7 +19,9 @@ import {
   fastifyPlugin,
   honoHandler,
   koaHandler,
+  loadBaseline,
   nodeHandler,
+  type Build,
 } from './jobhook.js';
 
 export const SERVER_KINDS = [
@@ -35,7 +37,9 @@ export const SERVER_KINDS = [
   'node-hand',
   'node-octokit',
 ] as const;
-export type ServerKind = (typeof SERVER_KINDS)[number];
+/** `node-jobhook` built from the build before (BENCH_BASELINE), run only in before/after runs. */
+export const BEFORE_KIND = 'node-jobhook-before';
+export type ServerKind = (typeof SERVER_KINDS)[number] | typeof BEFORE_KIND;
 
 export const PATH = '/webhooks';
 const OK = JSON.stringify({ ok: true });
@@ -45,8 +49,8 @@ const noop = () => {};
 /** Handler runs of this server's receiver: the parent checks every request ran it (none was a duplicate). */
 let handled = 0;
 
-function receiver() {
-  return createReceiver({ secret: SECRET }).onJobCompleted(() => void handled++);
+function receiver(create: Build['createReceiver'] = createReceiver) {
+  return create({ secret: SECRET }).onJobCompleted(() => void handled++);
 }
 
 function answerByHand(res: ServerResponse, event: unknown) {
@@ -91,7 +95,7 @@ function nodeByHand(req: IncomingMessage, res: ServerResponse) {
 
 type Listening = (port: number) => void;
 
-function start(kind: ServerKind, listening: Listening) {
+async function start(kind: ServerKind, listening: Listening) {
   const listen = (server: ReturnType<typeof createServer>) =>
     server.listen(0, '127.0.0.1', () => listening((server.address() as AddressInfo).port));
   switch (kind) {
@@ -175,6 +179,10 @@ function start(kind: ServerKind, listening: Listening) {
     }
     case 'node-jobhook':
       return listen(createServer(nodeHandler(receiver(), { path: PATH })));
+    case BEFORE_KIND: {
+      const before = await loadBaseline();
+      return listen(createServer(before.nodeHandler(receiver(before.createReceiver), { path: PATH })));
+    }
     case 'node-hand':
       return listen(createServer(nodeByHand));
     case 'node-octokit': {
@@ -200,8 +208,7 @@ const memory = () => ({ rss: process.memoryUsage().rss, maxRss: process.resource
 
 if (process.send) {
   const kind = process.argv[2] as ServerKind;
-  if (!SERVER_KINDS.includes(kind)) throw new Error(`Unknown server kind: ${kind}`);
-  start(kind, (port) => process.send!({ port, ...memory() } satisfies ServerMessage));
+  if (![...SERVER_KINDS, BEFORE_KIND].includes(kind)) throw new Error(`Unknown server kind: ${kind}`);
   process.on('message', (message) => {
     if (message === 'cpu') {
       const { user, system } = process.cpuUsage();
@@ -211,4 +218,5 @@ if (process.send) {
     }
   });
   process.on('disconnect', () => process.exit(0));
+  await start(kind, (port) => process.send!({ port, ...memory() } satisfies ServerMessage));
 }
