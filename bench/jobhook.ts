@@ -46,4 +46,4 @@ export const { nodeHandler } = node;
 export const { pgBossHandoff, runPgBossWorker } = pgBoss;
 export const { postgresDedupeStore } = postgres;
 export const { redisDedupeStore, redisJobTracker } = redis;
-export type { DedupeStore, JobTracker } from 'jobhook';
+export type { DedupeStore, JobTracker } from 'jobhook/extend';
