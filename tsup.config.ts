@@ -3,6 +3,7 @@ import { defineConfig } from 'tsup';
 /** Public entry points: `jobhook`, `jobhook/express`, … (see `exports` in package.json). */
 const library = {
   index: 'src/index.ts',
+  extend: 'src/extend.ts',
   express: 'adapters/express.ts',
   hono: 'adapters/hono.ts',
   node: 'adapters/node.ts',

@@ -8,6 +8,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^jobhook$/, replacement: source('./src/index.ts') },
+      { find: /^jobhook\/extend$/, replacement: source('./src/extend.ts') },
       { find: /^jobhook\/express$/, replacement: source('./adapters/express.ts') },
       { find: /^jobhook\/hono$/, replacement: source('./adapters/hono.ts') },
       { find: /^jobhook\/node$/, replacement: source('./adapters/node.ts') },

@@ -21,7 +21,7 @@ import {
 import { verifyByHand } from './handwritten.js';
 import { createReceiver, type Build } from './jobhook.js';
 import { bench, compare, type Case, type CompareOptions, type Samples } from './measure.js';
-import type { StandardSchemaV1 } from 'jobhook';
+import type { StandardSchemaV1 } from 'jobhook/extend';
 
 export const CASES = {
   floor: 'hand-written floor',

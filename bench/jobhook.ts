@@ -48,7 +48,7 @@ export const { nodeHandler } = node;
 export const { pgBossHandoff } = pgBoss;
 export const { postgresDedupeStore } = postgres;
 export const { redisDedupeStore, redisJobTracker } = redis;
-export type { DedupeStore, JobTracker } from 'jobhook';
+export type { DedupeStore, JobTracker } from 'jobhook/extend';
 
 /** What a before/after run compares: the receiver and the Node adapter of one build. */
 export interface Build {

@@ -1,88 +1,28 @@
 /**
- * The receiver: {@link createReceiver}, the signature schemes, the event schemas and types, the
- * error type and the dedupe store.
+ * The receiver: {@link createReceiver}, its handler and option types, the event schemas and types,
+ * the signature schemes, the in-memory dedupe store and job tracker, and {@link JobhookError}.
+ * What you implement to plug in a store, tracker, verifier, hand-off, result channel, observer or
+ * adapter of your own is in `jobhook/extend`.
  *
  * @module jobhook
  */
+import { BodyReadError as MovedBodyReadError } from './wire/read-body.js';
+
 export { createReceiver } from './receiver/create-receiver.js';
-export type {
-  Receiver,
-  DeliveryInput,
-  AnyEvent,
-  ErrorHandler,
-  EventMap,
-  CloseOptions,
-} from './receiver/types.js';
-export type { ReceiverOptions, VerifiedDelivery, DedupeKeyFunction } from './receiver/options.js';
-export type { SecretLookup, SecretLookupRequest, TenantSecrets } from './receiver/tenants.js';
-export type {
-  ReceiverRegisterOptions,
-  RegistrarOptions,
-  RegistrarResult,
-  WebhookRegistrar,
-} from './receiver/register.js';
-export type { ReceiverResponse, AnswerCode } from './wire/answers.js';
-export type { DeliveryContext, DeliverySource, EventHandler } from './receiver/run-handlers.js';
-export type { HeadersInput } from './wire/headers.js';
-export type { BodyInput } from './wire/body.js';
-export { BodyReadError, type BodyReader, type BodyLimits } from './wire/read-body.js';
+export type { Receiver, AnyEvent, ErrorHandler } from './receiver/types.js';
+export type { ReceiverOptions } from './receiver/options.js';
+export type { SecretLookup, TenantSecrets } from './receiver/tenants.js';
+export type { DeliveryContext, EventHandler } from './receiver/run-handlers.js';
 export type { Logger } from './common/logger.js';
-export type {
-  ReceiverObserver,
-  ObservedDelivery,
-  ObservedHandoff,
-  DeliveryOutcome,
-  DedupeOutcome,
-} from './receiver/observe.js';
-export type { SignatureAlarm } from './receiver/refusal-log.js';
+export type { ReceiverObserver } from './receiver/observe.js';
 export type { JobResult } from './results/job-result.js';
-export type { JobResults, JobResultsOptions } from './results/job-results.js';
-export type { ResultChannel } from './results/result-channel.js';
 export { JobhookError, type JobhookErrorCode } from './common/errors.js';
-export type { DedupeStore, ClaimResult } from './dedupe/dedupe-store.js';
-export type {
-  Handoff,
-  HandoffJob,
-  QueuedAttempt,
-  QueuedJobRunner,
-  WorkerHandle,
-  WorkOptions,
-} from './handoff/handoff.js';
-export type { FailedEvent, FailedEvents } from './handoff/failed.js';
-export {
-  memoryDedupeStore,
-  type MemoryDedupeStore,
-  type MemoryDedupeOptions,
-} from './dedupe/memory-store.js';
-export type { JobTracker, TrackedJob, ClaimDueRequest } from './jobs/job-tracker.js';
-export type { ReconcileOptions, ReconcileClient } from './reconcile/options.js';
-export type {
-  ReconcileObserver,
-  ReconcileResult,
-  DeliveryFailures,
-  ExpiredJob,
-} from './reconcile/observer.js';
-export type { TrackerTimes } from './jobs/options.js';
-export {
-  memoryJobTracker,
-  type MemoryJobTracker,
-  type MemoryJobTrackerOptions,
-} from './jobs/memory-tracker.js';
-export { standardWebhooks, type StandardWebhooksOptions } from './signatures/standard-webhooks.js';
-export { hmacSha256, type HmacSha256Options } from './signatures/hmac-sha256.js';
-export { stripeSignature, type StripeSignatureOptions } from './signatures/stripe-signature.js';
-export type { SecretForm } from './signatures/secret.js';
-export type {
-  Verifier,
-  VerifyFunction,
-  CustomVerifyFunction,
-  VerifyOutcome,
-  VerifyRefusal,
-  RefusalCode,
-  HeaderCheckRequest,
-  SignedRequest,
-  SignInput,
-} from './signatures/verifier.js';
+export { memoryDedupeStore } from './dedupe/memory-store.js';
+export type { ReconcileOptions } from './reconcile/options.js';
+export { memoryJobTracker } from './jobs/memory-tracker.js';
+export { standardWebhooks } from './signatures/standard-webhooks.js';
+export { hmacSha256 } from './signatures/hmac-sha256.js';
+export { stripeSignature } from './signatures/stripe-signature.js';
 export {
   defaultSchemas,
   jobCompletedSchema,
@@ -91,8 +31,15 @@ export {
   type JobFailedEvent,
   type DefaultEvents,
   type EventSchemas,
-  type UnknownEvent,
-  type UnknownEventType,
 } from './events/schemas.js';
-export type { StandardSchemaV1 } from './events/standard-schema.js';
-export { GATEWAY_EVENT_TYPES, type GatewayEventType } from './events/event-types.js';
+export { GATEWAY_EVENT_TYPES } from './events/event-types.js';
+
+/**
+ * Why a body reader gave up: `too_large` or `unreadable`.
+ *
+ * @deprecated Import `BodyReadError` from `jobhook/extend`; `jobhook` stops exporting it in the
+ * next version.
+ */
+export const BodyReadError = MovedBodyReadError;
+/** @deprecated Import `BodyReadError` from `jobhook/extend`. */
+export type BodyReadError = MovedBodyReadError;

@@ -15,7 +15,8 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { createReceiver, type ResultChannel } from 'jobhook';
+import { createReceiver } from 'jobhook';
+import type { ResultChannel } from 'jobhook/extend';
 import {
   createClient,
   GatewayError,

@@ -23,12 +23,11 @@ import {
   createReceiver,
   memoryDedupeStore,
   memoryJobTracker,
-  type DedupeStore,
   type JobCompletedEvent,
   type JobFailedEvent,
-  type JobTracker,
   type Logger,
 } from 'jobhook';
+import type { DedupeStore, JobTracker } from 'jobhook/extend';
 import { createClient, GatewayError } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
 

@@ -22,8 +22,5 @@
  */
 export { bullmqHandoff, type BullmqHandoff, type BullmqHandoffOptions } from './handoff.js';
 export type { WorkOptions, WorkerHandle } from './worker.js';
-export { runWorker, type RunWorkerOptions } from './run-worker.js';
-export { DEFAULT_JOB_OPTIONS, type BullmqQueue } from './handoff.js';
+export { runWorker } from './run-worker.js';
 export { jobIdOf } from './job-id.js';
-export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
-export type { FailedEvent, FailedEvents } from '../handoff/failed.js';

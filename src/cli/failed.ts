@@ -1,4 +1,4 @@
-import type { FailedEvent, FailedEvents } from 'jobhook';
+import type { FailedEvent, FailedEvents } from 'jobhook/extend';
 import { CommandError, UsageError, env, integer, out, parse } from './args.js';
 import { failedHelp, failedListHelp, failedRetryHelp } from './help.js';
 import { jsonText, tableLines } from './terminal.js';

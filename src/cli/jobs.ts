@@ -1,4 +1,4 @@
-import type { JobTracker, TrackedJob } from 'jobhook';
+import type { JobTracker, TrackedJob } from 'jobhook/extend';
 import type * as IORedis from 'ioredis';
 import type * as Pg from 'pg';
 import { CommandError, UsageError, env, integer, out, parse } from './args.js';

@@ -16,24 +16,13 @@ export {
   WaitTimeoutError,
 } from './errors.js';
 export type { CompletedImageTask, WaitOptions } from './wait-for.js';
-export {
-  registerWebhook,
-  type RegisterWebhookOptions,
-  type RegisterWebhookResult,
-  type StartupRetryOptions,
-  type WebhooksClient,
-} from './register.js';
-export type { RequestOptions } from './request.js';
-export type { RetryOptions } from './retry.js';
+export { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
 export type {
   ApiKey,
   Balances,
-  CreateKeyInput,
-  CreateWebhookInput,
   GenerateImageInput,
   GenerateImageResult,
   ImageTask,
   TaskStatus,
   Webhook,
-  WebhookEventType,
 } from './types.js';

@@ -22,7 +22,4 @@
  */
 export { natsHandoff, type NatsHandoff, type NatsHandoffOptions } from './handoff.js';
 export type { WorkOptions, WorkerHandle } from './worker.js';
-export { runNatsWorker, type RunNatsWorkerOptions, type NatsWorkerHandle } from './run-worker.js';
-export { DEFAULT_BACKOFF_MS } from './worker.js';
-export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
-export type { FailedEvent, FailedEvents } from '../handoff/failed.js';
+export { runNatsWorker } from './run-worker.js';

@@ -11,11 +11,4 @@
  *
  * @module jobhook/otel
  */
-export { otelObserver, MESSAGING_SYSTEM, type OtelObserverOptions } from './observer.js';
-export type {
-  ReceiverObserver,
-  ObservedDelivery,
-  ObservedHandoff,
-  DeliveryOutcome,
-  DedupeOutcome,
-} from '../receiver/observe.js';
+export { otelObserver, type OtelObserverOptions } from './observer.js';

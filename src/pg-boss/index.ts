@@ -21,8 +21,5 @@
  */
 export { pgBossHandoff, type PgBossHandoff, type PgBossHandoffOptions } from './handoff.js';
 export type { WorkOptions, WorkerHandle } from './worker.js';
-export { runPgBossWorker, type RunPgBossWorkerOptions, type PgBossWorkerHandle } from './run-worker.js';
-export { DEFAULT_SEND_OPTIONS } from './handoff.js';
+export { runPgBossWorker } from './run-worker.js';
 export { jobIdOf } from './job-id.js';
-export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
-export type { FailedEvent, FailedEvents } from '../handoff/failed.js';

@@ -12,12 +12,7 @@
  *
  * @module jobhook/postgres
  */
-export {
-  postgresDedupeStore,
-  type PostgresDedupeOptions,
-  type PostgresDedupeStore,
-  type PostgresQueryable,
-} from './dedupe-store.js';
+export { postgresDedupeStore, type PostgresDedupeOptions, type PostgresDedupeStore } from './dedupe-store.js';
 export { postgresDedupeMigration } from './table.js';
 export {
   postgresJobTracker,
@@ -25,5 +20,3 @@ export {
   type PostgresJobTracker,
   type PostgresJobTrackerOptions,
 } from './job-tracker.js';
-export type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
-export type { DedupeStore, ClaimResult } from '../dedupe/dedupe-store.js';

@@ -12,18 +12,6 @@
  *
  * @module jobhook/redis
  */
-export {
-  redisDedupeStore,
-  type RedisDedupeOptions,
-  type RedisDedupeStore,
-  type RedisScriptClient,
-} from './dedupe-store.js';
-export {
-  redisResultChannel,
-  type RedisResultChannelOptions,
-  type RedisPubSubClient,
-  type RedisSubscriber,
-} from './result-channel.js';
+export { redisDedupeStore, type RedisDedupeOptions, type RedisDedupeStore } from './dedupe-store.js';
+export { redisResultChannel, type RedisResultChannelOptions } from './result-channel.js';
 export { redisJobTracker, type RedisJobTracker, type RedisJobTrackerOptions } from './job-tracker.js';
-export type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
-export type { DedupeStore, ClaimResult } from '../dedupe/dedupe-store.js';

@@ -8,8 +8,7 @@
 import { signAnywhere, type SignDeliveryOptions, type SignedTestDelivery } from './sign-delivery.js';
 
 export type { SignDeliveryOptions, SignedTestDelivery };
-export type { SignedDelivery } from '../signatures/verifier.js';
-export type { Signing, SigningFamily } from './signing.js';
+export type { Signing } from './signing.js';
 
 /** Signs a test delivery; `await` it, then send `headers` and `body` as they are. */
 export async function signDelivery(options: SignDeliveryOptions): Promise<SignedTestDelivery> {

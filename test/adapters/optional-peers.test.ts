@@ -61,6 +61,7 @@ function importsOf(code: string, dynamic: boolean): string[] {
 
 describe.each([
   'src/index.ts',
+  'src/extend.ts',
   'adapters/node.ts',
   'adapters/express.ts',
   'adapters/hono.ts',

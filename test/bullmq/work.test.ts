@@ -6,7 +6,8 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver, type JobhookError, type Receiver } from 'jobhook';
-import { bullmqHandoff, runWorker, type HandoffJob, type WorkerHandle } from 'jobhook/bullmq';
+import { bullmqHandoff, runWorker, type WorkerHandle } from 'jobhook/bullmq';
+import type { HandoffJob } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
 import { completedPayload, SECRET } from '../fixtures.js';
 import { until } from '../handoff/contract.js';

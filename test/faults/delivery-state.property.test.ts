@@ -8,7 +8,8 @@
 // - no key is busy once its handlers settled and a lease passed;
 // - each event's handlers succeed together exactly once.
 import fc from 'fast-check';
-import { createReceiver, memoryDedupeStore, type DedupeStore } from 'jobhook';
+import { createReceiver, memoryDedupeStore } from 'jobhook';
+import type { DedupeStore } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
 import { expect, test, vi } from 'vitest';
 import { completedPayload, SECRET } from '../fixtures.js';

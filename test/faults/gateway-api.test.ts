@@ -10,7 +10,7 @@ import {
   GatewayNetworkError,
   registerWebhook,
   type GatewayClient,
-  type RetryOptions,
+  type ClientOptions,
 } from 'jobhook/client';
 import { startGateway, type Gateway } from 'jobhook/testing';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -30,6 +30,9 @@ async function gateway(): Promise<Gateway> {
 }
 
 /** Waits are recorded, not slept: the tests stay fast and assert the backoff the client chose. */
+/** The client's `retries` option in its object form. */
+type RetryOptions = Exclude<ClientOptions['retries'], number | undefined>;
+
 function instantSleep() {
   const waits: number[] = [];
   const sleep: NonNullable<RetryOptions['sleep']> = async (ms) => void waits.push(ms);

@@ -1,9 +1,11 @@
 // startGateway({ payload }): each built-in shape exactly as docs/gateway-simulator.md writes it,
 // a shape of the test's own, and the same body on every attempt and redelivery.
 import { describe, expect, test } from 'vitest';
-import type { PayloadShape } from 'jobhook/testing';
+import type { GatewayOptions } from 'jobhook/testing';
 import { call } from './support.js';
 import { createWebhook, SECRET, sink, start, submit } from './delivery-support.js';
+
+type PayloadShape = NonNullable<GatewayOptions['payload']>;
 
 const failing = { jobs: { stepMs: 1, outcome: () => ({ status: 'failed' as const }) } };
 

@@ -1,7 +1,8 @@
 // startGateway({ signing }): the simulator's deliveries in each family of signature, each verified
 // by the preset of its family and refused by the others, as a receiver of that contract would.
 import { describe, expect, test } from 'vitest';
-import { createReceiver, hmacSha256, standardWebhooks, stripeSignature, type Verifier } from 'jobhook';
+import { createReceiver, hmacSha256, standardWebhooks, stripeSignature } from 'jobhook';
+import type { Verifier } from 'jobhook/extend';
 import type { Signing } from 'jobhook/testing';
 import { call } from './support.js';
 import { createWebhook, SECRET, sink, start, submit } from './delivery-support.js';

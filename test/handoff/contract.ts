@@ -5,7 +5,8 @@
 // the event kept as failed with its error, listed and retried the same way everywhere.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReceiver, type FailedEvents, type Handoff, type Receiver } from 'jobhook';
+import { createReceiver, type Receiver } from 'jobhook';
+import type { FailedEvents, Handoff } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
 import { completed, SECRET } from '../conformance/fixtures.js';
 import { startChild, stopChild } from '../many-instances/processes.js';

@@ -2,7 +2,8 @@
 // job.completed handler prints "started <event id>" and never finishes. ENGINE names the engine
 // (test/handoff/engines/<ENGINE>.ts); the rest of the environment is what that engine's
 // `workerEnv` gave. Prints "ready" once its worker is connected.
-import { createReceiver, type QueuedJobRunner } from 'jobhook';
+import { createReceiver } from 'jobhook';
+import type { QueuedJobRunner } from 'jobhook/extend';
 import { SECRET } from '../support/deliveries.js';
 
 const engine = process.env.ENGINE;

@@ -1,7 +1,8 @@
 // Issue 23.5: body time-outs run on the monotonic clock. A wall clock stepped back (NTP, a VM
 // resumed) must neither disable the 408 of a body that never arrives nor hold up those behind it;
 // the signed timestamp is still judged by the wall clock.
-import { createReceiver, type BodyReader } from 'jobhook';
+import { createReceiver } from 'jobhook';
+import type { BodyReader } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { completed, SECRET } from '../conformance/fixtures.js';

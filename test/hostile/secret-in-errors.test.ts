@@ -1,7 +1,8 @@
 // Issue 23.6: what jobhook hands to onError never carries the secret. A handler or a dedupe store
 // whose error quotes the secret gets a JobhookError whose message and stack are redacted; the
 // cause is the value as it was thrown (the app's own, documented as not redacted).
-import { createReceiver, type DedupeStore, type JobhookError } from 'jobhook';
+import { createReceiver, type JobhookError } from 'jobhook';
+import type { DedupeStore } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
 import { describe, expect, it } from 'vitest';
 import { completedPayload, SECRET } from '../support/deliveries.js';

@@ -1,7 +1,8 @@
 // createClient({ jobs }) records each task it submits; a tracker that fails never fails the
 // submission (the credits are spent), it warns naming the task.
 import { createClient } from 'jobhook/client';
-import { memoryJobTracker, JobhookError, type JobTracker } from 'jobhook';
+import { memoryJobTracker, JobhookError } from 'jobhook';
+import type { JobTracker } from 'jobhook/extend';
 import { startGateway, type Gateway } from 'jobhook/testing';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 

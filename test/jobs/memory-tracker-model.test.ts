@@ -5,7 +5,8 @@
 // and a claim or a listing among many tracked tasks looks at the tasks it returns and few others
 // (counted as reads of their submission time, not timed).
 import fc from 'fast-check';
-import { memoryJobTracker, type TrackedJob } from 'jobhook';
+import { memoryJobTracker } from 'jobhook';
+import type { TrackedJob } from 'jobhook/extend';
 import { expect, test } from 'vitest';
 
 interface ModelEntry {

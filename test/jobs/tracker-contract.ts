@@ -2,7 +2,7 @@
 // `trackerContract(target)` inside a test file. Times are given to the tracker by the caller
 // (`now` of claimDue, `submittedAt` of track), so the suite needs no waiting.
 import { randomUUID } from 'node:crypto';
-import type { JobTracker } from 'jobhook';
+import type { JobTracker } from 'jobhook/extend';
 import { describe, expect, it } from 'vitest';
 
 export interface TrackerTarget {

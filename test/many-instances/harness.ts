@@ -11,10 +11,12 @@
 // queued behind the proxy's work on one event loop of a loaded 2-core machine and hit their
 // time-out by the hundreds at 5,000 jobs, although every receiver answered.
 import { createClient } from 'jobhook/client';
-import { startGateway, type DeliveryAttempt } from 'jobhook/testing';
+import { startGateway, type Gateway } from 'jobhook/testing';
 import { freePort } from '../support/services.js';
 import { startChild, stopChild, type Child } from './processes.js';
 import type { Variant } from './variants.js';
+
+type DeliveryAttempt = Gateway['deliveries'][number];
 const secret = (name: string) =>
   `whsec_${Buffer.from(`many-instances-${name}-secret-32b`).toString('base64')}`;
 const SECRETS = [secret('first'), secret('second')];

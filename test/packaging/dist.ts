@@ -18,6 +18,7 @@ export const cli = join(dist, 'cli.js');
 /** The built name of every public entry point (`index` is `jobhook` itself). */
 export const entryNames = [
   'index',
+  'extend',
   'express',
   'hono',
   'node',

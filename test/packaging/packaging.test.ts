@@ -24,6 +24,7 @@ const PROCESS_TIMEOUT_MS = 180_000;
 
 const subpaths = {
   jobhook: ['createReceiver', 'standardWebhooks', 'hmacSha256', 'JobhookError', 'memoryDedupeStore'],
+  'jobhook/extend': ['BodyReadError'],
   'jobhook/express': ['expressHandler'],
   'jobhook/hono': ['honoHandler'],
   'jobhook/node': ['nodeHandler'],
@@ -87,6 +88,7 @@ import { signDelivery, startGateway } from 'jobhook/testing';
 import { redisDedupeStore } from 'jobhook/redis';
 import { postgresDedupeStore } from 'jobhook/postgres';
 import { otelObserver } from 'jobhook/otel';
+import { BodyReadError, type DedupeStore } from 'jobhook/extend';
 
 export const shared = createReceiver({
   secret: 's',
@@ -94,6 +96,9 @@ export const shared = createReceiver({
 });
 export const table = postgresDedupeStore({ pool: { query: async () => ({ rows: [] }) } }).table;
 export const observed = createReceiver({ secret: 's', observer: otelObserver() });
+const ownStore: DedupeStore = { leaseMs: 1000, claim: () => 'new', renew: () => true, complete() {}, release() {} };
+export const withOwnStore = createReceiver({ secret: 's', dedupe: ownStore });
+export const tooLarge: Error = new BodyReadError('too_large');
 const receiver = createReceiver({ secret: 'whsec_cGFja2FnaW5n' });
 receiver.onJobCompleted((event: JobCompletedEvent) => {
   const url: string = event.data.image_url;
@@ -157,14 +162,14 @@ export const queued = createReceiver({ secret: 's', handoff: bullmqHandoff({ que
 export const working: Promise<WorkerHandle> = runWorker(queued, { connection: { host: '127.0.0.1' } });
 
 import PgBoss from 'pg-boss';
-import { pgBossHandoff, runPgBossWorker, type PgBossWorkerHandle } from 'jobhook/pg-boss';
+import { pgBossHandoff, runPgBossWorker, type WorkerHandle as PgBossWorkerHandle } from 'jobhook/pg-boss';
 
 const boss = new PgBoss('postgres://127.0.0.1/db');
 export const onPostgres = createReceiver({ secret: 's', handoff: pgBossHandoff({ boss }) });
 export const bossWorking: Promise<PgBossWorkerHandle> = runPgBossWorker(onPostgres, { boss });
 
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { natsHandoff, runNatsWorker, type NatsWorkerHandle } from 'jobhook/nats';
+import { natsHandoff, runNatsWorker, type WorkerHandle as NatsWorkerHandle } from 'jobhook/nats';
 
 declare const js: JetStreamClient;
 export const onNats = createReceiver({ secret: 's', handoff: natsHandoff({ js }) });

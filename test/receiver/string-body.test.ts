@@ -4,7 +4,8 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { createReceiver, hmacSha256, type SignedRequest } from 'jobhook';
+import { createReceiver, hmacSha256 } from 'jobhook';
+import type { SignedRequest } from 'jobhook/extend';
 import { completedPayload, SECRET } from '../fixtures.js';
 
 /** A job.completed body with characters of 2, 3 and 4 UTF-8 bytes, as a string. */

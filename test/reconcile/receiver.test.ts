@@ -3,7 +3,7 @@
 // and an outcome found by poll is marked `source: 'poll'`.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createReceiver, memoryDedupeStore, memoryJobTracker, type MemoryJobTracker } from 'jobhook';
+import { createReceiver, memoryDedupeStore, memoryJobTracker } from 'jobhook';
 import { createClient, type GatewayClient } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
 import { signDelivery, startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
@@ -29,7 +29,7 @@ async function setUp(options: {
   gateway?: GatewayOptions;
   reconcile?: { afterMs?: number; intervalMs?: number };
   handler?: (run: Run) => unknown;
-  jobs?: MemoryJobTracker;
+  jobs?: ReturnType<typeof memoryJobTracker>;
   dedupe?: ReturnType<typeof memoryDedupeStore>;
 }) {
   gateway ??= await startGateway({ maxConcurrentJobs: 2000, credits: 1_000_000, ...options.gateway });

@@ -2,7 +2,7 @@
 // simulator and a memory tracker, with the dispatch injected: what it polls, when, what it
 // dispatches, how it backs off, and how it keeps off the gateway's rate limit.
 import { createClient, type GatewayClient } from 'jobhook/client';
-import { memoryJobTracker, type MemoryJobTracker } from 'jobhook';
+import { memoryJobTracker } from 'jobhook';
 import { startGateway, type Gateway } from 'jobhook/testing';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,7 +26,7 @@ async function setUp(
 ) {
   gateway = await startGateway({ maxConcurrentJobs: 100, credits: 100_000, ...options.gateway });
   const client: GatewayClient = createClient({ baseUrl: gateway.baseUrl, apiKey: gateway.apiKey });
-  const jobs: MemoryJobTracker = memoryJobTracker();
+  const jobs = memoryJobTracker();
   const clock = { now: Date.now() };
   const dispatched: Parameters<DispatchPolled>[0][] = [];
   const logger = capturingLogger();

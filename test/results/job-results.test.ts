@@ -1,6 +1,7 @@
 // The receiver's job results: what is recorded (and when), the bounds of the recent store, the
 // watchers, and a channel between two receivers.
-import { createReceiver, type JobResult, type Receiver, type ResultChannel } from 'jobhook';
+import { createReceiver, type JobResult, type Receiver } from 'jobhook';
+import type { ResultChannel } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
 import { describe, expect, test } from 'vitest';
 import { jobResults } from '../../src/results/job-results.js';

@@ -3,7 +3,7 @@
 // ms), not fake clocks, since the Redis and Postgres stores keep time on the server.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DedupeStore } from 'jobhook';
+import type { DedupeStore } from 'jobhook/extend';
 import { describe, expect, it } from 'vitest';
 
 export interface ContractTarget {

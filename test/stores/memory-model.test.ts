@@ -5,7 +5,8 @@
 // by count and by age, the ring wrapping and growing, the hash table's probes colliding and the
 // table rebuilt many times over.
 import fc from 'fast-check';
-import { memoryDedupeStore, type ClaimResult } from 'jobhook';
+import { memoryDedupeStore } from 'jobhook';
+import type { ClaimResult } from 'jobhook/extend';
 import { expect, test } from 'vitest';
 
 interface Limits {

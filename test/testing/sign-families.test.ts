@@ -1,7 +1,8 @@
 // signDelivery({ scheme }) signs in every family, by name or with parameters: each delivery is
 // verified by the preset of its family and refused by the others, through a real receiver.
 import { describe, expect, test } from 'vitest';
-import { createReceiver, hmacSha256, standardWebhooks, stripeSignature, type Verifier } from 'jobhook';
+import { createReceiver, hmacSha256, standardWebhooks, stripeSignature } from 'jobhook';
+import type { Verifier } from 'jobhook/extend';
 import { signDelivery, type Signing } from 'jobhook/testing';
 import { completedPayload, SECRET } from '../fixtures.js';
 

@@ -3,7 +3,7 @@
 // listFailed, retryFailed and work(receiver, WorkOptions): Promise<WorkerHandle>, each engine's
 // WorkOptions and WorkerHandle of the contract's form, and the deprecated run*Worker beside them.
 import { expectTypeOf, test } from 'vitest';
-import type { FailedEvents, Handoff, QueuedJobRunner, WorkerHandle, WorkOptions } from 'jobhook';
+import type { FailedEvents, Handoff, QueuedJobRunner, WorkerHandle, WorkOptions } from 'jobhook/extend';
 import type * as Bullmq from 'jobhook/bullmq';
 import type * as Nats from 'jobhook/nats';
 import type * as PgBoss from 'jobhook/pg-boss';
@@ -41,10 +41,8 @@ test('each hand-off is made from its options and has listFailed, retryFailed and
   >();
 });
 
-test('the deprecated workers stay, resolving to the same WorkerHandle; the old handle names are aliases', () => {
+test('the deprecated workers stay, resolving to the same WorkerHandle', () => {
   expectTypeOf<typeof Bullmq.runWorker>().returns.resolves.toEqualTypeOf<Bullmq.WorkerHandle>();
   expectTypeOf<typeof PgBoss.runPgBossWorker>().returns.resolves.toEqualTypeOf<PgBoss.WorkerHandle>();
   expectTypeOf<typeof Nats.runNatsWorker>().returns.resolves.toEqualTypeOf<Nats.WorkerHandle>();
-  expectTypeOf<PgBoss.PgBossWorkerHandle>().toEqualTypeOf<PgBoss.WorkerHandle>();
-  expectTypeOf<Nats.NatsWorkerHandle>().toEqualTypeOf<Nats.WorkerHandle>();
 });

@@ -1,6 +1,7 @@
 import { expectTypeOf, test } from 'vitest';
 import { z } from 'zod';
-import { createReceiver, type DeliveryContext, type JobCompletedEvent, type UnknownEvent } from 'jobhook';
+import { createReceiver, type DeliveryContext, type JobCompletedEvent } from 'jobhook';
+import type { UnknownEvent } from 'jobhook/extend';
 
 test('typed handler arguments are inferred from the schemas', () => {
   const receiver = createReceiver({ secret: 'k' });

@@ -1,6 +1,7 @@
 // Every row of the design's answer table, through receive() and through fetch().
 import { describe, expect, test, vi } from 'vitest';
-import { createReceiver, type Receiver, type ReceiverOptions, type ReceiverResponse } from 'jobhook';
+import { createReceiver, type Receiver, type ReceiverOptions } from 'jobhook';
+import type { ReceiverResponse } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
 import { completedPayload, deferred, failedPayload, SECRET } from '../fixtures.js';
 

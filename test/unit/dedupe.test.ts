@@ -1,6 +1,8 @@
 // The in-memory store under the DedupeStore lease contract, on an injected clock.
 import { expect, test } from 'vitest';
-import { memoryDedupeStore, type MemoryDedupeOptions } from 'jobhook';
+import { memoryDedupeStore } from 'jobhook';
+
+type MemoryDedupeOptions = NonNullable<Parameters<typeof memoryDedupeStore>[0]>;
 
 function storeAt(options: MemoryDedupeOptions = {}) {
   const clock = { now: 0 };

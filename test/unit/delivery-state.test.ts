@@ -1,14 +1,8 @@
 // The delivery state machine through receive(): nothing lost, nothing twice, whatever handlers,
 // onError, loggers and the dedupe store do (issue 11, items 1 to 6).
 import { describe, expect, test, vi } from 'vitest';
-import {
-  createReceiver,
-  memoryDedupeStore,
-  type DedupeStore,
-  type JobhookError,
-  type ReceiverOptions,
-  type ReceiverResponse,
-} from 'jobhook';
+import { createReceiver, memoryDedupeStore, type JobhookError, type ReceiverOptions } from 'jobhook';
+import type { DedupeStore, ReceiverResponse } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
 import { completedPayload, deferred, SECRET } from '../fixtures.js';
 

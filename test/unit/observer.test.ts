@@ -1,7 +1,8 @@
 // The receiver's observer hook (createReceiver({ observer })): what it is told about each delivery,
 // that `within` wraps the delivery's work, and that an observer that throws changes no answer.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createReceiver, type ObservedDelivery, type ObservedHandoff, type ReceiverObserver } from 'jobhook';
+import { createReceiver, type ReceiverObserver } from 'jobhook';
+import type { ObservedDelivery, ObservedHandoff } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
 import { describe, expect, it } from 'vitest';
 import { completedPayload, deferred, failedPayload, SECRET } from '../fixtures.js';

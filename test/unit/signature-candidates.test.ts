@@ -5,7 +5,7 @@
 import type * as NodeCrypto from 'node:crypto';
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { SignedRequest, Verifier } from 'jobhook';
+import type { SignedRequest, Verifier } from 'jobhook/extend';
 
 /** The documented cap on the entries of one `webhook-signature` header (docs/security.md). */
 const CAP = 32;

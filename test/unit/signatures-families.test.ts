@@ -6,15 +6,8 @@ import Stripe from 'stripe';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { describe, expect, test } from 'vitest';
-import {
-  createReceiver,
-  hmacSha256,
-  standardWebhooks,
-  stripeSignature,
-  type SignedRequest,
-  type VerifyFunction,
-  type VerifyOutcome,
-} from 'jobhook';
+import { createReceiver, hmacSha256, standardWebhooks, stripeSignature } from 'jobhook';
+import type { SignedRequest, VerifyFunction, VerifyOutcome } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
 import { completedPayload, SECRET } from '../fixtures.js';
 

@@ -1,13 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, test } from 'vitest';
-import {
-  createReceiver,
-  hmacSha256,
-  standardWebhooks,
-  type SignedRequest,
-  type VerifyOutcome,
-} from 'jobhook';
+import { createReceiver, hmacSha256, standardWebhooks } from 'jobhook';
+import type { SignedRequest, VerifyOutcome } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
 import { completedPayload, SECRET } from '../fixtures.js';
 

@@ -2,7 +2,8 @@
 // and valibot (sync), and by an asynchronous valibot schema; unknown fields are kept by the
 // default schemas; a mismatch is a 400 naming the path, whatever the library's path format.
 import * as v from 'valibot';
-import { createReceiver, type StandardSchemaV1 } from 'jobhook';
+import { createReceiver } from 'jobhook';
+import type { StandardSchemaV1 } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

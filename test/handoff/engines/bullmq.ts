@@ -1,7 +1,7 @@
 // BullMQ for the hand-off contract suite: a queue under a key prefix of this run's own.
 import { Queue } from 'bullmq';
-import type { QueuedJobRunner } from 'jobhook';
-import { bullmqHandoff, type HandoffJob } from 'jobhook/bullmq';
+import { bullmqHandoff } from 'jobhook/bullmq';
+import type { HandoffJob, QueuedJobRunner } from 'jobhook/extend';
 import { freePort, REDIS_URL, redisAvailable, redisForTest } from '../../support/services.js';
 import type { EngineUnderTest } from '../contract.js';
 

@@ -2,7 +2,7 @@
 // own on the JetStream at JOBHOOK_NATS_URL, deleted afterwards.
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import type { QueuedJobRunner } from 'jobhook';
+import type { QueuedJobRunner } from 'jobhook/extend';
 import { natsHandoff } from 'jobhook/nats';
 import { NATS_URL, natsAvailable, runTag } from '../../support/services.js';
 import type { EngineUnderTest } from '../contract.js';

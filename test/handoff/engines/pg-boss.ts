@@ -2,7 +2,7 @@
 // afterwards.
 import PgBoss from 'pg-boss';
 import pg from 'pg';
-import type { QueuedJobRunner } from 'jobhook';
+import type { QueuedJobRunner } from 'jobhook/extend';
 import { pgBossHandoff } from 'jobhook/pg-boss';
 import { DATABASE_URL, freePort, postgresAvailable, runTag } from '../../support/services.js';
 import type { EngineUnderTest } from '../contract.js';

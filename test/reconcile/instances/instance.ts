@@ -6,7 +6,8 @@
 // that no task was polled by two instances at once.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { createReceiver, type DedupeStore, type JobTracker } from 'jobhook';
+import { createReceiver } from 'jobhook';
+import type { DedupeStore, JobTracker } from 'jobhook/extend';
 import { createClient } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
 import { redisDedupeStore, redisJobTracker } from 'jobhook/redis';

@@ -6,7 +6,7 @@
 import { createClient } from 'jobhook/client';
 import { redisJobTracker } from 'jobhook/redis';
 import { postgresJobTracker } from 'jobhook/postgres';
-import type { JobTracker } from 'jobhook';
+import type { JobTracker } from 'jobhook/extend';
 import { startGateway } from 'jobhook/testing';
 import { DATABASE_URL, freePort, postgresForTest, REDIS_URL, redisForTest } from '../../support/services.js';
 import { startChild, stopChild, type Child } from '../../many-instances/processes.js';

@@ -1,0 +1,75 @@
+/**
+ * The contracts behind the receiver, for code that plugs into it rather than uses it: a dedupe
+ * store ({@link DedupeStore}), a job tracker ({@link JobTracker}), a signature scheme
+ * ({@link Verifier}), a hand-off to a queue ({@link Handoff}) and its worker, a result channel
+ * ({@link ResultChannel}), an observer's details ({@link ObservedDelivery}), and an adapter for a
+ * server jobhook has none for ({@link DeliveryInput}, {@link BodyReader}). An app that only
+ * receives needs nothing from here: `jobhook` has what it writes.
+ *
+ *   import type { DedupeStore } from 'jobhook/extend';
+ *
+ * @module jobhook/extend
+ */
+
+// An adapter: what it passes to `receiver.receive()`, how the body is read, what comes back.
+export type { DeliveryInput, EventMap } from './receiver/types.js';
+export type { ReceiverResponse, AnswerCode } from './wire/answers.js';
+export type { HeadersInput } from './wire/headers.js';
+export type { BodyInput } from './wire/body.js';
+export { BodyReadError, type BodyReader, type BodyLimits } from './wire/read-body.js';
+
+// A dedupe store and a job tracker.
+export type { DedupeStore, ClaimResult } from './dedupe/dedupe-store.js';
+export type { JobTracker, TrackedJob, ClaimDueRequest } from './jobs/job-tracker.js';
+export type { TrackerTimes } from './jobs/options.js';
+
+// A signature scheme.
+export type {
+  Verifier,
+  VerifyFunction,
+  CustomVerifyFunction,
+  VerifyOutcome,
+  VerifyRefusal,
+  RefusalCode,
+  HeaderCheckRequest,
+  SignedRequest,
+  SignInput,
+} from './signatures/verifier.js';
+
+// A hand-off and its worker, and the failed events a queue keeps.
+export type {
+  Handoff,
+  HandoffJob,
+  QueuedAttempt,
+  QueuedJobRunner,
+  WorkerHandle,
+  WorkOptions,
+} from './handoff/handoff.js';
+export type { FailedEvent, FailedEvents } from './handoff/failed.js';
+
+// Job results shared between instances.
+export type { ResultChannel } from './results/result-channel.js';
+export type { JobResults } from './results/job-results.js';
+
+// An observer's details (the observer itself, `ReceiverObserver`, is in `jobhook`).
+export type {
+  ObservedDelivery,
+  ObservedHandoff,
+  DeliveryOutcome,
+  DedupeOutcome,
+} from './receiver/observe.js';
+export type { SignatureAlarm } from './receiver/refusal-log.js';
+export type {
+  ReconcileObserver,
+  ReconcileResult,
+  DeliveryFailures,
+  ExpiredJob,
+} from './reconcile/observer.js';
+
+// What the receiver calls on a gateway client: `jobhook/client`'s client has both.
+export type { WebhookRegistrar } from './receiver/register.js';
+export type { ReconcileClient } from './reconcile/options.js';
+
+// Events of a type with no schema, and the schema contract.
+export type { UnknownEvent } from './events/schemas.js';
+export type { StandardSchemaV1 } from './events/standard-schema.js';
