@@ -163,6 +163,21 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   return receiver;
 }
 
+/**
+ * Whether this process is a node:cluster or pm2 cluster worker. Through `getBuiltinModule`: the
+ * core imports nothing of Node's; and never throwing, as Deno does on an environment read it was
+ * not allowed.
+ */
+function inClusterWorker(): boolean {
+  try {
+    const host = (globalThis as { process?: NodeLikeProcess }).process;
+    const cluster = host?.getBuiltinModule?.('node:cluster') as { isWorker?: boolean } | undefined;
+    return cluster?.isWorker === true || host?.env?.exec_mode === 'cluster_mode';
+  } catch {
+    return false;
+  }
+}
+
 interface NodeLikeProcess {
   env?: Record<string, string | undefined>;
   getBuiltinModule?: (name: string) => unknown;
@@ -174,11 +189,7 @@ interface NodeLikeProcess {
  */
 function warnOfClusterWithMemoryStore(options: ReceiverOptions<EventSchemas>, config: ResolvedOptions): void {
   if (options.dedupe !== undefined || !config.dedupe) return;
-  const host = (globalThis as { process?: NodeLikeProcess }).process;
-  // node:cluster through getBuiltinModule: the core imports nothing of Node's, and runs elsewhere too.
-  const cluster = host?.getBuiltinModule?.('node:cluster') as { isWorker?: boolean } | undefined;
-  const clustered = cluster?.isWorker === true || host?.env?.exec_mode === 'cluster_mode';
-  if (!clustered) return;
+  if (!inClusterWorker()) return;
   config.logger.warn(
     'jobhook: this receiver runs in a cluster worker with the in-memory dedupe store: each process has its own, ' +
       'so a delivery retried to another process runs its handlers again. Share a store between them: ' +
