@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { GatewayEventType } from '../../events/event-types.js';
 import { samplePayload } from '../../events/sample-payload.js';
+import { signedHeaders } from '../signing.js';
 import type { Activity } from './activity.js';
 import type { ChangeSignal } from './changes.js';
 import type { ResolvedGatewayOptions } from './config.js';
@@ -180,7 +181,12 @@ export function deliveryService({
     const at = nowIso();
     let signed: Record<string, string>;
     try {
-      signed = await options.signing.headers({ secret: webhook.secret_key, body, id: sentId, timestamp });
+      signed = await signedHeaders(options.signing, {
+        secret: webhook.secret_key,
+        body,
+        id: sentId,
+        timestamp,
+      });
     } catch {
       // Only a Verifier given as `signing` can throw here (the families' secrets are checked on
       // creation); its message is not kept, since it might quote the secret.
