@@ -36,10 +36,7 @@ requireSupportedNode();
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
-  /**
-   * Sent as `Authorization: Bearer <apiKey>`; keep it on the server. Printable ASCII with no spaces:
-   * anything else (a newline read from a file, say) is refused at once.
-   */
+  /** Sent as `Authorization: Bearer <apiKey>`: printable ASCII, no spaces (a trailing newline is refused). */
   apiKey: string;
   /** The gateway's `{base_url}`; paths `/api/v1/...` are appended to it. */
   baseUrl: string;
@@ -51,17 +48,11 @@ export interface ClientOptions {
   retries?: number | RetryOptions;
   /** Longest answer body read, in bytes; past it a GatewayResponseTooLargeError. Default 10 MiB. */
   maxResponseBytes?: number;
-  /**
-   * A job tracker each submitted task is recorded in, so that a receiver with `reconcile` polls it
-   * if its webhook never comes. A tracker that fails never fails the submission: it is logged.
-   */
+  /** Records each submitted task, so that a receiver with `reconcile` polls it if its webhook never comes. */
   jobs?: JobTracker;
   /** Where the client warns (a tracker that failed). Default `console`. */
   logger?: Logger;
-  /**
-   * The tenant this client's jobs belong to, on a receiver whose `secret` function names tenants:
-   * its tasks are tracked for it and its waits take that tenant's deliveries only.
-   */
+  /** The tenant this client's jobs belong to, on a receiver whose `secret` function names tenants. */
   tenant?: string;
 }
 
@@ -86,10 +77,7 @@ export interface GatewayClient {
   webhooks: {
     /** POST /api/v1/webhooks */
     create(input: CreateWebhookInput, options?: RequestOptions): Promise<Webhook>;
-    /**
-     * GET /api/v1/webhooks: every webhook, following the paging conventions the client recognises
-     * (docs/client.md). At most 10,000 webhooks and `maxResponseBytes` in all, else `listing_too_large`.
-     */
+    /** GET /api/v1/webhooks, every page of it: at most 10,000 webhooks (docs/client.md). */
     list(options?: RequestOptions): Promise<Webhook[]>;
     /** DELETE /api/v1/webhooks/{id} */
     delete(id: number, options?: RequestOptions): Promise<{ id: number }>;
@@ -102,15 +90,11 @@ export interface GatewayClient {
     /** GET /api/v1/images/{task_id} */
     get(taskId: string, options?: RequestOptions): Promise<ImageTask>;
     /**
-     * Resolves with the task once completed, from the `receiver`'s webhook when given one and by
-     * polling `get` in every case. Rejects with a `JobFailedError`, a `WaitTimeoutError`, the
-     * signal's reason, or the `GatewayError` of a poll that cannot pass (docs/client.md).
+     * Resolves once the task completed, from the `receiver`'s webhook or by polling; rejects with a
+     * `JobFailedError`, a `WaitTimeoutError` or a poll's `GatewayError` (docs/client.md).
      */
     waitFor(taskId: string, options?: WaitOptions): Promise<CompletedImageTask>;
-    /**
-     * `generate` (never re-sent), then `waitFor` its task. `timeoutMs` counts from this call; the
-     * first poll comes one `pollIntervalMs` after the submission.
-     */
+    /** `generate` (never re-sent), then `waitFor` its task; `timeoutMs` counts from this call. */
     generateAndWait(input: GenerateImageInput, options?: WaitOptions): Promise<CompletedImageTask>;
   };
   account: {
@@ -228,9 +212,8 @@ export function createClient(options: ClientOptions): GatewayClient {
 }
 
 /**
- * Checks `apiKey`: fetch refuses a header with a line break or a NUL (quoting the key in its
- * error) and silently trims whitespace (so an echo of the key would escape redaction). The message
- * names the kind of character, never the key.
+ * fetch refuses a header with a line break (quoting the key in its error) and trims whitespace (so
+ * an echo would escape redaction): the message names the kind of character, never the key.
  */
 function checkApiKey(apiKey: unknown): string {
   const rule = 'the API key: printable ASCII with no spaces';
@@ -258,10 +241,7 @@ function apiKeyFault(apiKey: string): string | undefined {
   return undefined;
 }
 
-/**
- * Records each submitted task in `jobs`. The credits are spent by then: a tracker that fails is
- * logged at warn (through the key's redaction), naming the task, and never fails the submission.
- */
+/** The credits are spent by then: a tracker that fails is logged, naming the task, never thrown. */
 function submissionTracker(
   jobs: JobTracker | undefined,
   logger: Logger | undefined,

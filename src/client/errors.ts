@@ -40,10 +40,7 @@ export function invalidResponse(what: string, detail: string): GatewayError {
   });
 }
 
-/**
- * A listing longer than the client keeps (`listing_too_large`): more than 10,000 items, or pages
- * longer than `maxResponseBytes` in all. The gateway decides how much it sends; the client stops.
- */
+/** A listing past 10,000 items or `maxResponseBytes` in all (`listing_too_large`): the client stops. */
 export function listingTooLarge(what: string, status: number, detail: string): GatewayError {
   return new GatewayError(
     `${what} failed (${status} listing_too_large): ${detail}; the client stopped reading.`,
@@ -54,10 +51,7 @@ export function listingTooLarge(what: string, status: number, detail: string): G
   );
 }
 
-/**
- * No answer: DNS, a refused or reset connection (`network_error`). `cause` is a redacted copy of
- * what fetch threw, without the objects it referred to (a request's headers carry the key).
- */
+/** No answer (`network_error`); `cause` is a redacted copy of what fetch threw. */
 export class GatewayNetworkError extends GatewayError {
   override name = 'GatewayNetworkError';
   constructor(message: string, cause: unknown) {
@@ -81,10 +75,7 @@ export class GatewayResponseTooLargeError extends GatewayError {
   }
 }
 
-/**
- * A redirect to another origin, or too many (`redirect_refused`): the API key and request bodies
- * never go to another origin. `status` is the redirect's.
- */
+/** A redirect to another origin, or too many (`redirect_refused`): the key never leaves its origin. */
 export class GatewayRedirectError extends GatewayError {
   override name = 'GatewayRedirectError';
   constructor(message: string, status: number, requestId?: string) {
@@ -92,10 +83,7 @@ export class GatewayRedirectError extends GatewayError {
   }
 }
 
-/**
- * The job ended in `failed` (`waitFor`, `generateAndWait`): `code` and `message` are the job's
- * error as the gateway reported it, redacted; `status` is 0. Its credits are not refunded.
- */
+/** The job failed: `code` and `message` are its error as the gateway reported it; `status` is 0. */
 export class JobFailedError extends GatewayError {
   override name = 'JobFailedError';
   /** The failed task. */
@@ -110,10 +98,7 @@ export class JobFailedError extends GatewayError {
   }
 }
 
-/**
- * A wait reached its `timeoutMs` (`wait_timeout`). Only the wait stopped: the job goes on at the
- * gateway, and `waitFor(error.taskId)` picks it up again.
- */
+/** A wait reached its `timeoutMs` (`wait_timeout`); the job goes on: `waitFor(error.taskId)` again. */
 export class WaitTimeoutError extends GatewayError {
   override name = 'WaitTimeoutError';
   /** The task that has not ended yet. */

@@ -34,22 +34,12 @@ export interface RegisterWebhookOptions {
   events: readonly string[];
   /** Restricts the webhook to the key with this id (the client's key). */
   apiKeyId?: number;
-  /**
-   * Create a new webhook even if a fitting one exists, then delete the old one: the gateway never
-   * shows a secret, so set this for the deploy that rotates it (the receiver accepting both).
-   */
+  /** Create a new webhook even if one fits, then delete the old: for the deploy that rotates the secret. */
   rotateSecret?: boolean;
-  /**
-   * Retries of the whole registration while the gateway is unreachable or answers 429/5xx. Default
-   * 6, from 0.5 s to 10 s with jitter (about 25 s in all); `false` or 0 for none.
-   */
+  /** Retries while the gateway is unreachable or answers 429/5xx. Default 6 (25 s); `false` for none. */
   startupRetries?: number | false | StartupRetryOptions;
-  /** Stops the registration and its retries. */
   signal?: AbortSignal;
-  /**
-   * Told when the list could not be read to its end and none for `url` was on what was read: the
-   * webhook created may duplicate one on a later page. Default `console.warn`.
-   */
+  /** Told when the list may be incomplete and a webhook is created anyway. Default `console.warn`. */
   onWarning?: (message: string) => void;
 }
 
@@ -108,9 +98,8 @@ export interface RegisterWebhookResult {
 
 /**
  * Makes sure exactly one active webhook delivers `events` to `url`: reuses a fitting one or creates
- * one, then the newest for the URL wins and every older one is deleted, a rule every instance
- * applies alike, so instances that start together end with one and a new webhook exists before
- * the old goes. Other URLs are never touched. Start listening first: deliveries may come at once.
+ * one, then the newest for the URL wins and older ones go, so instances started together end with
+ * one. Other URLs are never touched. Start listening first: deliveries may come at once.
  */
 export async function registerWebhook(
   client: WebhooksClient,

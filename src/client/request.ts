@@ -202,9 +202,8 @@ function describe(error: unknown): string {
 }
 
 /**
- * Reads an answer's body as text with the Web collector, up to `maxBytes`: the gateway decides how
- * much it sends, so past the cap the rest is cancelled and the result is undefined. Rejects with
- * what the stream failed with (an abort, a network error). Adds the bytes read to `counted`.
+ * An answer's body as text, up to `maxBytes` (the gateway decides how much it sends): past it the
+ * rest is cancelled and the result is undefined. Adds the bytes read to `counted`.
  */
 export async function readBodyCapped(
   response: Response,
@@ -241,9 +240,8 @@ interface RefusedRedirect {
 }
 
 /**
- * fetch that follows only redirects to the origin of `url`: the request carries the API key (and
- * maybe a secret_key), which must never reach another origin. Same-origin hops behave as fetch's
- * (307/308 keep the method and body; 303, and 301/302 after a POST, continue as a bodiless GET).
+ * fetch that follows only redirects to the origin of `url`, the one the API key may reach; each hop
+ * behaves as fetch's (a 303, or a 301/302 after a POST, continues as a GET without a body).
  */
 async function fetchSameOrigin(
   fetchImpl: typeof fetch,
@@ -289,10 +287,7 @@ function refusedRedirect(response: Response, reason: string): { refused: Refused
   return { refused: { status: response.status, reason } };
 }
 
-/**
- * A signal aborted as soon as either one is, with its reason: `AbortSignal.any`, or the same by
- * hand where the runtime lacks it (the Edge Runtime); `dispose` removes the listeners added by hand.
- */
+/** Aborts as soon as either does: `AbortSignal.any`, or by hand where a runtime lacks it (Edge Runtime). */
 export function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispose(): void } {
   if (typeof AbortSignal.any === 'function')
     return { signal: AbortSignal.any([a, b]), dispose: () => undefined };

@@ -20,24 +20,15 @@ const WHERE = 'waitFor';
 
 /** Options of `client.images.waitFor` and `client.images.generateAndWait`. */
 export interface WaitOptions {
-  /**
-   * A receiver mounted in this app: the result is taken from its webhook delivery, even one that
-   * arrived before the wait began (or reached another instance, with a shared `results` channel).
-   */
+  /** A receiver in this app: its webhook deliveries resolve the wait, even one that came before it. */
   receiver?: { readonly results: JobResults };
-  /**
-   * The tenant whose deliveries may resolve this wait, on a receiver whose `secret` function names
-   * tenants. Default: the client's `tenant`; without one such a receiver's results are not used.
-   */
+  /** The tenant whose deliveries may resolve this wait. Default: the client's `tenant`. */
   tenant?: string;
-  /** Longest wait, in ms; past it a `WaitTimeoutError` (the job goes on). Default 600,000; `Infinity` for none. */
+  /** Longest wait, in ms, then a `WaitTimeoutError` (the job goes on). Default 600,000; `Infinity`: none. */
   timeoutMs?: number;
   /** Stops the wait (and the submission, for `generateAndWait`): rejects with the signal's reason. */
   signal?: AbortSignal;
-  /**
-   * First pause between two polls of `images.get`, in ms, then 1.5 times longer each time; polling
-   * always runs, for a webhook that is lost. Default 1,000; 5,000 with a receiver.
-   */
+  /** First pause between polls, in ms, growing 1.5 times each time. Default 1,000; 5,000 with a receiver. */
   pollIntervalMs?: number;
   /** Longest wait between two polls, in ms. Default 30,000 (or `pollIntervalMs`, if longer). */
   maxPollIntervalMs?: number;
@@ -58,10 +49,7 @@ interface WaitStart {
   pollAtOnce: boolean;
 }
 
-/**
- * The waits of one client: they share one timer (a {@link timerQueue}) and {@link POLL_SLOTS}
- * polls in flight. A waiter holds its wake-up, its watcher and its signal listener only while it waits.
- */
+/** The waits of one client: one shared timer ({@link timerQueue}) and {@link POLL_SLOTS} polls in flight. */
 export function waitService(
   get: (taskId: string, options: RequestOptions) => Promise<ImageTask>,
   redact: Redact,
@@ -255,10 +243,7 @@ function failure(taskId: string, task: Readonly<Record<string, unknown>>, redact
   return new JobFailedError(redact(taskId), { code, message }, reported);
 }
 
-/**
- * At most `limit` polls in flight; the rest wait their turn in order, holding no timer, so a
- * thousand waiters whose polls fall due together do not open a thousand connections.
- */
+/** At most `limit` polls in flight, the rest queued: a thousand waits never open a thousand connections. */
 function pollSlots(limit: number) {
   let running = 0;
   const queued = new Set<() => Promise<void>>();
@@ -299,10 +284,7 @@ interface WakeUp {
   place: number;
 }
 
-/**
- * Many wake-up times on one timer: a heap ordered by time and one setTimeout for the earliest.
- * Each sleeper has at most one wake-up, moved when rescheduled; an empty queue holds no timer.
- */
+/** Many wake-ups on one timer: a heap by time and one setTimeout for the earliest; idle, it holds none. */
 export function timerQueue(now: () => number = Date.now) {
   const heap = new IndexedHeap<WakeUp>((a, b) => a.at < b.at, {
     get: (wakeUp) => wakeUp.place,
