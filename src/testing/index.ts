@@ -20,4 +20,4 @@ export {
   type RecordedRequest,
   type WebhookRecord,
 } from './gateway/index.js';
-export type { ListStyle } from './gateway/pages.js';
+export type { ListStyle } from './gateway/webhooks.js';

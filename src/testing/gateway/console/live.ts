@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ChangeSignal } from '../changes.js';
+import type { ChangeSignal } from '../state.js';
 
 export interface LiveFeedOptions {
   changes: ChangeSignal;

@@ -1,4 +1,4 @@
-import type { DeliveryAttempt, DeliveryLog, DeliveryRecord } from '../delivery-log.js';
+import type { DeliveryAttempt, DeliveryLog, DeliveryRecord } from '../deliveries.js';
 import type { ApiKeyRecord, GatewayState, TaskRecord, WebhookRecord } from '../state.js';
 
 /** The console shows the newest this many jobs and deliveries: a long session stays light. */
