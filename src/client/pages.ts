@@ -92,13 +92,11 @@ function total(answer: Record<string, unknown>): number | undefined {
 /** Lists the client could not tell were complete: registerWebhook warns before it creates. */
 const incomplete = new WeakSet<object>();
 
-/** Marks a list as possibly incomplete. */
 export function markIncomplete<T extends object>(list: T): T {
   incomplete.add(list);
   return list;
 }
 
-/** True for a list marked by {@link markIncomplete}. */
 export function mayBeIncomplete(list: object): boolean {
   return incomplete.has(list);
 }

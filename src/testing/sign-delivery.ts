@@ -20,10 +20,7 @@ export interface SignDeliveryOptions {
   id?: string;
   /** Unix seconds. Default: now. */
   timestamp?: number;
-  /**
-   * A family by name (`'standard-webhooks'`, the default, `'svix'`, `'hmac-sha256'`, `'stripe'`,
-   * `'unsigned'`, which ignores `secret`), a family with parameters, or a Verifier that can sign.
-   */
+  /** A family by name (default `'standard-webhooks'`), with parameters, or a Verifier that can sign. */
   scheme?: Signing | Verifier;
 }
 
@@ -99,10 +96,7 @@ function prepare(options: SignDeliveryOptions) {
   return { signing, input: { secret, body, id, timestamp }, delivery };
 }
 
-/**
- * UTF-8 bytes become the same text, since supertest JSON-encodes a Uint8Array or a Buffer under a
- * JSON content type; other bytes are copied into an array of their own.
- */
+/** UTF-8 bytes become text (supertest JSON-encodes bytes under a JSON type); others are copied. */
 function bodyOfBytes(bytes: Uint8Array): Uint8Array<ArrayBuffer> | string {
   const text = decodeUtf8(bytes);
   if (text !== undefined) return text;

@@ -95,7 +95,6 @@ export function consoleHandler(dependencies: ConsoleDependencies) {
 
   return {
     handle,
-    /** How many event streams are open. */
     get streams(): number {
       return feed.clients;
     },
