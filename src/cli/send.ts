@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { signDelivery } from 'jobhook/testing';
 import { CommandError, UsageError, httpUrl, integer, out, parse, setting } from './args.js';
 import { sendHelp } from './help.js';
-import { readBodyCapped } from '../client/read-body.js';
+import { readBodyCapped } from '../client/request.js';
 import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 import { samplePayload } from '../events/sample-payload.js';
 

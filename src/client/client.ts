@@ -1,5 +1,7 @@
+import { JobhookError } from '../common/errors.js';
 import { isRecord } from '../common/is-record.js';
-import { redactor } from '../common/redact.js';
+import { messageOf, safeLogger, type Logger } from '../common/logger.js';
+import { redactor, type Redact } from '../common/redact.js';
 import {
   checkOption,
   func,
@@ -13,14 +15,11 @@ import { JOB_TRACKER } from '../jobs/options.js';
 import { invalidResponse } from './errors.js';
 import { markIncomplete, readPages } from './pages.js';
 import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
-import { checkApiKey } from './options.js';
 import { createTransport, type RequestOptions } from './request.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
 import { resolveWaitOptions, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
 import { requireSupportedNode } from '../runtime/node-version.js';
 import type { JobTracker } from '../jobs/job-tracker.js';
-import type { Logger } from '../common/logger.js';
-import { submissionTracker } from './track.js';
 import type {
   ApiKey,
   Balances,
@@ -32,17 +31,12 @@ import type {
   Webhook,
 } from './types.js';
 
-// The client loads no platform code of its own: the Node version is checked here (nothing happens
-// on other runtimes).
+// The client loads no platform code of its own, so it checks the Node version itself.
 requireSupportedNode();
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
-  /**
-   * Sent as `Authorization: Bearer <apiKey>`. Keep it on the server. Printable ASCII with no
-   * spaces: a key with a line break, a control character, whitespace at either end (read from a
-   * file with its newline, say) or a character outside ASCII is refused at once.
-   */
+  /** Sent as `Authorization: Bearer <apiKey>`: printable ASCII, no spaces (a trailing newline is refused). */
   apiKey: string;
   /** The gateway's `{base_url}`; paths `/api/v1/...` are appended to it. */
   baseUrl: string;
@@ -52,24 +46,13 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Retries of GET and DELETE on 429, 5xx, lost connections and time-outs. Default 2; 0 for none. */
   retries?: number | RetryOptions;
-  /**
-   * Longest answer body the client reads, in bytes; a longer one fails with a
-   * GatewayResponseTooLargeError (`response_too_large`) without being buffered. Default 10 MiB.
-   */
+  /** Longest answer body read, in bytes; past it a GatewayResponseTooLargeError. Default 10 MiB. */
   maxResponseBytes?: number;
-  /**
-   * A job tracker (`memoryJobTracker()`, `redisJobTracker`, `postgresJobTracker`): each task this
-   * client submits is recorded in it, so that a receiver with `reconcile` polls its status if the
-   * webhook never comes. A tracker that fails never fails the submission: it is logged at warn.
-   */
+  /** Records each submitted task, so that a receiver with `reconcile` polls it if its webhook never comes. */
   jobs?: JobTracker;
   /** Where the client warns (a tracker that failed). Default `console`. */
   logger?: Logger;
-  /**
-   * The tenant this client's jobs belong to, on a receiver whose `secret` function names tenants
-   * (`{ tenant, secret }`): each task it submits is tracked for this tenant, and its waits take
-   * results from that tenant's deliveries only. Leave it out on a receiver with one secret.
-   */
+  /** The tenant this client's jobs belong to, on a receiver whose `secret` function names tenants. */
   tenant?: string;
 }
 
@@ -94,13 +77,7 @@ export interface GatewayClient {
   webhooks: {
     /** POST /api/v1/webhooks */
     create(input: CreateWebhookInput, options?: RequestOptions): Promise<Webhook>;
-    /**
-     * GET /api/v1/webhooks: an array of every webhook, whether the gateway answers with one or
-     * with pages of `{ items }`: the pages it recognises are followed (src/client/pages.ts lists
-     * them). A list it cannot tell is complete makes `register()` warn before it creates. One
-     * listing keeps at most 10,000 webhooks and `maxResponseBytes` of pages in all: past either it
-     * fails with a GatewayError `listing_too_large`.
-     */
+    /** GET /api/v1/webhooks, every page of it: at most 10,000 webhooks (docs/client.md). */
     list(options?: RequestOptions): Promise<Webhook[]>;
     /** DELETE /api/v1/webhooks/{id} */
     delete(id: number, options?: RequestOptions): Promise<{ id: number }>;
@@ -113,18 +90,11 @@ export interface GatewayClient {
     /** GET /api/v1/images/{task_id} */
     get(taskId: string, options?: RequestOptions): Promise<ImageTask>;
     /**
-     * Resolves with the task once it has completed: from the `receiver`'s webhook delivery when
-     * one is given, else (and always as a safety net) by polling `get` with backoff. Rejects with
-     * a `JobFailedError` when the job failed, a `WaitTimeoutError` past `timeoutMs` (the job goes
-     * on), the signal's reason on abort, or the `GatewayError` of a poll that cannot pass (401,
-     * 404). See "Waiting for a job" in docs/client.md.
+     * Resolves once the task completed, from the `receiver`'s webhook or by polling; rejects with a
+     * `JobFailedError`, a `WaitTimeoutError` or a poll's `GatewayError` (docs/client.md).
      */
     waitFor(taskId: string, options?: WaitOptions): Promise<CompletedImageTask>;
-    /**
-     * `generate` (never re-sent), then `waitFor` the task it created: submit a job and get its
-     * image. `timeoutMs` counts from this call; the first poll comes one `pollIntervalMs` after
-     * the submission, since the job has only just started.
-     */
+    /** `generate` (never re-sent), then `waitFor` its task; `timeoutMs` counts from this call. */
     generateAndWait(input: GenerateImageInput, options?: WaitOptions): Promise<CompletedImageTask>;
   };
   account: {
@@ -135,7 +105,6 @@ export interface GatewayClient {
 
 const WHERE = 'createClient';
 
-/** An absolute URL, or undefined for anything else. */
 function urlOf(value: unknown): URL | undefined {
   try {
     return new URL(value as string);
@@ -163,8 +132,7 @@ export function createClient(options: ClientOptions): GatewayClient {
     'the gateway address, such as https://gateway.example.com',
   );
   const fetchImpl = func(WHERE, 'fetch', options.fetch) ?? globalThis.fetch.bind(globalThis);
-  // Whatever the gateway sends may quote the key (an echoed Authorization header): every error
-  // built from it, in the transport and in waits, goes through this one redaction.
+  // The gateway may echo the key back: every error built from its answers goes through this.
   const redactKey = redactor([apiKey]);
   const baseUrl = base!.href.replace(/\/+$/, '');
   const request = createTransport({
@@ -241,4 +209,62 @@ export function createClient(options: ClientOptions): GatewayClient {
     },
   };
   return client;
+}
+
+/**
+ * fetch refuses a header with a line break (quoting the key in its error) and trims whitespace (so
+ * an echo would escape redaction): the message names the kind of character, never the key.
+ */
+function checkApiKey(apiKey: unknown): string {
+  const rule = 'the API key: printable ASCII with no spaces';
+  checkOption('createClient', 'apiKey', apiKey, typeof apiKey === 'string' && apiKey.length > 0, rule);
+  const fault = apiKeyFault(apiKey as string);
+  if (fault !== undefined) {
+    throw new JobhookError(
+      'invalid_options',
+      `createClient: \`apiKey\` must be ${rule}; got a string that ${fault}. Check how it is read.`,
+    );
+  }
+  return apiKey as string;
+}
+
+function apiKeyFault(apiKey: string): string | undefined {
+  if (/^\s|\s$/.test(apiKey)) {
+    return 'has whitespace at its start or end (a line break from a file or an environment variable?): trim it';
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(apiKey)) return 'contains a line break or another control character';
+  if (/\s/.test(apiKey)) return 'contains a space';
+  if (/[^\u0021-\u007e]/.test(apiKey)) {
+    return 'contains a character outside ASCII (a typographic quote or an invisible space?)';
+  }
+  return undefined;
+}
+
+/** The credits are spent by then: a tracker that fails is logged, naming the task, never thrown. */
+function submissionTracker(
+  jobs: JobTracker | undefined,
+  logger: Logger | undefined,
+  redact: Redact,
+  tenant: string | undefined,
+) {
+  const log = safeLogger(
+    logger ?? { error: (message) => console.error(message), warn: (message) => console.warn(message) },
+  );
+  return async function track(submitted: GenerateImageResult): Promise<GenerateImageResult> {
+    if (!jobs || typeof submitted?.task_id !== 'string') return submitted;
+    try {
+      await (tenant === undefined
+        ? jobs.track(submitted.task_id)
+        : jobs.track(submitted.task_id, undefined, tenant));
+    } catch (error) {
+      log.warn(
+        redact(
+          `jobhook: task ${JSON.stringify(submitted.task_id)} was submitted but the job tracker could not ` +
+            `record it (${messageOf(error)}); it will not be polled unless tracked again with jobs.track().`,
+        ),
+      );
+    }
+    return submitted;
+  };
 }

@@ -1,9 +1,7 @@
 /**
- * Every failure of a gateway call. `status` and `code` come from the gateway's answer (docs/gateway.md §7);
- * failures that never got one use status 0 and the codes of the subclasses below. Waiting for a
- * job rejects with two more of them: {@link JobFailedError} and {@link WaitTimeoutError}.
- * Nothing in them contains the API key or a secret_key: whatever the gateway sent (its error text,
- * a request id, a failed job's report) has every form of both replaced by `[redacted]`.
+ * Every failure of a gateway call: `status` and `code` come from the gateway's answer, or status 0
+ * and a subclass's code when there was none. Nothing in it holds the API key or a secret_key:
+ * whatever the gateway sent has every form of both replaced by `[redacted]`.
  */
 export class GatewayError extends Error {
   override name = 'GatewayError';
@@ -11,9 +9,9 @@ export class GatewayError extends Error {
   readonly status: number;
   /** `error.code` of the answer (`invalid_request`, `unauthorized`, `not_found`, ...). */
   readonly code: string;
-  /** `request_id` of the answer, for support; undefined when there was none. */
+  /** `request_id` of the answer, for support. */
   readonly requestId: string | undefined;
-  /** Seconds from a Retry-After header, when the gateway sent one; at most 86,400 (a longer one reads as a day). */
+  /** Seconds from a Retry-After header, at most 86,400. */
   readonly retryAfterSeconds: number | undefined;
 
   constructor(
@@ -34,10 +32,7 @@ export class GatewayError extends Error {
   }
 }
 
-/**
- * A 2xx answer whose `data` is not what the endpoint gives (`code` `invalid_response`): a task
- * poll with no task record, a list with neither an array nor `items`. `what` is `GET <path>`.
- */
+/** A 2xx answer whose `data` is not what the endpoint gives (`invalid_response`); `what` is `GET <path>`. */
 export function invalidResponse(what: string, detail: string): GatewayError {
   return new GatewayError(`${what} failed (200 invalid_response): ${detail}.`, {
     status: 200,
@@ -45,11 +40,7 @@ export function invalidResponse(what: string, detail: string): GatewayError {
   });
 }
 
-/**
- * A listing (`webhooks.list`) holds more than the client keeps of one (`code` `listing_too_large`):
- * more than 10,000 items (`MAX_LIST_ITEMS`), or pages longer than `maxResponseBytes` in all. The
- * client stopped reading: a gateway decides how many pages it sends and how long they are.
- */
+/** A listing past 10,000 items or `maxResponseBytes` in all (`listing_too_large`): the client stops. */
 export function listingTooLarge(what: string, status: number, detail: string): GatewayError {
   return new GatewayError(
     `${what} failed (${status} listing_too_large): ${detail}; the client stopped reading.`,
@@ -60,12 +51,7 @@ export function listingTooLarge(what: string, status: number, detail: string): G
   );
 }
 
-/**
- * The request never got an answer: DNS, refused or reset connection. `code` is `network_error`.
- * `cause` is a copy of what fetch threw, with every form of the API key and secret_key redacted:
- * its name, message, stack, plain fields such as `code` (`ECONNREFUSED`) and its own causes, but
- * no other object it referred to (a request's headers carry the key).
- */
+/** No answer (`network_error`); `cause` is a redacted copy of what fetch threw. */
 export class GatewayNetworkError extends GatewayError {
   override name = 'GatewayNetworkError';
   constructor(message: string, cause: unknown) {
@@ -81,10 +67,7 @@ export class GatewayTimeoutError extends GatewayError {
   }
 }
 
-/**
- * The answer's body was longer than the client's `maxResponseBytes`: the client stopped reading
- * at the cap and cancelled the rest. `code` is `response_too_large`; `status` is the answer's.
- */
+/** An answer longer than `maxResponseBytes`, cut at the cap (`response_too_large`). */
 export class GatewayResponseTooLargeError extends GatewayError {
   override name = 'GatewayResponseTooLargeError';
   constructor(message: string, status: number, requestId?: string) {
@@ -92,11 +75,7 @@ export class GatewayResponseTooLargeError extends GatewayError {
   }
 }
 
-/**
- * The gateway redirected to another origin (scheme, host or port), or redirected more times than
- * the client follows. The client never sends the API key or a request body to another origin.
- * `code` is `redirect_refused`; `status` is the redirect's (301, 302, 303, 307 or 308).
- */
+/** A redirect to another origin, or too many (`redirect_refused`): the key never leaves its origin. */
 export class GatewayRedirectError extends GatewayError {
   override name = 'GatewayRedirectError';
   constructor(message: string, status: number, requestId?: string) {
@@ -104,12 +83,7 @@ export class GatewayRedirectError extends GatewayError {
   }
 }
 
-/**
- * The job ended in `failed` (`client.images.waitFor`, `generateAndWait`). `code` and `message` are
- * the job's error as the gateway reported it (`generation_failed`, say), with the API key
- * redacted, as in `task`; `status` is 0, since no HTTP call failed. The credits a submission
- * charged are not refunded by the wait.
- */
+/** The job failed: `code` and `message` are its error as the gateway reported it; `status` is 0. */
 export class JobFailedError extends GatewayError {
   override name = 'JobFailedError';
   /** The failed task. */
@@ -124,11 +98,7 @@ export class JobFailedError extends GatewayError {
   }
 }
 
-/**
- * A wait (`client.images.waitFor`, `generateAndWait`) reached its `timeoutMs` before the job ended.
- * `code` is `wait_timeout`. Only the wait stopped: the job keeps running at the gateway, and
- * `waitFor(error.taskId)` or `images.get(error.taskId)` can pick it up again.
- */
+/** A wait reached its `timeoutMs` (`wait_timeout`); the job goes on: `waitFor(error.taskId)` again. */
 export class WaitTimeoutError extends GatewayError {
   override name = 'WaitTimeoutError';
   /** The task that has not ended yet. */

@@ -1,45 +1,30 @@
 import { invalidResponse, listingTooLarge } from './errors.js';
 
 /**
- * docs/gateway.md §2.1: a list endpoint answers "an array of resources, or a paginated object that
- * contains `items`", and shows no paging parameters. The client follows the conventions it can
- * recognise, and says when it cannot tell whether it has read everything:
- *
+ * The gateway document allows a list to be "an array of resources, or a paginated object that
+ * contains `items`", with no paging parameters. The conventions followed (anything else, a
+ * repeated cursor or more than {@link MAX_PAGES} pages reads as incomplete):
  * - an array: complete;
- * - `{ items, next_cursor }` (with or without `has_more`): the next page is `?cursor=<next_cursor>`,
- *   complete at a `null` or absent cursor;
- * - `{ items, next }`: `next` is the next page's URL (same origin as `baseUrl` only, so the key is
- *   never sent elsewhere), complete at `null`;
- * - `{ items, page, total_pages }`: the next page is `?page=<page + 1>`, complete at the last;
- * - `{ items, has_more: false }`, or a `total` equal to the items read: complete;
- * - anything else (`{ items }` alone, an unknown `more` flag): incomplete, as far as the client
- *   can tell. So is a list past {@link MAX_PAGES} pages, or one whose cursor repeats.
- *
- * What one listing holds is bounded whatever the gateway sends: at most {@link MAX_LIST_ITEMS}
- * items, and pages of at most `maxResponseBytes` in all (the transport counts them); past either
- * the listing fails with `listing_too_large`.
+ * - `{ items, next_cursor }`: the next page is `?cursor=<next_cursor>`, the last has none;
+ * - `{ items, next }`: the next page's URL (same origin and path only: the key goes nowhere else);
+ * - `{ items, page, total_pages }`: the next page is `?page=<page + 1>`;
+ * - `{ items, has_more: false }`, or a `total` equal to the items read: complete.
  */
-export const MAX_PAGES = 100;
+const MAX_PAGES = 100;
 
-/** The most items one listing keeps: far more webhooks than an account has, far less than a heap holds. */
-export const MAX_LIST_ITEMS = 10_000;
+/** Far more webhooks than an account has, far less than a heap holds. */
+const MAX_LIST_ITEMS = 10_000;
 
-export interface ListRead<T> {
-  items: T[];
-  /** False when the client could not tell that it read every page. */
-  complete: boolean;
-}
-
-/** `get(query)` fetches `path + query` (query '' for the first page). */
+/** Reads every page, `get(query)` fetching `path + query` ('' for the first); `complete` when sure. */
 export async function readPages<T>(
   get: (query: string) => Promise<unknown>,
   path: string,
   baseUrl: string,
-): Promise<ListRead<T>> {
+): Promise<{ items: T[]; complete: boolean }> {
   const items: T[] = [];
   const seen = new Set<string>();
   let query = '';
-  /** Appends a page's items, one by one: a page of millions spread into push() overflows the stack. */
+  // One by one: a page of millions spread into push() overflows the stack.
   const keep = (page: readonly T[]) => {
     if (items.length + page.length > MAX_LIST_ITEMS) {
       throw listingTooLarge(`GET ${path}`, 200, `the listing holds more than ${MAX_LIST_ITEMS} items`);
@@ -68,7 +53,6 @@ export async function readPages<T>(
   return { items, complete: false };
 }
 
-/** The query of the next page, `done` on the last page, or `unknown` when the shape says nothing. */
 function nextQuery(
   answer: Record<string, unknown>,
   path: string,
@@ -84,7 +68,6 @@ function nextQuery(
   if ('next' in answer) {
     if (answer.next === null) return 'done';
     if (typeof answer.next !== 'string') return 'unknown';
-    // Only a page of the same list on the same gateway: the API key must never go elsewhere.
     let url: URL;
     try {
       url = new URL(answer.next, `${baseUrl}${path}`);
@@ -106,7 +89,7 @@ function total(answer: Record<string, unknown>): number | undefined {
   return typeof answer.total === 'number' ? answer.total : undefined;
 }
 
-/** Lists the client could not tell were complete: {@link registerWebhook} warns before it creates. */
+/** Lists the client could not tell were complete: registerWebhook warns before it creates. */
 const incomplete = new WeakSet<object>();
 
 export function markIncomplete<T extends object>(list: T): T {
@@ -114,7 +97,6 @@ export function markIncomplete<T extends object>(list: T): T {
   return list;
 }
 
-/** True for a list the client returned without being able to tell that it holds every page. */
 export function mayBeIncomplete(list: object): boolean {
   return incomplete.has(list);
 }

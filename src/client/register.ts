@@ -10,10 +10,9 @@ import {
 import type { RequestOptions } from './request.js';
 import { resolveRetry, withRetries, type RetryOptions } from './retry.js';
 import { mayBeIncomplete } from './pages.js';
-
 import type { CreateWebhookInput, Webhook } from './types.js';
 
-/** What registration needs of a client (a `GatewayClient` has it): its webhooks' list, create and delete. */
+/** What registration needs of a client (a `GatewayClient` has it). */
 export interface WebhooksClient {
   webhooks: {
     /** POST /api/v1/webhooks */
@@ -35,32 +34,16 @@ export interface RegisterWebhookOptions {
   events: readonly string[];
   /** Restricts the webhook to the key with this id (the client's key). */
   apiKeyId?: number;
-  /**
-   * Create a new webhook with `secret` even if one with the same URL and events exists, then delete
-   * the old one. The gateway never shows a webhook's secret, so a changed secret cannot be detected:
-   * set this for the deploy that rotates, with the receiver accepting both secrets meanwhile.
-   */
+  /** Create a new webhook even if one fits, then delete the old: for the deploy that rotates the secret. */
   rotateSecret?: boolean;
-  /**
-   * Retries of the whole registration while the gateway is unreachable or answers 429/5xx, for
-   * an app that starts before the gateway answers. Default 6, backing off from 0.5 s to 10 s with
-   * jitter (about 25 s at most); `false` or 0 for none. Other failures (401, 400) reject at once.
-   */
+  /** Retries while the gateway is unreachable or answers 429/5xx. Default 6 (25 s); `false` for none. */
   startupRetries?: number | false | StartupRetryOptions;
   signal?: AbortSignal;
-  /**
-   * Told when the gateway's list of webhooks could not be read to its end (paging the client does
-   * not recognise) and none for `url` was on what was read: the webhook is then created, and may
-   * duplicate one on a page the client could not reach. Default `console.warn`.
-   */
+  /** Told when the list may be incomplete and a webhook is created anyway. Default `console.warn`. */
   onWarning?: (message: string) => void;
 }
 
-/**
- * How `registerWebhook` retries the whole registration while the gateway is unreachable or answers
- * 429 or 5xx, as it may while an app and the gateway start together. Each retry lists again
- * before it creates, so a retried registration still converges on one webhook.
- */
+/** How `registerWebhook` retries; each retry lists again first, so it still ends with one webhook. */
 export interface StartupRetryOptions extends Omit<RetryOptions, 'methods'> {
   /** Called before each wait, to log that the gateway is not answering yet. */
   onRetry?: (error: GatewayError, retry: number, delayMs: number) => void;
@@ -77,14 +60,11 @@ const REGISTER_OPTIONS = optionNames<RegisterWebhookOptions>()([
   'onWarning',
 ]);
 
-/** How the function is named in its messages: `client.webhooks.register` or `registerWebhook`. */
 const WHERE = 'register';
 
-/** Six retries, backing off from 0.5 s to at most 10 s with jitter: about 25 s at the longest. */
-export const DEFAULT_STARTUP_RETRIES = { limit: 6, baseDelayMs: 500, maxDelayMs: 10_000 } as const;
+const DEFAULT_STARTUP_RETRIES = { limit: 6, baseDelayMs: 500, maxDelayMs: 10_000 } as const;
 
-/** Runs `attempt`, again after a backoff while it fails in a way the gateway may recover from. */
-export async function withStartupRetries<T>(
+async function withStartupRetries<T>(
   attempt: () => Promise<T>,
   option: number | false | StartupRetryOptions | undefined,
   signal: AbortSignal | undefined,
@@ -98,7 +78,6 @@ export async function withStartupRetries<T>(
     shaped || (typeof option === 'object' && option !== null),
     rule,
   );
-  // A number is the limit: checked under the name it was given as.
   if (typeof option === 'number') wholeNumber(WHERE, 'startupRetries', option, 0, { min: 0 });
   const given =
     option === false ? { limit: 0 } : typeof option === 'number' ? { limit: option } : (option ?? {});
@@ -118,16 +97,9 @@ export interface RegisterWebhookResult {
 }
 
 /**
- * Makes sure exactly one active webhook delivers `events` to `url`.
- *
- * Reuses an active webhook with the same URL and events, else creates one. Then it converges on
- * one rule every instance applies the same way: the newest (highest id) webhook for the URL wins
- * and every older one for that URL is deleted. So a restart reuses, instances that start together
- * and each create one end with one, and a changed event list or a rotation creates the new webhook
- * before the old one goes, so no delivery finds none. Webhooks for other URLs are never touched.
- * While the gateway is unreachable or answers 429/5xx, the whole registration is retried with
- * backoff (`startupRetries`); each retry lists again first, so it still ends with one webhook.
- * Start listening before calling this: deliveries may arrive as soon as it resolves.
+ * Makes sure exactly one active webhook delivers `events` to `url`: reuses a fitting one or creates
+ * one, then the newest for the URL wins and older ones go, so instances started together end with
+ * one. Other URLs are never touched. Start listening first: deliveries may come at once.
  */
 export async function registerWebhook(
   client: WebhooksClient,
@@ -137,7 +109,6 @@ export async function registerWebhook(
     onRetry: 'it belongs in `startupRetries: { onRetry }`',
     retries: 'did you mean `startupRetries`?',
   });
-  // Checked before the first request, rather than when the first warning comes.
   func(WHERE, 'onWarning', options.onWarning);
   const events = options.events as unknown;
   const listed =
@@ -181,8 +152,7 @@ async function registerOnce(
     created = true;
   }
 
-  // Converge: another instance may have created one meanwhile. Whichever fitting webhook is
-  // newest wins; everything older for this URL goes, including what this call just created.
+  // Another instance may have created one meanwhile: the newest fitting one wins, even over ours.
   const after = created || before.length > 1 ? own(await client.webhooks.list(request)) : before;
   const winner = newest([keep, ...after.filter((webhook) => fits(webhook) && webhook.id > keep.id)])!;
   const deleted: number[] = [];
@@ -229,7 +199,7 @@ function sameUrl(candidate: string, url: string): boolean {
   }
 }
 
-/** Names the risk, and the URL without its query (which may hold a token of the user's). */
+/** Names the URL without its query, which may hold a token. */
 function incompleteListWarning(url: string): string {
   const { origin, pathname } = new URL(url);
   return (

@@ -1,5 +1,9 @@
+import { ignore } from '../common/ignore.js';
+import { isRecord } from '../common/is-record.js';
 import { optionNames, positiveNumber, refuseUnknownOptions } from '../common/options.js';
 import { redactCause, redactor, type Redact } from '../common/redact.js';
+import { collectWebStream, declaredLength } from '../wire/collect-stream.js';
+import { BodyReadError } from '../wire/read-body.js';
 import {
   GatewayError,
   GatewayNetworkError,
@@ -8,8 +12,6 @@ import {
   GatewayTimeoutError,
   listingTooLarge,
 } from './errors.js';
-import { readBodyCapped } from './read-body.js';
-import { fetchSameOrigin } from './redirects.js';
 import {
   parseRetryAfter,
   resolveRetry,
@@ -17,8 +19,6 @@ import {
   type ResolvedRetry,
   type RetryOptions,
 } from './retry.js';
-import { isRecord } from '../common/is-record.js';
-import { eitherSignal } from './any-signal.js';
 
 /** Per-call options, accepted as the last argument of every client method. */
 export interface RequestOptions {
@@ -30,28 +30,23 @@ export interface RequestOptions {
   retries?: number | RetryOptions;
 }
 
-export interface TransportConfig {
+interface TransportConfig {
   apiKey: string;
-  /** Replaces every form of the API key in a text: applied to every message the transport builds. */
+  /** Applied to every message the transport builds. */
   redactKey: Redact;
   baseUrl: string;
   fetch: typeof fetch;
   timeoutMs: number;
   retry: ResolvedRetry;
-  /** Longest answer body read, in bytes. */
   maxResponseBytes: number;
 }
 
-/**
- * What the calls of one listing may read in all (src/client/pages.ts): every page's body counts,
- * and a page longer than what is left fails with `listing_too_large`.
- */
-export interface ListingBudget {
-  /** Bytes read so far by the listing's calls. */
+/** The bytes a listing's pages have read so far: they share one `maxResponseBytes` (pages.ts). */
+interface ListingBudget {
   bytes: number;
 }
 
-export type Transport = <T>(
+type Transport = <T>(
   method: string,
   path: string,
   body?: unknown,
@@ -61,7 +56,6 @@ export type Transport = <T>(
 
 const REQUEST_OPTIONS = optionNames<RequestOptions>()(['signal', 'timeoutMs', 'retries']);
 
-/** Where a call's own options (its last argument) are named in a message. */
 const CALL = "a client call's options (the last argument)";
 
 /** One gateway call: envelope in, `data` or a GatewayError out, with time-outs and retries. */
@@ -104,7 +98,6 @@ async function once(
   };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const what = `${method} ${path}`;
-  // A listing's pages share one cap: what its earlier pages read is not read again.
   const maxBytes = config.maxResponseBytes - (budget?.bytes ?? 0);
   try {
     let response: Response;
@@ -131,7 +124,7 @@ async function once(
       if (options.signal?.aborted) throw options.signal.reason;
       if (timer.signal.aborted)
         throw new GatewayTimeoutError(redact(`${what}: no answer from the gateway within ${timeoutMs} ms.`));
-      // The cause is a redacted copy: what fetch (or a fetch you passed) threw may quote the headers.
+      // What fetch threw may quote the headers: the cause is a redacted copy.
       throw new GatewayNetworkError(
         redact(`${what}: could not reach the gateway (${describe(error)}).`),
         redactCause(error, redact),
@@ -206,4 +199,112 @@ function describe(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
   if (typeof cause?.code === 'string') return cause.code;
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * An answer's body as text, up to `maxBytes` (the gateway decides how much it sends): past it the
+ * rest is cancelled and the result is undefined. Adds the bytes read to `counted`.
+ */
+export async function readBodyCapped(
+  response: Response,
+  maxBytes: number,
+  counted?: { bytes: number },
+): Promise<string | undefined> {
+  const { body } = response;
+  let bytes: Uint8Array;
+  try {
+    bytes = await collectWebStream(
+      body,
+      { maxBytes },
+      declaredLength(response.headers.get('content-length')),
+    );
+  } catch (error) {
+    if (!(error instanceof BodyReadError)) throw error;
+    // eslint-disable-next-line @typescript-eslint/only-throw-error
+    if (error.reason === 'unreadable') throw error.cause ?? error;
+    await body?.cancel().catch(ignore);
+    return undefined;
+  }
+  if (counted) counted.bytes += bytes.byteLength;
+  return new TextDecoder().decode(bytes);
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Same-origin redirects followed before giving up, as a loop guard. */
+const MAX_REDIRECTS = 5;
+
+interface RefusedRedirect {
+  status: number;
+  reason: string;
+}
+
+/**
+ * fetch that follows only redirects to the origin of `url`, the one the API key may reach; each hop
+ * behaves as fetch's (a 303, or a 301/302 after a POST, continues as a GET without a body).
+ */
+async function fetchSameOrigin(
+  fetchImpl: typeof fetch,
+  url: string,
+  init: RequestInit & { method: string; headers: Record<string, string> },
+): Promise<{ response: Response } | { refused: RefusedRedirect }> {
+  let current = new URL(url);
+  let { method, body, headers } = init;
+  for (let hop = 0; ; hop++) {
+    const response = await fetchImpl(current.href, { ...init, method, body, headers, redirect: 'manual' });
+    // Browsers and some runtimes hide a manual redirect's target: it cannot be checked, so not followed.
+    if (response.type === 'opaqueredirect') {
+      return refusedRedirect(response, 'redirected somewhere this runtime does not reveal');
+    }
+    const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
+    if (location === null) return { response };
+    await response.body?.cancel().catch(ignore);
+    let next: URL;
+    try {
+      next = new URL(location, current);
+    } catch {
+      return refusedRedirect(response, 'redirected to an address that is not a URL');
+    }
+    if (next.origin !== current.origin) {
+      return refusedRedirect(response, `redirected to another origin (${next.origin})`);
+    }
+    if (hop >= MAX_REDIRECTS) {
+      return refusedRedirect(response, `redirected more than ${MAX_REDIRECTS} times`);
+    }
+    if (
+      (response.status === 303 && method !== 'HEAD') ||
+      ([301, 302].includes(response.status) && method === 'POST')
+    ) {
+      method = 'GET';
+      body = undefined;
+      headers = Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'content-type'));
+    }
+    current = next;
+  }
+}
+
+function refusedRedirect(response: Response, reason: string): { refused: RefusedRedirect } {
+  return { refused: { status: response.status, reason } };
+}
+
+/** Aborts as soon as either does: `AbortSignal.any`, or by hand where a runtime lacks it (Edge Runtime). */
+export function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispose(): void } {
+  if (typeof AbortSignal.any === 'function')
+    return { signal: AbortSignal.any([a, b]), dispose: () => undefined };
+  const controller = new AbortController();
+  const fromA = () => controller.abort(a.reason);
+  const fromB = () => controller.abort(b.reason);
+  if (a.aborted) fromA();
+  else if (b.aborted) fromB();
+  else {
+    a.addEventListener('abort', fromA, { once: true });
+    b.addEventListener('abort', fromB, { once: true });
+  }
+  return {
+    signal: controller.signal,
+    dispose() {
+      a.removeEventListener('abort', fromA);
+      b.removeEventListener('abort', fromB);
+    },
+  };
 }

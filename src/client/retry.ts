@@ -19,7 +19,7 @@ export interface RetryOptions {
   baseDelayMs?: number;
   /** Longest wait, in ms. A Retry-After beyond it ends the retries instead. Default 30,000. */
   maxDelayMs?: number;
-  /** How to wait; tests pass one that records the delay. Default: a timer that stops on abort. */
+  /** How to wait; tests pass one that records the delay. Default: `sleep`, which stops on abort. */
   sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 }
 
@@ -33,11 +33,7 @@ export interface ResolvedRetry {
   sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 }
 
-/**
- * Checks and completes a retry option (`retries`, or registerWebhook's `startupRetries` as
- * `name`): a mistake throws a JobhookError (`invalid_options`) that names it, rather than retrying
- * forever (a limit of NaN never runs out) or failing at the first retry.
- */
+/** Checks and completes `retries` (or `startupRetries`, as `name`): a NaN limit would never run out. */
 export function resolveRetry(
   option: number | RetryOptions | undefined,
   where: string,
@@ -64,23 +60,17 @@ export function resolveRetry(
   };
 }
 
-/**
- * 429 and 5xx may pass; so may a lost connection or a time-out. 4xx other than 429 will not, nor
- * will an oversized answer or listing or a refused redirect: asking again would meet the same answer.
- */
+/** Asking again would meet the same answer. */
 const FINAL_CODES = new Set(['response_too_large', 'listing_too_large', 'redirect_refused']);
 
+/** 429, 5xx, a lost connection or a time-out may pass; any other 4xx will not. */
 export function isRetryable(error: GatewayError): boolean {
   if (FINAL_CODES.has(error.code)) return false;
   return error.status === 0 || error.status === 429 || error.status >= 500;
 }
 
-/**
- * How long to wait before retry number `retry` (1-based): the gateway's Retry-After when it gave
- * one, else exponential backoff with full jitter, so that many clients do not retry in step.
- * `undefined` means do not retry (the gateway asked for a longer wait than we allow).
- */
-export function retryDelay(retry: number, error: GatewayError, options: ResolvedRetry): number | undefined {
+/** The gateway's Retry-After, else the backoff; undefined when Retry-After exceeds `maxDelayMs`. */
+function retryDelay(retry: number, error: GatewayError, options: ResolvedRetry): number | undefined {
   if (error.retryAfterSeconds !== undefined) {
     const ms = error.retryAfterSeconds * 1000;
     return ms > options.maxDelayMs ? undefined : ms;
@@ -88,11 +78,7 @@ export function retryDelay(retry: number, error: GatewayError, options: Resolved
   return backoffDelay({ firstMs: options.baseDelayMs, maxMs: options.maxDelayMs, jitter: 'full' }, retry);
 }
 
-/**
- * Runs `attempt`, and again after a backoff each time it fails with a GatewayError the gateway may
- * recover from (see `isRetryable`), up to `retry.limit` retries. The one retry loop of the client:
- * each call's retries and registerWebhook's startup retries both go through it.
- */
+/** The client's one retry loop (calls and startup registration): again while `isRetryable`. */
 export async function withRetries<T>(
   attempt: () => Promise<T>,
   retry: ResolvedRetry,
@@ -113,17 +99,13 @@ export async function withRetries<T>(
   }
 }
 
-/**
- * The longest Retry-After the client reads, in seconds (a day): longer than any wait jobhook makes,
- * and small enough that no sum of it with a time is Infinity or past the last date.
- */
-export const MAX_RETRY_AFTER_SECONDS = 24 * 60 * 60;
+/** A day: longer than any wait jobhook makes, and no sum with a time overflows a date. */
+const MAX_RETRY_AFTER_SECONDS = 24 * 60 * 60;
 
 /** Retry-After is seconds or an HTTP date (RFC 9110 10.2.3); a longer one reads as a day. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (value === null) return undefined;
   const trimmed = value.trim();
-  // 400 digits are Infinity as a Number.
   if (/^\d+$/.test(trimmed)) return Math.min(MAX_RETRY_AFTER_SECONDS, Number(trimmed));
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;

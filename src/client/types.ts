@@ -1,8 +1,4 @@
-/**
- * Resources as the gateway document names them (snake_case). Each keeps fields the document does
- * not list: the client returns what the gateway sent, never a stripped copy.
- */
-
+// Resources as the gateway names them (snake_case), with any field it adds: never a stripped copy.
 import type { GatewayEventType } from '../events/event-types.js';
 
 /** Event types a webhook can subscribe to. */

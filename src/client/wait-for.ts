@@ -1,3 +1,5 @@
+import { backoffDelay } from '../common/backoff.js';
+import { IndexedHeap } from '../common/indexed-heap.js';
 import {
   checkOption,
   invalidOption,
@@ -6,43 +8,27 @@ import {
   refuseUnknownOptions,
 } from '../common/options.js';
 import { redactValues, type Redact } from '../common/redact.js';
+import { withGetters } from '../common/with-getters.js';
 import type { JobResult } from '../results/job-result.js';
 import type { JobResults } from '../results/job-results.js';
 import { GatewayError, JobFailedError, WaitTimeoutError } from './errors.js';
 import type { RequestOptions } from './request.js';
 import { isRetryable } from './retry.js';
-import { pollSlots } from './poll-slots.js';
-import { timerQueue, type Sleeper } from './timer-queue.js';
 import type { ImageTask } from './types.js';
 
 const WHERE = 'waitFor';
 
 /** Options of `client.images.waitFor` and `client.images.generateAndWait`. */
 export interface WaitOptions {
-  /**
-   * A receiver mounted in this app (`createReceiver(...)`): the result is taken from its webhook
-   * delivery as soon as it arrives, including one that arrived before the wait began. With a
-   * shared `results` channel, deliveries received by other instances wake the wait too.
-   */
+  /** A receiver in this app: its webhook deliveries resolve the wait, even one that came before it. */
   receiver?: { readonly results: JobResults };
-  /**
-   * With a receiver whose `secret` function names tenants: the tenant whose delivery may resolve
-   * this wait (a result another tenant's delivery carries never does). Default: the client's
-   * `tenant`. Without it, such a receiver's results are not used and the wait polls.
-   */
+  /** The tenant whose deliveries may resolve this wait. Default: the client's `tenant`. */
   tenant?: string;
-  /**
-   * Longest wait, in ms (for `generateAndWait`, counted from the call). Default 600,000 (10 min);
-   * `Infinity` for none. Past it the wait rejects with a `WaitTimeoutError`; the job goes on.
-   */
+  /** Longest wait, in ms, then a `WaitTimeoutError` (the job goes on). Default 600,000; `Infinity`: none. */
   timeoutMs?: number;
   /** Stops the wait (and the submission, for `generateAndWait`): rejects with the signal's reason. */
   signal?: AbortSignal;
-  /**
-   * First wait between two polls of `images.get`, in ms; each later one is 1.5 times longer, up to
-   * `maxPollIntervalMs`. Polling always runs: it resolves the wait when the webhook is lost or
-   * went to another instance. Default 1,000 without a receiver, 5,000 with one.
-   */
+  /** First pause between polls, in ms, growing 1.5 times each time. Default 1,000; 5,000 with a receiver. */
   pollIntervalMs?: number;
   /** Longest wait between two polls, in ms. Default 30,000 (or `pollIntervalMs`, if longer). */
   maxPollIntervalMs?: number;
@@ -56,22 +42,14 @@ export interface CompletedImageTask extends ImageTask {
 
 /** Polls in flight at once, per client. */
 const POLL_SLOTS = 8;
-const GROWTH = 1.5;
 
-/** Where a wait starts from: `generateAndWait` has just submitted, so it polls later. */
+/** `generateAndWait` has just submitted: its time-out started then, and it polls one interval later. */
 interface WaitStart {
-  /** When the wait's time-out started counting (the submission, for generateAndWait). */
   startedAt: number;
-  /** Whether to poll at once (a task submitted earlier may be done) or after one interval. */
   pollAtOnce: boolean;
 }
 
-/**
- * The waits of one client: every waiter shares one timer (a {@link timerQueue}) and at most
- * {@link POLL_SLOTS} polls in flight. A waiter holds a timer-queue entry, a watcher on the
- * receiver's results and a listener on its signal only while it waits; it drops all three when it
- * settles, whichever way.
- */
+/** The waits of one client: one shared timer ({@link timerQueue}) and {@link POLL_SLOTS} polls in flight. */
 export function waitService(
   get: (taskId: string, options: RequestOptions) => Promise<ImageTask>,
   redact: Redact,
@@ -85,7 +63,6 @@ export function waitService(
     options: WaitOptions = {},
     start: WaitStart = { startedAt: Date.now(), pollAtOnce: true },
   ): Promise<CompletedImageTask> {
-    // A throw in the executor (a bad task id or option) rejects the promise.
     return new Promise<CompletedImageTask>((resolve, reject) => {
       if (typeof taskId !== 'string' || taskId.length === 0) {
         throw invalidOption(WHERE, 'taskId', 'the task_id of a submitted job', taskId);
@@ -104,8 +81,14 @@ export function waitService(
     const { signal, receiver } = options;
     if (signal?.aborted) return reject(signal.reason);
     const deadline = start.startedAt + options.timeoutMs;
-    let interval = options.pollIntervalMs;
-    let nextPollAt = start.pollAtOnce ? Date.now() : Date.now() + interval;
+    const backoff = {
+      firstMs: options.pollIntervalMs,
+      maxMs: options.maxPollIntervalMs,
+      factor: 1.5,
+      jitter: 0.1, // so that waiters started together do not poll in step
+    };
+    let polls = 0;
+    let nextPollAt = start.pollAtOnce ? Date.now() : Date.now() + options.pollIntervalMs;
     let settled = false;
     let polling = false;
     let cancelQueued: (() => void) | undefined;
@@ -134,7 +117,7 @@ export function waitService(
       cancelQueued = undefined;
       if (settled) return;
       inFlight = new AbortController();
-      let delay = interval;
+      let delay = backoffDelay(backoff, ++polls);
       try {
         // The receiver's reconciler is asking the gateway right now: its answer wakes this wait.
         const reconciling = receiver?.results.polling(taskId, options.tenant);
@@ -147,21 +130,18 @@ export function waitService(
         }
       } catch (error) {
         if (settled) return;
-        // A lost connection, a time-out, 429 or 5xx may pass: the next poll will tell. 4xx will not.
         if (!(error instanceof GatewayError) || !isRetryable(error)) return fail(error);
-        // A 429's Retry-After is the gateway asking for a longer pause: honour it.
         if (error.retryAfterSeconds !== undefined) delay = Math.max(delay, error.retryAfterSeconds * 1000);
       } finally {
         inFlight = undefined;
         polling = false;
       }
-      nextPollAt = Date.now() + jitter(delay);
-      interval = Math.min(options.maxPollIntervalMs, interval * GROWTH);
+      nextPollAt = Date.now() + delay;
       schedule();
     }
 
     function onResult(result: JobResult) {
-      stopWatching = undefined; // a watcher is removed once it is called
+      stopWatching = undefined; // a watcher is removed once called
       if (result.status === 'completed') succeed(result.data as ImageTask);
       else fail(failure(taskId, result.data, redact));
     }
@@ -191,8 +171,7 @@ export function waitService(
       reject(error);
     }
 
-    // A result that came before the wait began (the webhook beat images.generate's answer) is in
-    // the receiver's recent results: look there first, then watch for it, in the same turn.
+    // The webhook may have beaten images.generate's answer: look first, then watch, in one turn.
     const recent = receiver?.results.get(taskId, options.tenant);
     if (recent) return onResult(recent);
     stopWatching = receiver?.results.watch(taskId, onResult, options.tenant);
@@ -221,7 +200,7 @@ const WAIT_OPTIONS = optionNames<WaitOptions>()([
   'maxPollIntervalMs',
 ]);
 
-/** Checks and completes the options; throws a JobhookError (`invalid_options`) that names a bad one. */
+/** Checks and completes the options; a bad one throws `invalid_options` naming it. */
 export function resolveWaitOptions(options: WaitOptions, defaultTenant?: string): ResolvedWait {
   refuseUnknownOptions(options, WAIT_OPTIONS, WHERE, {
     retries: 'it belongs in `createClient({ retries })`',
@@ -254,10 +233,7 @@ export function resolveWaitOptions(options: WaitOptions, defaultTenant?: string)
   };
 }
 
-/**
- * The JobFailedError a failed task stands for. Everything in it comes from the gateway (a poll's
- * answer or a webhook delivery), which may quote the API key: all of it is redacted.
- */
+/** The JobFailedError of a failed task, redacted: all of it comes from the gateway. */
 function failure(taskId: string, task: Readonly<Record<string, unknown>>, redact: Redact): JobFailedError {
   const reported = redactValues({ ...task }, redact);
   const error = reported.error as { code?: unknown; message?: unknown } | undefined;
@@ -267,7 +243,108 @@ function failure(taskId: string, task: Readonly<Record<string, unknown>>, redact
   return new JobFailedError(redact(taskId), { code, message }, reported);
 }
 
-/** ±10 %, so that waiters started together do not poll in step. */
-function jitter(ms: number): number {
-  return ms * (0.9 + Math.random() * 0.2);
+/** At most `limit` polls in flight, the rest queued: a thousand waits never open a thousand connections. */
+function pollSlots(limit: number) {
+  let running = 0;
+  const queued = new Set<() => Promise<void>>();
+
+  function next() {
+    for (const start of queued) {
+      if (running >= limit) return;
+      queued.delete(start);
+      running++;
+      void start().finally(() => {
+        running--;
+        next();
+      });
+    }
+  }
+
+  return {
+    /** Runs `start` (which never rejects) when a slot is free; returns the cancel. */
+    enqueue(start: () => Promise<void>): () => void {
+      queued.add(start);
+      next();
+      return () => void queued.delete(start);
+    },
+  };
+}
+
+/** Something a {@link timerQueue} wakes at a time. */
+interface Sleeper {
+  wake(): void;
+}
+
+/** setTimeout's longest delay; a later wake-up is reached in steps. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
+interface WakeUp {
+  sleeper: Sleeper;
+  at: number;
+  place: number;
+}
+
+/** Many wake-ups on one timer: a heap by time and one setTimeout for the earliest; idle, it holds none. */
+export function timerQueue(now: () => number = Date.now) {
+  const heap = new IndexedHeap<WakeUp>((a, b) => a.at < b.at, {
+    get: (wakeUp) => wakeUp.place,
+    set: (wakeUp, place) => void (wakeUp.place = place),
+  });
+  const live = new Map<Sleeper, WakeUp>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timerAt = Infinity;
+
+  function arm() {
+    const first = heap.peek();
+    if (!first) return disarm();
+    if (timer !== undefined && timerAt <= first.at) return;
+    disarm();
+    timerAt = first.at;
+    timer = setTimeout(fire, Math.min(MAX_DELAY_MS, Math.max(0, first.at - now())));
+  }
+
+  function disarm() {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    timerAt = Infinity;
+  }
+
+  function fire() {
+    timer = undefined;
+    timerAt = Infinity;
+    const due = now();
+    const woken: Sleeper[] = [];
+    for (let first = heap.peek(); first && first.at <= due; first = heap.peek()) {
+      heap.pop();
+      live.delete(first.sleeper);
+      woken.push(first.sleeper);
+    }
+    // Wake after the heap is consistent: a sleeper may schedule itself again from wake().
+    for (const sleeper of woken) sleeper.wake();
+    arm();
+  }
+
+  const queue = {
+    /** Wakes `sleeper` at `at` (the queue's clock), replacing any wake-up it had. */
+    schedule(sleeper: Sleeper, at: number): void {
+      const wakeUp = live.get(sleeper);
+      if (wakeUp) {
+        wakeUp.at = at;
+        heap.update(wakeUp);
+      } else {
+        const added: WakeUp = { sleeper, at, place: -1 };
+        live.set(sleeper, added);
+        heap.push(added);
+      }
+      arm();
+    },
+    cancel(sleeper: Sleeper): void {
+      const wakeUp = live.get(sleeper);
+      if (!wakeUp) return;
+      live.delete(sleeper);
+      heap.remove(wakeUp);
+      arm();
+    },
+  };
+  return withGetters(queue, { size: () => live.size });
 }

@@ -29,14 +29,10 @@ export interface OtelObserverOptions {
   meterProvider?: MeterProvider;
 }
 
-/** The instrumentation scope: spans and metrics are reported as coming from `jobhook`. */
+/** The instrumentation scope. */
 const SCOPE = 'jobhook';
 
-/**
- * `messaging.system`. The semantic conventions name the system that carries the messages (`kafka`,
- * `rabbitmq`), never the client library (that is the instrumentation scope, `jobhook`). Here the
- * carrier is a signed HTTP webhook, with no broker in between.
- */
+/** `messaging.system`: the conventions name the carrier of the messages (here a webhook), not the library. */
 export const MESSAGING_SYSTEM = 'webhook';
 
 /** Bucket boundaries in seconds, from 1 ms (a synchronous handler) to the 10 s handler time-out. */
@@ -56,24 +52,15 @@ interface Instruments {
 const OTEL_OBSERVER_OPTIONS = optionNames<OtelObserverOptions>()(['tracerProvider', 'meterProvider']);
 
 /**
- * An observer that reports each delivery to OpenTelemetry: pass it as
- * `createReceiver({ secret, observer: otelObserver() })`.
+ * Reports each delivery to OpenTelemetry: `createReceiver({ secret, observer: otelObserver() })`.
+ * - One `CONSUMER` span per delivery, `process <event type>`: a child of the active span (your HTTP
+ *   server span) and the active one while handlers run; never a secret, a header or the body.
+ * - Metrics (docs/observability.md): `jobhook.deliveries`, `jobhook.handler.duration` and
+ *   `jobhook.handoff.latency`; with `reconcile`, the counters `jobhook.gateway.deliveries.failed`,
+ *   `jobhook.jobs.expired`, `jobhook.reconcile.polls`, `jobhook.reconcile.dispatched` and
+ *   `jobhook.signature.alarms` (deliveries keep arriving and none verifies: wire it to alerting).
  *
- * - One span per delivery: `process <event type>` (`process` when refused before the type is
- *   known), kind `CONSUMER`, a child of the active span (the HTTP server span of your HTTP
- *   instrumentation), and itself the active span while the delivery's handlers and dedupe store
- *   run. Its attributes follow the messaging semantic conventions; it never carries a secret, a
- *   signature, a header or the body.
- * - Metrics: `jobhook.deliveries` (a counter, by outcome, status, answer code and refusal code),
- *   `jobhook.handler.duration` and `jobhook.handoff.latency` (histograms, in seconds). With
- *   `reconcile`: `jobhook.gateway.deliveries.failed` (deliveries the gateway counted as failed to
- *   this receiver's webhook), `jobhook.jobs.expired` (tracked tasks still running at `maxAgeMs`),
- *   `jobhook.reconcile.polls` and `jobhook.reconcile.dispatched` (status polls made, outcomes
- *   found by them and handled), all counters; `jobhook.signature.alarms`, a counter of the alarms
- *   raised when deliveries keep arriving and none verifies (wire it to alerting).
- *
- * It registers nothing: register an OpenTelemetry SDK yourself. Without one, each delivery costs a
- * no-op span and a few no-op calls.
+ * It registers no SDK; without one, each delivery costs a no-op span and a few no-op calls.
  */
 export function otelObserver(options: OtelObserverOptions = {}): ReceiverObserver<Span> & ReconcileObserver {
   refuseUnknownOptions(options, OTEL_OBSERVER_OPTIONS, 'otelObserver');
@@ -198,10 +185,7 @@ function spanAttributes(delivery: ObservedDelivery): Attributes {
   return attributes;
 }
 
-/**
- * The counter's attributes: all of them from closed lists, except the event type, which is only
- * known once a signature passed (so a stranger cannot make up new series).
- */
+/** Closed lists but the event type, known once a signature passed: a stranger makes up no series. */
 function deliveryAttributes(delivery: ObservedDelivery): Attributes {
   const attributes: Attributes = {
     'messaging.system': MESSAGING_SYSTEM,

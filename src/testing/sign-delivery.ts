@@ -8,7 +8,7 @@ import {
 import { decodeUtf8, randomHex } from '#runtime';
 import { isThenable } from '../common/thenable.js';
 import type { SignedDelivery, Verifier } from '../signatures/verifier.js';
-import { resolveSigning, type Signing } from './signing.js';
+import { resolveSigning, signedHeaders, type Signing } from './signing.js';
 
 /** Options of {@link signDelivery}. */
 export interface SignDeliveryOptions {
@@ -20,12 +20,7 @@ export interface SignDeliveryOptions {
   id?: string;
   /** Unix seconds. Default: now. */
   timestamp?: number;
-  /**
-   * The scheme to sign with: a family by name (`'standard-webhooks'`, the default, `'svix'`,
-   * `'hmac-sha256'`, `'stripe'`, `'unsigned'`), a family with parameters
-   * (`{ family: 'hmac-sha256', header: 'x-signature', prefix: '', encoding: 'base64' }`), or a
-   * Verifier that can sign (`hmacSha256({ header })`, your own). `'unsigned'` ignores `secret`.
-   */
+  /** A family by name (default `'standard-webhooks'`), with parameters, or a Verifier that can sign. */
   scheme?: Signing | Verifier;
 }
 
@@ -34,11 +29,41 @@ const WHERE = 'signDelivery';
 /** A signed test delivery: send `headers` and `body` as they are. */
 export type SignedTestDelivery = SignedDelivery & { id: string; timestamp: number };
 
+const SIGN_DELIVERY_OPTIONS = optionNames<SignDeliveryOptions>()([
+  'secret',
+  'payload',
+  'id',
+  'timestamp',
+  'scheme',
+]);
+
 /**
- * Signs a test delivery. Synchronous where the scheme signs synchronously (jobhook's schemes on
- * Node, Deno and Bun); a promise where it signs with crypto.subtle (Workers, Edge, browsers).
+ * Signs a test delivery; send `headers` and `body` as they are (with `fetch`, supertest, …). UTF-8
+ * bytes come back as text, other bytes as a `Buffer` sent as `application/octet-stream`. On Node,
+ * Deno and Bun it returns at once; on Workers, Edge and in browsers `jobhook/testing` resolves to a
+ * build whose `signDelivery` returns a promise.
  */
-export function signAnywhere(options: SignDeliveryOptions): SignedTestDelivery | Promise<SignedTestDelivery> {
+export function signDelivery(options: SignDeliveryOptions): SignedTestDelivery {
+  refuseUnknownOptions(options, SIGN_DELIVERY_OPTIONS, 'signDelivery');
+  const { signing, input, delivery } = prepare(options);
+  const signature = signing.scheme?.sign!(input);
+  // jobhook's schemes sign synchronously on Node; a Verifier of the caller's may not.
+  if (isThenable(signature)) {
+    throw invalidOption(WHERE, 'scheme', 'a scheme that signs synchronously on this runtime', options.scheme);
+  }
+  const signed = delivery(signing.headers(input, signature));
+  // superagent (supertest) sends a Buffer as it is, but a plain Uint8Array as JSON.
+  const { body } = signed;
+  return typeof body === 'string' ? signed : { ...signed, body: Buffer.from(body.buffer) };
+}
+
+/** Signs a test delivery, awaiting the scheme: `jobhook/testing`'s `signDelivery` on Web runtimes. */
+export async function signAnywhere(options: SignDeliveryOptions): Promise<SignedTestDelivery> {
+  const { signing, input, delivery } = prepare(options);
+  return delivery(await signedHeaders(signing, input));
+}
+
+function prepare(options: SignDeliveryOptions) {
   const { secret } = options;
   checkOption(
     WHERE,
@@ -60,55 +85,22 @@ export function signAnywhere(options: SignDeliveryOptions): SignedTestDelivery |
     min: 0,
     unit: 'Unix seconds',
   });
-  const signed = signing.headers({ secret, body, id, timestamp });
   // JSON text is UTF-8 (RFC 8259): other bytes are labelled as what they are.
   const type = typeof body === 'string' ? 'application/json' : 'application/octet-stream';
-  const delivery = (signature: Record<string, string>): SignedTestDelivery => ({
-    headers: { 'content-type': type, ...signature },
+  const delivery = (headers: Record<string, string>): SignedTestDelivery => ({
+    headers: { 'content-type': type, ...headers },
     body,
     id,
     timestamp,
   });
-  return isThenable(signed) ? Promise.resolve(signed).then(delivery) : delivery(signed);
+  return { signing, input: { secret, body, id, timestamp }, delivery };
 }
 
-/**
- * Bytes as every HTTP client sends them unchanged. UTF-8 becomes the same text (it encodes back to
- * the same bytes): supertest sends a string as it is, but JSON-encodes a Uint8Array or a Buffer
- * under a JSON content type. Other bytes are copied into an array of their own, sent as
- * `application/octet-stream`.
- */
+/** UTF-8 bytes become text (supertest JSON-encodes bytes under a JSON type); others are copied. */
 function bodyOfBytes(bytes: Uint8Array): Uint8Array<ArrayBuffer> | string {
   const text = decodeUtf8(bytes);
   if (text !== undefined) return text;
   const copy = new Uint8Array(bytes.byteLength);
   copy.set(bytes);
   return copy;
-}
-
-const SIGN_DELIVERY_OPTIONS = optionNames<SignDeliveryOptions>()([
-  'secret',
-  'payload',
-  'id',
-  'timestamp',
-  'scheme',
-]);
-
-/**
- * Signs a test delivery; send `headers` and `body` as they are (with `fetch`, supertest, …). A
- * payload given as UTF-8 bytes comes back as the same text; other bytes (not JSON, which is UTF-8)
- * as a `Buffer` with `content-type: application/octet-stream`, so every client sends them
- * unchanged. On Node, Deno and Bun it returns the delivery at once. (On Workers, the Edge Runtime and in
- * browsers, `jobhook/testing` resolves to a build whose `signDelivery` returns a promise.)
- */
-export function signDelivery(options: SignDeliveryOptions): SignedTestDelivery {
-  refuseUnknownOptions(options, SIGN_DELIVERY_OPTIONS, 'signDelivery');
-  const signed = signAnywhere(options);
-  if (isThenable(signed)) {
-    // On this runtime the scheme signs with crypto.subtle: the scheme is right, the call is not.
-    throw invalidOption(WHERE, 'scheme', 'a scheme that signs synchronously on this runtime', options.scheme);
-  }
-  // superagent (supertest) sends a Buffer as it is, but a plain Uint8Array as JSON.
-  const { body } = signed;
-  return typeof body === 'string' ? signed : { ...signed, body: Buffer.from(body.buffer) };
 }

@@ -1,10 +1,6 @@
-/**
- * The families of signature the testing kit signs in, by name and parameters: one description
- * that `signDelivery({ scheme })` and the simulator's `signing` option both read, each family
- * signed by the verifier preset that checks it, so that a family has one implementation.
- */
+// The families of signature signDelivery and the simulator sign in, each signed by the verifier
+// preset that checks it, so that a family has one implementation.
 import { checkOption, oneOf, refuseUnknownOptions } from '../common/options.js';
-import { andThen } from '../common/thenable.js';
 import { hmacSha256 } from '../signatures/hmac-sha256.js';
 import { SECRET_FORMS, secretBytes, type SecretForm } from '../signatures/secret.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
@@ -15,20 +11,11 @@ import type { Verifier } from '../signatures/verifier.js';
 export type SigningFamily = 'standard-webhooks' | 'svix' | 'hmac-sha256' | 'stripe' | 'unsigned';
 
 /**
- * How deliveries are signed: a family's name (with its defaults), a family with parameters, or a
- * {@link Verifier} that can sign.
- * - `standard-webhooks`: `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>` over
- *   `${id}.${timestamp}.${body}`; `svix`: the same under `svix-id`, `svix-timestamp`,
- *   `svix-signature`. Secret form `whsec-base64`.
- * - `hmac-sha256`: the body's HMAC in one header, GitHub's by default:
- *   `x-hub-signature-256: sha256=<hex>`; `header`, `prefix` (`''` for none), `encoding`. Secret
- *   form `whsec-base64` (a GitHub secret, not `whsec_`, is its text either way).
- * - `stripe`: `stripe-signature: t=<unix>,v1=<hex>` over `${t}.${body}`; `header`. Secret form
- *   `utf8`, Stripe's: the whole `whsec_…` string is the key.
- * - `unsigned`: no signature header at all.
- *
- * `secretForm` replaces a family's secret form; `idHeader` (for `hmac-sha256`, `stripe` and
- * `unsigned`, which sign no id) also sends the delivery id in that header.
+ * How deliveries are signed: a family by name, a family with parameters, or a {@link Verifier} that
+ * can sign. `standard-webhooks` (`svix`: the same under Svix's names) and `hmac-sha256` (GitHub's
+ * `x-hub-signature-256: sha256=<hex>` by default) read secrets in the `whsec-base64` form, `stripe`
+ * in `utf8`; `unsigned` sends no signature. `secretForm` replaces the form; `idHeader` also sends
+ * the delivery id in that header (docs/gateway-simulator.md, "Signing").
  */
 export type Signing =
   | SigningFamily
@@ -53,12 +40,10 @@ export type Signing =
     }
   | { family: 'unsigned'; idHeader?: string };
 
-/** What a delivery's headers are made from. */
+/** What a delivery's headers are made from; without a secret, only its id (and timestamp) headers. */
 export interface SigningInput {
-  /** The secret to sign with; without one, only the id (and timestamp) headers are sent. */
   secret: string | undefined;
   body: Uint8Array | string;
-  /** The delivery id. */
   id: string;
   /** Unix seconds. */
   timestamp: number;
@@ -66,12 +51,29 @@ export interface SigningInput {
 
 /** A resolved {@link Signing}. */
 export interface DeliverySigning {
-  /** The family, or `custom` for a Verifier. */
   readonly family: SigningFamily | 'custom';
-  /** How a secret becomes key bytes; `undefined` when no secret is used or the Verifier's own. */
+  /** How a secret becomes key bytes; undefined when no secret is used, or for a Verifier. */
   readonly secretForm: SecretForm | undefined;
-  /** A delivery's id and timestamp headers, and its signature when given a secret. */
-  headers(input: SigningInput): Record<string, string> | Promise<Record<string, string>>;
+  /** The scheme that signs: synchronous on Node, a promise with crypto.subtle. None for `unsigned`. */
+  readonly scheme: Verifier | undefined;
+  /** A delivery's headers, given the scheme's signature (undefined without a secret). */
+  headers(
+    delivery: { id: string; timestamp: number },
+    signature: Record<string, string> | undefined,
+  ): Record<string, string>;
+}
+
+/** A delivery's headers, awaiting the scheme's signature: the simulator and the Web build sign so. */
+export async function signedHeaders(
+  signing: DeliverySigning,
+  input: SigningInput,
+): Promise<Record<string, string>> {
+  const { secret, body, id, timestamp } = input;
+  const signature =
+    secret === undefined || !signing.scheme
+      ? undefined
+      : await signing.scheme.sign!({ secret, body, id, timestamp });
+  return signing.headers(input, signature);
 }
 
 export const SIGNING_FAMILIES: readonly SigningFamily[] = [
@@ -82,7 +84,6 @@ export const SIGNING_FAMILIES: readonly SigningFamily[] = [
   'unsigned',
 ];
 
-/** Parameters each family takes. */
 const FAMILY_OPTIONS: Record<SigningFamily, readonly string[]> = {
   'standard-webhooks': ['family', 'secretForm'],
   svix: ['family', 'secretForm'],
@@ -98,15 +99,17 @@ const RULE =
   'a signing family ("standard-webhooks", "svix", "hmac-sha256", "stripe" or "unsigned"), ' +
   'an object { family, … }, or a Verifier that can sign';
 
-/**
- * Reads a {@link Signing} given to `where` as option `name`; Standard Webhooks when absent. Every
- * check names the option as the caller wrote it (`signing.header`), never a preset's own name.
- */
+/** Reads a {@link Signing} given to `where` as `name` (Standard Webhooks when absent). */
 export function resolveSigning(where: string, name: string, value: unknown): DeliverySigning {
   if (value === undefined) return familySigning('standard-webhooks', {});
   if (isVerifier(value)) {
     checkOption(where, name, value, typeof value.sign === 'function', RULE);
-    return verifierSigning(value);
+    return {
+      family: 'custom',
+      secretForm: undefined,
+      scheme: value,
+      headers: (_, signature) => signature ?? {},
+    };
   }
   if (typeof value === 'string') {
     checkOption(where, name, value, (SIGNING_FAMILIES as readonly string[]).includes(value), RULE);
@@ -137,12 +140,11 @@ export function resolveSigning(where: string, name: string, value: unknown): Del
     idHeader: headerName('idHeader'),
     prefix: prefix as string | undefined,
     encoding: oneOf(where, `${name}.encoding`, given.encoding, 'hex', ['hex', 'base64']),
-    secretForm: given.secretForm === undefined ? undefined : secretForm(where, name, given.secretForm),
+    secretForm:
+      given.secretForm === undefined
+        ? undefined
+        : oneOf(where, `${name}.secretForm`, given.secretForm, 'whsec-base64', SECRET_FORMS),
   });
-}
-
-function secretForm(where: string, name: string, value: unknown): SecretForm {
-  return oneOf(where, `${name}.secretForm`, value, 'whsec-base64', SECRET_FORMS);
 }
 
 interface FamilyParameters {
@@ -157,19 +159,22 @@ function familySigning(family: SigningFamily, parameters: FamilyParameters): Del
   const { idHeader } = parameters;
   const idHeaders = (id: string): Record<string, string> =>
     idHeader ? { [idHeader.toLowerCase()]: id } : {};
+  // The id header (when asked for), then the signature.
+  const withIdHeader: DeliverySigning['headers'] = ({ id }, signature) => ({
+    ...idHeaders(id),
+    ...signature,
+  });
   switch (family) {
     case 'standard-webhooks':
     case 'svix': {
       const form = parameters.secretForm ?? 'whsec-base64';
-      const scheme = standardWebhooks({ secretForm: form });
       const named = family === 'svix' ? svixNames : (headers: Record<string, string>) => headers;
       return {
         family,
         secretForm: form,
-        headers: ({ secret, body, id, timestamp }) =>
-          secret === undefined
-            ? named({ 'webhook-id': id, 'webhook-timestamp': String(timestamp) })
-            : andThen(scheme.sign!({ secret, body, id, timestamp }), named),
+        scheme: standardWebhooks({ secretForm: form }),
+        headers: ({ id, timestamp }, signature) =>
+          named(signature ?? { 'webhook-id': id, 'webhook-timestamp': String(timestamp) }),
       };
     }
     case 'hmac-sha256': {
@@ -180,33 +185,16 @@ function familySigning(family: SigningFamily, parameters: FamilyParameters): Del
         encoding: parameters.encoding ?? 'hex',
         secretForm: form,
       });
-      return { family, secretForm: form, headers: signedWith(scheme, idHeaders) };
+      return { family, secretForm: form, scheme, headers: withIdHeader };
     }
     case 'stripe': {
       const form = parameters.secretForm ?? 'utf8';
       const scheme = stripeSignature({ header: parameters.header ?? 'stripe-signature', secretForm: form });
-      return { family, secretForm: form, headers: signedWith(scheme, idHeaders) };
+      return { family, secretForm: form, scheme, headers: withIdHeader };
     }
     case 'unsigned':
-      return { family, secretForm: undefined, headers: ({ id }) => idHeaders(id) };
+      return { family, secretForm: undefined, scheme: undefined, headers: withIdHeader };
   }
-}
-
-/** The id header (when asked for) and, with a secret, the scheme's signature. */
-function signedWith(scheme: Verifier, idHeaders: (id: string) => Record<string, string>) {
-  return ({ secret, body, id, timestamp }: SigningInput) =>
-    secret === undefined
-      ? idHeaders(id)
-      : andThen(scheme.sign!({ secret, body, id, timestamp }), (signed) => ({ ...idHeaders(id), ...signed }));
-}
-
-function verifierSigning(verifier: Verifier): DeliverySigning {
-  return {
-    family: 'custom',
-    secretForm: undefined,
-    headers: ({ secret, body, id, timestamp }) =>
-      secret === undefined ? {} : verifier.sign!({ secret, body, id, timestamp }),
-  };
 }
 
 /** Standard Webhooks' headers under Svix's names: `webhook-id` becomes `svix-id`, and so on. */
@@ -222,10 +210,7 @@ function isVerifier(value: unknown): value is Verifier {
   return typeof scheme?.prepare === 'function' || typeof scheme?.sign === 'function';
 }
 
-/**
- * Whether `secret` can sign in this family: a `whsec_` secret must be base64 after the prefix in
- * the `whsec-base64` form; any non-empty string serves in the others.
- */
+/** Whether `secret` can sign in this family: in the `whsec-base64` form, `whsec_` must prefix base64. */
 export function canSignWith(signing: DeliverySigning, secret: string): boolean {
   if (signing.secretForm !== 'whsec-base64') return true;
   try {

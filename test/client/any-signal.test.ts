@@ -1,7 +1,7 @@
 // The client's caller signal and its time-out combined, with and without AbortSignal.any (Vercel's
 // Edge Runtime has none): a call given a signal must work on every Web runtime.
 import { afterEach, expect, it } from 'vitest';
-import { eitherSignal } from '../../src/client/any-signal.js';
+import { eitherSignal } from '../../src/client/request.js';
 
 const any = Object.getOwnPropertyDescriptor(AbortSignal, 'any')!;
 afterEach(() => {

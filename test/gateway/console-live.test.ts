@@ -1,7 +1,7 @@
 // The console's event stream on its own (an internal module, imported from the sources): that a
 // client that goes away is dropped, and that close() leaves no listener and no stream behind.
 import { afterEach, expect, test } from 'vitest';
-import { changeSignal } from '../../src/testing/gateway/changes.js';
+import { changeSignal } from '../../src/testing/gateway/state.js';
 import { liveFeed } from '../../src/testing/gateway/console/live.js';
 import { openEvents, serve } from './console-support.js';
 

@@ -1,7 +1,7 @@
 // The client's one timer for many waits: wake-ups in order, one setTimeout whatever their number,
 // and nothing left once the queue is empty.
 import { expect, test } from 'vitest';
-import { timerQueue } from '../../src/client/timer-queue.js';
+import { timerQueue } from '../../src/client/wait-for.js';
 
 const timeouts = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
 

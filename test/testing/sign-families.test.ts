@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { createReceiver, hmacSha256, standardWebhooks, stripeSignature } from 'jobhook';
 import type { Verifier } from 'jobhook/extend';
 import { signDelivery, type Signing } from 'jobhook/testing';
+import { signDelivery as signDeliveryOnWeb } from '../../src/testing/web.js';
 import { completedPayload, SECRET } from '../fixtures.js';
 
 /** The verifier of each family, as a receiver of that contract is written. */
@@ -71,6 +72,21 @@ describe('signDelivery in each family', () => {
     const delivery = signDelivery({ secret: SECRET, payload: completedPayload(), scheme });
     expect(Object.keys(delivery.headers).sort()).toEqual(['content-type', 'x-sig']);
     expect(await answer(scheme, delivery)).toBe(200);
+  });
+
+  test('a Verifier that signs with a promise: refused on Node, awaited by the Web build', async () => {
+    const sync = hmacSha256({ header: 'x-sig' });
+    const scheme: Verifier = {
+      name: 'async',
+      prepare: (s) => sync.prepare(s),
+      sign: async (i) => sync.sign!(i),
+    };
+    expect(() => signDelivery({ secret: SECRET, payload: {}, scheme })).toThrow(
+      /signDelivery: `scheme` must be a scheme that signs synchronously on this runtime/,
+    );
+    const delivery = await signDeliveryOnWeb({ secret: SECRET, payload: completedPayload(), scheme });
+    expect(Object.keys(delivery.headers).sort()).toEqual(['content-type', 'x-sig']);
+    expect(await answer(sync, delivery)).toBe(200);
   });
 
   test('an unknown family or parameter is refused, naming the option', () => {

@@ -11,7 +11,7 @@ import { withGetters } from '../../src/common/with-getters.js';
 import { inFlightTracker } from '../../src/receiver/in-flight.js';
 import { jobResults } from '../../src/results/job-results.js';
 import { memoryJobTracker } from '../../src/jobs/memory-tracker.js';
-import { timerQueue } from '../../src/client/timer-queue.js';
+import { timerQueue } from '../../src/client/wait-for.js';
 
 setFlagsFromString('--allow-natives-syntax');
 // Compiled after the flag is set: `%HasFastProperties` is V8's own test of an object's mode.

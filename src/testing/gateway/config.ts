@@ -1,8 +1,5 @@
-/**
- * The simulator's options and the defaults it picks where the gateway document is silent.
- * Every choice here is written down in docs/gateway-simulator.md; keep the two in step.
- */
-
+// The simulator's options and the defaults it picks where the gateway document is silent; each is
+// written down in docs/gateway-simulator.md: keep the two in step.
 import { rootCertificates } from 'node:tls';
 import {
   checkOption,
@@ -19,8 +16,8 @@ import {
 } from '../../common/options.js';
 import type { Verifier } from '../../signatures/verifier.js';
 import { resolveSigning, type DeliverySigning, type Signing } from '../signing.js';
-import type { ListPaging, ListStyle } from './pages.js';
 import { PAYLOAD_SHAPES, type PayloadShape } from './payload-shapes.js';
+import type { ListPaging, ListStyle } from './webhooks.js';
 
 /** How a job ends. `unknown` ends it in the `unknown` status, which sends no delivery. */
 export type JobOutcome =
@@ -40,33 +37,15 @@ export interface JobRequest {
 export interface GatewayOptions {
   /** The port to listen on. Default 0: a free one. */
   port?: number;
-  /**
-   * The address to listen on and to be reached at. Default `127.0.0.1`. Requests must name it (or,
-   * on a loopback address, any loopback name such as `localhost`) with the same port in their Host
-   * header, a guard against DNS rebinding; on a wildcard (`0.0.0.0`, `::`) any IP literal and this
-   * machine's host name are served too, never another name.
-   */
+  /** The address to listen on, which requests must name in their Host header. Default `127.0.0.1`. */
   host?: string;
-  /**
-   * More Host header values to serve, such as a name behind a port forward: `name` (with the port
-   * listened on) or `name:port` (exactly). Default none.
-   */
+  /** More Host values to serve (a name behind a port forward): `name` or `name:port`. Default none. */
   allowedHosts?: readonly string[];
-  /**
-   * The main account's API key (`gateway.apiKey`), to keep one across restarts: 16 to 256 visible
-   * ASCII characters (no spaces or control characters). Default: a fresh random `sk_sim_…` key.
-   */
+  /** The main account's API key (16 to 256 visible ASCII characters). Default: a fresh `sk_sim_…` key. */
   apiKey?: string;
-  /**
-   * How deliveries are signed with a webhook's `secret_key`: `'standard-webhooks'` (default),
-   * `'svix'`, `'hmac-sha256'`, `'stripe'`, `'unsigned'`, a family with parameters, or a Verifier
-   * that can sign (docs/gateway-simulator.md, "Signing").
-   */
+  /** How deliveries are signed with a webhook's `secret_key`. Default `'standard-webhooks'`. */
   signing?: Signing | Verifier;
-  /**
-   * How each delivery's payload is written: `'default'`, `'flat'`, `'nested'`, `'type-in-header'`,
-   * or a function of the default payload (docs/gateway-simulator.md, "Payload shapes").
-   */
+  /** How each delivery's payload is written. Default `'default'`. */
   payload?: PayloadShape;
   /** Credits of the account `apiKey` belongs to. Default 1,000. */
   credits?: number;
@@ -76,70 +55,34 @@ export interface GatewayOptions {
   models?: readonly string[];
   /** Requests allowed per API key per window; beyond it 429. Default 1,000 per 60 s; `false` for none. */
   rateLimit?: { requests: number; windowMs: number } | false;
-  /**
-   * Answer lists (`GET /api/v1/webhooks`) as pages of `pageSize` items, in one of the shapes of
-   * docs/gateway-simulator.md ("Paged lists"): `cursor` (default), `pages`, or `unmarked` (the
-   * first page only, with nothing that says more exist). Default: one array, no paging.
-   */
+  /** Answer `GET /api/v1/webhooks` in pages of `pageSize` (`style` default `cursor`). Default: one array. */
   lists?: { pageSize: number; style?: ListStyle };
   /** Jobs an account may have pending or processing at once; beyond it 429. Default 10. */
   maxConcurrentJobs?: number;
   jobs?: {
     /** `false`: tasks stay put until `gateway.advanceJob(taskId)`. Default `true`. */
     auto?: boolean;
-    /** Time between the steps pending -> processing -> done of an automatic job, in ms. Default 10. */
+    /** Time between the steps pending -> processing -> done, in ms. Default 10. */
     stepMs?: number;
     /** How each job ends. Default: failed when the prompt contains "fail", else completed. */
     outcome?: (job: JobRequest) => JobOutcome;
   };
-  /**
-   * Serve the live console at `<baseUrl>/_console`: webhooks, jobs, deliveries with each attempt,
-   * and buttons to submit a job and to redeliver an event (docs/gateway-simulator.md). Off by
-   * default; `jobhook gateway` turns it on. `heartbeatMs`: how often its event stream sends a
-   * keep-alive comment (default 15,000).
-   */
+  /** Serve the live console at `<baseUrl>/_console` (`heartbeatMs` of its stream: 15,000). Default off. */
   console?: boolean | { heartbeatMs?: number };
   deliveries?: {
-    /**
-     * Waits before each retry of a failed attempt, in ms; its length is the number of retries, so
-     * `[]` sends each delivery once and never retries.
-     */
+    /** Waits before each retry, in ms: `[]` sends each delivery once. Default 50, 100, 200, 400, 800. */
     retryDelaysMs?: readonly number[];
-    /**
-     * Which failed attempts are retried: `any-failure` (default): any answer but 2xx, no answer, a
-     * time-out; `5xx-or-no-answer`: an answer of 500 or more, no answer, a time-out, while any
-     * other answer (a 4xx, a 3xx) ends the delivery as failed.
-     */
+    /** `any-failure` (default): anything but 2xx is retried; `5xx-or-no-answer`: a 4xx or 3xx ends it. */
     retryOn?: 'any-failure' | '5xx-or-no-answer';
-    /**
-     * The delivery id each attempt carries (`webhook-id`, or the family's id header): `same`
-     * (default) on every attempt of a delivery, or `new`: a fresh id on every attempt but the
-     * first. The payload's own `id` never changes.
-     */
+    /** The delivery id on each attempt: `same` (default), or `new` after the first. */
     idOnRetry?: 'same' | 'new';
-    /**
-     * How long one attempt may take before it counts as failed, in ms. Default 15,000: above a
-     * receiver's default `handlerTimeoutMs` (10,000), so its own time-out answer (500, retried)
-     * arrives before the simulator gives up (docs/timeouts.md).
-     */
+    /** One attempt's time-out, in ms. Default 15,000, above a receiver's handler time-out (10,000). */
     timeoutMs?: number;
-    /**
-     * Share of deliveries (0 to 1) sent twice at once, both copies with the same `webhook-id` and
-     * body and each with its own retries, as an at-least-once sender may do. Default 0.
-     */
+    /** Share of deliveries (0 to 1) sent twice at once, as an at-least-once sender may. Default 0. */
     duplicateRate?: number;
-    /**
-     * Share of deliveries (0 to 1) never sent: no attempt at all, as when a gateway gives up or a
-     * proxy loses the request, so a test can exercise reconciliation by polling. Each shows in
-     * `gateway.dropped` and in the console (state `dropped`); the webhook's counters do not move
-     * (nothing was attempted). A `redeliver()` of it sends it. Default 0.
-     */
+    /** Share of deliveries (0 to 1) never sent, to test reconciliation; see `gateway.dropped`. Default 0. */
     dropRate?: number;
-    /**
-     * More certificate authorities (PEM) to trust for `https:` webhook URLs, besides the public
-     * ones Node trusts: e.g. the CA of a receiver's test certificate. An attempt to a receiver
-     * whose certificate is not trusted fails, with the reason in `last_error`. Default none.
-     */
+    /** More certificate authorities (PEM) to trust for `https:` webhook URLs. Default none. */
     ca?: string | Buffer | readonly (string | Buffer)[];
   };
 }
@@ -161,7 +104,7 @@ export interface ResolvedGatewayOptions {
   deliveryTimeoutMs: number;
   duplicateRate: number;
   dropRate: number;
-  /** The trust store of `https:` deliveries: Node's root certificates and `deliveries.ca`; undefined without `ca`. */
+  /** Node's root certificates and `deliveries.ca`; undefined without `ca`. */
   trustedCa: readonly (string | Buffer)[] | undefined;
   apiKey: string | undefined;
   signing: DeliverySigning;
@@ -170,17 +113,12 @@ export interface ResolvedGatewayOptions {
   idOnRetry: 'same' | 'new';
 }
 
-/** Fast by default: the simulator serves tests, where a real gateway's hours-long schedule would stall. */
+/** Fast: the simulator serves tests, where a real gateway's hours-long schedule would stall. */
 export const DEFAULT_RETRY_DELAYS_MS = [50, 100, 200, 400, 800] as const;
 
-/** Above a receiver's default handlerTimeoutMs (10 s): see docs/timeouts.md. */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 15_000;
 
-/**
- * `jobhook gateway`'s schedule, for a developer's receiver rather than a test: 31 s in all, longer
- * than one handler time-out (10 s by default), so a delivery that met a slow handler (a 500
- * handler_timeout, then 409 while it still runs) is retried after the handler has finished.
- */
+/** `jobhook gateway`'s: 31 s in all, so a delivery that met a slow handler is retried once it is done. */
 export const INTERACTIVE_RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 16_000] as const;
 
 const WHERE = 'startGateway';
@@ -267,10 +205,9 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
   };
 }
 
-/** What a plausible API key is: the simulator refuses anything else at once, not at the first 401. */
+/** The simulator refuses any other key at once, not at the first 401. */
 export const API_KEY_RULE = '16 to 256 visible ASCII characters (no spaces or control characters)';
 
-/** Whether `key` is a plausible API key: 16 to 256 characters from `!` to `~`. */
 export function isPlausibleApiKey(key: unknown): key is string {
   return typeof key === 'string' && /^[\x21-\x7e]{16,256}$/.test(key);
 }
@@ -298,10 +235,7 @@ function rateLimit(value: GatewayOptions['rateLimit']): ResolvedGatewayOptions['
   };
 }
 
-/**
- * The default outcome (and the CLI's, with `--fail-when`): jobs whose prompt contains `text` fail,
- * so a test or a demo can ask for a failure without configuring anything.
- */
+/** Jobs whose prompt contains `text` fail: the default outcome, and the CLI's `--fail-when`. */
 export function failWhenPromptContains(text: string): (job: JobRequest) => JobOutcome {
   return (job) =>
     job.prompt.includes(text)
@@ -318,7 +252,7 @@ function hosts(value: readonly string[] | undefined): readonly string[] {
   return [...(list as string[])];
 }
 
-/** Node's `ca` option replaces its root certificates: keep them, so public receivers still work. */
+// Node's `ca` option replaces its root certificates: they are kept, for public receivers.
 function trust(
   value: NonNullable<GatewayOptions['deliveries']>['ca'],
 ): readonly (string | Buffer)[] | undefined {

@@ -1,26 +1,114 @@
-import { JobhookError } from '../../common/errors.js';
+// Deliveries: what the simulator records of each (one event to one webhook, with its attempts),
+// and how it sends them, retries them and sends them again.
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { JobhookError } from '../../common/errors.js';
 import type { GatewayEventType } from '../../events/event-types.js';
 import { samplePayload } from '../../events/sample-payload.js';
-import type { Activity } from './activity.js';
-import type { ChangeSignal } from './changes.js';
+import { signedHeaders } from '../signing.js';
 import type { ResolvedGatewayOptions } from './config.js';
-import {
-  MAX_ANSWER_BYTES,
-  type DeliveryAttempt,
-  type DeliveryLog,
-  type DroppedDelivery,
-  type DeliveryRecord,
-} from './delivery-log.js';
 import { shapedBody, shapeHeaders } from './payload-shapes.js';
-import { nowIso, type GatewayState, type TaskRecord, type WebhookRecord } from './state.js';
+import {
+  nowIso,
+  type Activity,
+  type ChangeSignal,
+  type GatewayState,
+  type TaskRecord,
+  type WebhookRecord,
+} from './state.js';
+
+/** One attempt to deliver one event to one webhook, as the simulator saw it. */
+export interface DeliveryAttempt {
+  webhookId: number;
+  /** The delivery's id (`webhook-id`), the same on every attempt: give it to `redeliver()`. */
+  deliveryId: string;
+  /** The id this attempt carried: `deliveryId`, or a fresh one with `deliveries.idOnRetry: 'new'`. */
+  sentId: string;
+  /** The payload's `id`: the same for every webhook that receives this event. */
+  eventId: string;
+  type: string;
+  taskId: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** On the attempts of the second copy of a delivery sent twice (`deliveries.duplicateRate`). */
+  duplicate?: true;
+  ok: boolean;
+  /** The receiver's HTTP status; absent after a connection error or a time-out. */
+  status?: number;
+  error?: string;
+  /** When the attempt started (ISO 8601). */
+  at: string;
+  /** From sending the request to the end of the answer (or the failure), in milliseconds. */
+  durationMs: number;
+  /** The first 2,048 bytes of the receiver's answer body, as UTF-8 text. */
+  answer?: string;
+  /** On the attempts of a delivery sent again with `gateway.redeliver()`. */
+  redelivery?: true;
+}
+
+/** A delivery the simulator chose never to send (`deliveries.dropRate`): no attempt was made. */
+export interface DroppedDelivery {
+  webhookId: number;
+  deliveryId: string;
+  eventId: string;
+  type: string;
+  taskId: string;
+  /** When it would have been sent (ISO 8601). */
+  at: string;
+}
+
+/** `cancelled`: its webhook was deleted or the simulator closed first; `dropped`: never sent, on purpose. */
+export type DeliveryState = 'sending' | 'retrying' | 'delivered' | 'failed' | 'cancelled' | 'dropped';
+
+export interface DeliveryRecord {
+  /** 1, 2, 3…: tells a redelivery from the delivery it sends again, which share a `webhook-id`. */
+  number: number;
+  deliveryId: string;
+  eventId: string;
+  type: string;
+  taskId: string;
+  webhookId: number;
+  /** The console shows each account its own deliveries only. */
+  accountId: number;
+  /** The exact body every attempt sends. */
+  body: string;
+  startedAt: string;
+  redelivery: boolean;
+  duplicate?: boolean | undefined;
+  state: DeliveryState;
+  /** When the next attempt is due, while `retrying`. */
+  nextAttemptAt?: string;
+  /** Oldest first; the same objects as in `gateway.deliveries`. */
+  attempts: DeliveryAttempt[];
+}
+
+/** Enough of an answer to read an error, bounded against a hostile receiver. */
+const MAX_ANSWER_BYTES = 2048;
+
+export function deliveryLog() {
+  const records: DeliveryRecord[] = [];
+  const firsts = new Map<string, DeliveryRecord>();
+  return {
+    add(record: Omit<DeliveryRecord, 'number' | 'attempts'>): DeliveryRecord {
+      const added = { ...record, number: records.length + 1, attempts: [] };
+      records.push(added);
+      if (!firsts.has(added.deliveryId)) firsts.set(added.deliveryId, added);
+      return added;
+    },
+    /** The first delivery with this `webhook-id` (its redeliveries send the same body). */
+    get: (deliveryId: string) => firsts.get(deliveryId),
+    /** Every delivery, oldest first. */
+    all: (): readonly DeliveryRecord[] => records,
+  };
+}
+
+export type DeliveryLog = ReturnType<typeof deliveryLog>;
 
 const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-/** The default payload of `task`'s final event (docs/design.md, "The wire contract"). */
-export function eventPayload(task: TaskRecord, type: GatewayEventType) {
+/** The default payload of `task`'s final event. */
+function eventPayload(task: TaskRecord, type: GatewayEventType) {
   return samplePayload(type, {
     id: randomId('evt'),
     taskId: task.task_id,
@@ -34,9 +122,7 @@ export interface DeliveryServiceParts {
   state: GatewayState;
   options: ResolvedGatewayOptions;
   activity: Activity;
-  /** Every attempt is appended here (`gateway.deliveries`). */
   attempts: DeliveryAttempt[];
-  /** Every delivery dropped on purpose is appended here (`gateway.dropped`). */
   dropped: DroppedDelivery[];
   log: DeliveryLog;
   changes: ChangeSignal;
@@ -63,28 +149,22 @@ export function deliveryService({
       if (!webhook.events.includes(type)) continue;
       if (webhook.api_key_id !== null && webhook.api_key_id !== task.api_key_id) continue;
       const event = { deliveryId: randomId('msg'), eventId: payload.id, type, taskId: task.task_id, body };
-      // Never sent, no attempt (`deliveries.dropRate`): what a receiver sees when a gateway gives up.
       if (options.dropRate > 0 && Math.random() < options.dropRate) {
         drop(webhook, event);
         continue;
       }
       start(webhook, { ...event, redelivery: false });
-      // A second, concurrent copy of the same delivery (same webhook-id), as a gateway retrying
-      // on a lost answer sends: `deliveries.duplicateRate`, for tests of deduplication.
+      // A concurrent copy, as a gateway retrying on a lost answer sends.
       if (options.duplicateRate > 0 && Math.random() < options.duplicateRate) {
         start(webhook, { ...event, redelivery: false, duplicate: true });
       }
     }
   }
 
-  /**
-   * Sends a delivery again, as a new series of attempts with the same `webhook-id` and body (what
-   * Standard Webhooks asks of a resend), so a receiver that dedupes answers it as a duplicate.
-   * With `accountId`, only a delivery of that account.
-   */
+  /** Sends a delivery again with the same `webhook-id` and body, as Standard Webhooks asks of a resend. */
   function redeliver(deliveryId: string, accountId?: number): DeliveryRecord {
     const original = log.get(deliveryId);
-    // Another account's delivery is as unknown as a missing one (the console acts for one account).
+    // Another account's delivery is as unknown as a missing one.
     if (!original || (accountId !== undefined && original.accountId !== accountId))
       throw new JobhookError('invalid_options', `No delivery ${deliveryId}.`);
     const webhook = state.webhooks.get(original.webhookId);
@@ -112,8 +192,7 @@ export function deliveryService({
     const owner = { webhookId: webhook.id, accountId: webhook.account_id };
     const record = log.add({ ...owner, startedAt: nowIso(), state: 'sending', ...event });
     changes.notify();
-    // deliver() catches every failure of an attempt itself; this only keeps a simulator bug
-    // from becoming an unhandled rejection that would crash the test process.
+    // deliver() catches each attempt's failure: this catch is for a simulator bug only.
     activity
       .track(async () => {
         try {
@@ -137,10 +216,8 @@ export function deliveryService({
     const delivery = { deliveryId, eventId, type, taskId };
     const retries = options.retryDelaysMs;
     for (let attempt = 1; attempt <= retries.length + 1; attempt++) {
-      // A deleted webhook gets no more attempts; neither does anything once the simulator closes.
       if (activity.closed || state.webhooks.get(webhook.id) !== webhook) return;
       if (attempt > 1) settle(record, 'sending');
-      // `idOnRetry: 'new'`: every attempt but a delivery's first carries a fresh id.
       const fresh = options.idOnRetry === 'new' && (attempt > 1 || record.redelivery);
       const sentId = fresh ? randomId('msg') : deliveryId;
       const outcome = await attemptOnce(webhook, { body, type, sentId });
@@ -166,7 +243,7 @@ export function deliveryService({
     }
   }
 
-  /** Whether a failed attempt with this answer (none: `undefined`) is retried (`deliveries.retryOn`). */
+  /** `deliveries.retryOn`; `status` is undefined without an answer. */
   function retried(status: number | undefined): boolean {
     return options.retryOn === 'any-failure' || status === undefined || status >= 500;
   }
@@ -180,10 +257,14 @@ export function deliveryService({
     const at = nowIso();
     let signed: Record<string, string>;
     try {
-      signed = await options.signing.headers({ secret: webhook.secret_key, body, id: sentId, timestamp });
+      signed = await signedHeaders(options.signing, {
+        secret: webhook.secret_key,
+        body,
+        id: sentId,
+        timestamp,
+      });
     } catch {
-      // Only a Verifier given as `signing` can throw here (the families' secrets are checked on
-      // creation); its message is not kept, since it might quote the secret.
+      // Only a Verifier given as `signing` can throw here; its message might quote the secret.
       return { ok: false, error: 'signing failed: the `signing` Verifier threw', at, durationMs: 0 };
     }
     const headers: Record<string, string> = {
@@ -224,12 +305,7 @@ export function deliveryService({
 
 class TimeoutError extends Error {}
 
-/**
- * One POST on a fresh connection (no keep-alive): a test's receiver server can then close at
- * once, instead of waiting for an idle connection the simulator would otherwise hold open.
- * Resolves with the status and the first bytes of the answer once the whole answer is read (the
- * rest is read and dropped); redirects are not followed.
- */
+/** One POST on a fresh connection (a test's receiver can close at once), not following redirects. */
 function post(
   url: string,
   headers: Record<string, string>,
@@ -278,7 +354,6 @@ function post(
   });
 }
 
-/** Node's TLS verification codes, as a developer reads them, with what to do. */
 const TLS_FAILURES: Record<string, string> = {
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the receiver's certificate is not trusted",
   UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the receiver's certificate is not trusted",
@@ -288,10 +363,7 @@ const TLS_FAILURES: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: "the receiver's certificate does not name its host",
 };
 
-/**
- * Why an attempt to `url` failed, in words a developer acts on: the simulator delivers from the
- * machine it runs on, so a placeholder domain or a receiver that is not running fails every time.
- */
+/** Why an attempt to `url` failed, in words a developer acts on. */
 function describe(error: unknown, url: string): string {
   const code = (error as { code?: unknown }).code;
   const tls = typeof code === 'string' ? TLS_FAILURES[code] : undefined;

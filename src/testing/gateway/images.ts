@@ -1,10 +1,8 @@
 import { JobhookError } from '../../common/errors.js';
 import { randomBytes } from 'node:crypto';
-import type { Activity } from './activity.js';
 import type { JobOutcome, ResolvedGatewayOptions } from './config.js';
-import { GatewayFailure, invalid, notFound } from './envelope.js';
-import { nowIso, type GatewayState, type TaskRecord } from './state.js';
-import type { RouteContext } from './routes.js';
+import { GatewayFailure, invalid, notFound, type RouteContext } from './routes.js';
+import { nowIso, type Activity, type GatewayState, type TaskRecord } from './state.js';
 
 const ASPECT_RATIO = /^[1-9]\d{0,4}:[1-9]\d{0,4}$/;
 const MAX_PROMPT_LENGTH = 4000;

@@ -1,18 +1,13 @@
-import { activityTracker } from './activity.js';
-import { rateLimiter } from './auth.js';
-import { changeSignal } from './changes.js';
+import { createAccount, createKey, postKey, rateLimiter } from './accounts.js';
 import { resolveGatewayOptions, type GatewayOptions, type JobOutcome } from './config.js';
-import { chosenOutcomes } from './console/chosen-outcomes.js';
+import { chosenOutcomes } from './console/actions.js';
 import { CONSOLE_PATH, consoleHandler, type ConsoleHandler } from './console/handler.js';
 import { consoleSnapshot } from './console/snapshot.js';
-import { deliveryService } from './deliveries.js';
-import { deliveryLog, type DeliveryAttempt, type DroppedDelivery } from './delivery-log.js';
-import { GatewayFailure } from './envelope.js';
+import { deliveryLog, deliveryService, type DeliveryAttempt, type DroppedDelivery } from './deliveries.js';
 import { balances, imageService } from './images.js';
-import { createAccount, createKey, postKey } from './keys.js';
-import { route } from './routes.js';
+import { GatewayFailure, route } from './routes.js';
 import { callRoute, listen, type RecordedRequest } from './server.js';
-import { createState, type TaskRecord, type WebhookRecord } from './state.js';
+import { activityTracker, changeSignal, createState, type TaskRecord, type WebhookRecord } from './state.js';
 import { deleteWebhook, listWebhooks, postWebhook } from './webhooks.js';
 
 /** A failure the next matching requests get instead of their answer, to test a client's handling. */
@@ -35,7 +30,7 @@ export interface InjectedFailure {
 export interface Gateway {
   /** Append `/api/v1/...` to it; requests to any other host are refused (403). */
   readonly baseUrl: string;
-  /** A key of an approved account with `credits` credits: the `apiKey` option, or a fresh random one. */
+  /** A key of an approved account with `credits` credits: the `apiKey` option, or a fresh one. */
   readonly apiKey: string;
   /** The numeric id of `apiKey`, for a webhook's `api_key_id`. */
   readonly apiKeyId: number;
@@ -53,12 +48,7 @@ export interface Gateway {
   createAccount(options?: { approved?: boolean; credits?: number }): { apiKey: string; apiKeyId: number };
   /** Moves a task one step (pending -> processing -> its outcome), for `jobs: { auto: false }`. */
   advanceJob(taskId: string, outcome?: JobOutcome): { task_id: string; status: string };
-  /**
-   * Sends a delivery (by its `webhook-id`) again to its webhook, as a resend: the same body and
-   * `webhook-id`, a fresh series of attempts (marked `redelivery: true` in `deliveries`), so a
-   * receiver that dedupes answers it as a duplicate. Throws when the delivery is unknown or its
-   * webhook deleted.
-   */
+  /** Sends a delivery (by its `webhook-id`) again: same body and id, new attempts; throws if unknown. */
   redeliver(deliveryId: string): void;
   /** Makes the next matching requests fail. */
   failNext(failure?: InjectedFailure): void;
@@ -100,7 +90,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     () => changes.notify(),
   );
 
-  // Every route may change what the console shows (a webhook, a job): tell its watchers after each.
+  // Every route may change what the console shows: its watchers are told after each.
   const routes = [
     route('POST', '/api/v1/keys', postKey),
     route('POST', '/api/v1/webhooks', postWebhook(config.signing)),
@@ -151,7 +141,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       snapshot: (key) => consoleSnapshot(baseUrl, state, log, key),
       mainKey,
       keyFor: (apiKey) => state.keys.get(apiKey),
-      // The console acts through the API's own checks (approval, limits, failNext, validation).
       api: (key, method, path, body = {}) => {
         const account = state.accounts.get(key.account_id)!;
         return callRoute(api, { method, path, key, account, body: () => Promise.resolve(body) });
@@ -205,6 +194,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
 }
 
 export type { GatewayOptions, JobOutcome, JobRequest } from './config.js';
-export type { DeliveryAttempt, DroppedDelivery } from './delivery-log.js';
+export type { DeliveryAttempt, DroppedDelivery } from './deliveries.js';
 export type { RecordedRequest } from './server.js';
 export type { WebhookRecord } from './state.js';

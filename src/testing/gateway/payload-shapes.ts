@@ -1,7 +1,4 @@
-/**
- * The payload shapes the simulator can send, for testing a receiver against a gateway whose payload
- * is not jobhook's default. Each is written out in docs/gateway-simulator.md ("Payload shapes").
- */
+// The payload shapes the simulator can send, each written out in docs/gateway-simulator.md.
 import { JobhookError } from '../../common/errors.js';
 import type { SamplePayload } from '../../events/sample-payload.js';
 import type { JobCompletedEvent, JobFailedEvent } from '../../events/schemas.js';

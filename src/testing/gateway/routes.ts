@@ -1,14 +1,33 @@
-import { invalid } from './envelope.js';
+// The gateway API's routes: what a handler is given, how it refuses (GatewayFailure), and how a
+// request finds its route.
 import type { Account, ApiKeyRecord, GatewayState } from './state.js';
 
-/** What a route handler is given; it returns the `data` of the success envelope or throws a GatewayFailure. */
+/**
+ * Thrown by a route to answer with the failure envelope. The document names the codes
+ * `invalid_request`, `unauthorized` and `not_found`; the others are the simulator's choice
+ * (docs/gateway-simulator.md).
+ */
+export class GatewayFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const invalid = (message: string) => new GatewayFailure(400, 'invalid_request', message);
+export const notFound = (message: string) => new GatewayFailure(404, 'not_found', message);
+
+/** A route handler returns the `data` of the success envelope or throws a GatewayFailure. */
 export interface RouteContext {
   state: GatewayState;
   account: Account;
   key: ApiKeyRecord;
   body: Record<string, unknown>;
   params: Record<string, string>;
-  /** The query string (lists read their paging parameters from it). */
   query: URLSearchParams;
 }
 
@@ -20,7 +39,7 @@ export interface Route {
   handler: RouteHandler;
 }
 
-/** `/api/v1/webhooks/:id` to a pattern whose named groups are the parameters. */
+/** `/api/v1/webhooks/:id` becomes a pattern whose named groups are the parameters. */
 export function route(method: Route['method'], path: string, handler: RouteHandler): Route {
   const source = path.replace(/:(\w+)/g, '(?<$1>[^/]+)');
   return { method, pattern: new RegExp(`^${source}$`), handler };
@@ -42,7 +61,6 @@ export function match(routes: readonly Route[], method: string, path: string): M
   return pathKnown ? 'method_not_allowed' : 'not_found';
 }
 
-/** A path parameter with its percent-escapes decoded; a malformed escape (`%ZZ`) is the caller's mistake. */
 function decoded(value: string): string {
   try {
     return decodeURIComponent(value);

@@ -1,12 +1,14 @@
+// The simulator's HTTP side: the guard on Host, authentication, the route, the body, the envelope.
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { collectNodeStream, declaredLength, limitsWithin } from '../../wire/collect-stream.js';
 import { BodyReadError } from '../../wire/read-body.js';
-import { authenticate, authorize } from './auth.js';
-import { GatewayFailure, invalid, requestId, sendFailure, sendSuccess } from './envelope.js';
-import { hostGuard, type HostGuard } from './host-guard.js';
-import { match, type Route } from './routes.js';
+import { authenticate, authorize } from './accounts.js';
+import { GatewayFailure, invalid, match, type Route } from './routes.js';
 import type { Account, ApiKeyRecord, GatewayState } from './state.js';
+import { isLoopback } from './webhooks.js';
 
 const MAX_BODY_BYTES = 64 * 1024;
 const BODY_TIMEOUT_MS = 10_000;
@@ -18,31 +20,23 @@ export interface RecordedRequest {
   status: number;
 }
 
-/** Whether a request named a Host the simulator serves, and what to tell it when not. */
+/** The request's Host when the simulator serves it, else the 403 message, which names the host to use. */
 export interface HostAccess {
-  /** The request's Host header when it is one the simulator serves; undefined when refused. */
   host: string | undefined;
-  /** The 403 message for a refused Host: it names the host to use. */
   refusal: string;
 }
 
 export interface ServerHooks {
   state: GatewayState;
   routes: readonly Route[];
-  /** Runs after authentication: rate limits and injected failures throw from here. */
+  /** Rate limits and injected failures throw from here, after authentication. */
   beforeRoute(method: string, path: string, key: ApiKeyRecord, account: Account): void;
   requests: RecordedRequest[];
-  /**
-   * Answers a request outside the gateway API itself (the console under `/_console`) and returns
-   * true, or returns false to leave it to the API. Such requests are not in `requests`.
-   */
+  /** Answers a request outside the API (the console) and returns true; not recorded in `requests`. */
   intercept?(req: IncomingMessage, res: ServerResponse, path: string, access: HostAccess): boolean;
 }
 
-/**
- * Listens on `address` (default 127.0.0.1, a free port); only requests whose Host the guard
- * accepts are served (host-guard.ts).
- */
+/** Listens on `address` (default 127.0.0.1, a free port), serving only the Hosts the guard accepts. */
 export async function listen(
   hooks: ServerHooks,
   address: { host: string; port: number; allowedHosts?: readonly string[] } = { host: '127.0.0.1', port: 0 },
@@ -87,9 +81,8 @@ async function handle(hooks: ServerHooks, guard: HostGuard, req: IncomingMessage
 }
 
 /**
- * One API operation for an authenticated key, through every check after authentication: approval,
- * rate limit and injected failures, route (404/405), body (400), then the operation. The console
- * calls it too, so that what it does is what the API would do.
+ * One API operation for an authenticated key, through every later check: approval, rate limit and
+ * injected failures, route (404/405), body (400). The console calls it too, to act as the API would.
  */
 export async function callRoute(
   hooks: Pick<ServerHooks, 'state' | 'routes' | 'beforeRoute'>,
@@ -115,11 +108,7 @@ export async function callRoute(
   return found.route.handler({ state: hooks.state, account, key, body, params: found.params, query });
 }
 
-/**
- * docs/gateway.md §4: request bodies are JSON objects sent with Content-Type: application/json.
- * Read with the Node collector within MAX_BODY_BYTES (413) and BODY_TIMEOUT_MS (408); a body left
- * unread closes the connection after the answer.
- */
+/** A JSON object (docs/gateway.md §4), within MAX_BODY_BYTES (413) and BODY_TIMEOUT_MS (408). */
 async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   const limits = limitsWithin(MAX_BODY_BYTES, BODY_TIMEOUT_MS);
   let bytes: Uint8Array;
@@ -157,3 +146,84 @@ async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> 
     throw invalid('The body must be a JSON object.');
   return body as Record<string, unknown>;
 }
+
+function requestId(): string {
+  return `req_${randomBytes(12).toString('hex')}`;
+}
+
+/** Every answer carries `success` and `request_id` (docs/gateway.md §2.1). */
+function sendSuccess(res: ServerResponse, id: string, data: unknown): void {
+  send(res, 200, { success: true, data, request_id: id }, id);
+}
+
+function sendFailure(res: ServerResponse, id: string, failure: GatewayFailure): void {
+  send(
+    res,
+    failure.status,
+    { success: false, error: { code: failure.code, message: failure.message }, request_id: id },
+    id,
+    failure.headers,
+  );
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  id: string,
+  headers: Record<string, string> = {},
+) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'x-request-id': id,
+    ...headers,
+  });
+  res.end(text);
+}
+
+/**
+ * Which Host headers the simulator serves, its guard against DNS rebinding: a page on a name made
+ * to resolve to 127.0.0.1 has the browser send its own name as Host, so serving only names no
+ * attacker controls is safe. Served: on a loopback address, any loopback name of the port; on
+ * another, that address; on a wildcard (`0.0.0.0`, `::`), any IP literal and this machine's name;
+ * everywhere, `allowedHosts`.
+ */
+function hostGuard(bound: { host: string; port: number }, allowedHosts: readonly string[] = []) {
+  const address = bound.host.replace(/^\[|\]$/g, '').toLowerCase();
+  const wildcard = address === '0.0.0.0' || address === '::';
+  const loopback = wildcard || isLoopback(address);
+  const allowed = new Set(allowedHosts.map((host) => host.toLowerCase()));
+  const machine = hostname().toLowerCase();
+  const display = address.includes(':') ? `[${address}]` : address;
+  const suggestion = loopback ? `127.0.0.1:${bound.port}` : `${display}:${bound.port}`;
+
+  function accepts(header: string | undefined): boolean {
+    if (header === undefined) return false;
+    const value = header.toLowerCase();
+    if (allowed.has(value)) return true;
+    const parsed = /^(\[[0-9a-f:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(value);
+    if (!parsed || Number(parsed[2]) !== bound.port) return false;
+    const name = parsed[1]!.replace(/^\[|\]$/g, '');
+    if (allowed.has(name)) return true;
+    if (name === address) return true;
+    if (loopback && isLoopback(name)) return true;
+    return wildcard && (isIP(name) !== 0 || name === machine);
+  }
+
+  return {
+    accepts,
+    /** The Host to use, as the refusal names it. */
+    suggestion,
+    refusal(header: string | undefined): string {
+      const seen = header === undefined ? 'no Host header' : `Host ${JSON.stringify(header.slice(0, 100))}`;
+      return (
+        `This host is not the gateway host (${seen}): use ${suggestion}` +
+        (loopback ? ` or localhost:${bound.port}.` : '.')
+      );
+    },
+  };
+}
+
+type HostGuard = ReturnType<typeof hostGuard>;

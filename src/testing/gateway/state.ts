@@ -1,4 +1,6 @@
-/** The simulator's in-memory records. Field names follow the gateway document's snake_case. */
+// What the simulator holds in memory: its records (snake_case, as the gateway names fields), the
+// signal raised when they change, and the background work `settled()` waits for.
+import { sleep } from '../../common/backoff.js';
 
 export interface Account {
   id: number;
@@ -26,7 +28,7 @@ export interface WebhookRecord {
   api_key_id: number | null;
   created_at: string;
   updated_at: string;
-  /** Kept server-side only: never part of a response. */
+  /** Never part of a response. */
   secret_key: string | undefined;
   total_sent: number;
   total_failed: number;
@@ -70,3 +72,92 @@ export function createState(): GatewayState {
 }
 
 export const nowIso = () => new Date().toISOString();
+
+/**
+ * Raised whenever something a watcher (the console) could show has changed; it carries no data,
+ * the watcher reads the state again. With no listener it costs a loop over an empty set.
+ */
+export function changeSignal() {
+  const listeners = new Set<() => void>();
+  return {
+    notify(): void {
+      for (const listener of listeners) listener();
+    },
+    /** Calls `listener` on every change until the returned function is called. */
+    subscribe(listener: () => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    get listeners(): number {
+      return listeners.size;
+    },
+  };
+}
+
+export type ChangeSignal = ReturnType<typeof changeSignal>;
+
+/**
+ * Counts the simulator's background work (automatic jobs, deliveries and their retries), so that
+ * a test awaits `gateway.settled()` instead of sleeping and `close()` cancels what is left.
+ */
+export function activityTracker() {
+  let busy = 0;
+  let waiters: (() => void)[] = [];
+  const controllers = new Set<AbortController>();
+  let closed = false;
+
+  function release() {
+    busy--;
+    if (busy === 0) {
+      const done = waiters;
+      waiters = [];
+      for (const resolve of done) resolve();
+    }
+  }
+
+  /** A signal aborted when the simulator closes; `dispose` it once no longer needed. */
+  function closeSignal(): { signal: AbortSignal; dispose: () => void } {
+    const controller = new AbortController();
+    if (closed) controller.abort();
+    else controllers.add(controller);
+    return { signal: controller.signal, dispose: () => controllers.delete(controller) };
+  }
+
+  return {
+    get closed() {
+      return closed;
+    },
+    /** Runs `task` as tracked work; the simulator is settled only once it ends. */
+    async track<T>(task: () => Promise<T>): Promise<T> {
+      busy++;
+      try {
+        return await task();
+      } finally {
+        release();
+      }
+    },
+    /** Resolves `true` after `ms`, or `false` as soon as the simulator closes. */
+    async wait(ms: number): Promise<boolean> {
+      const { signal, dispose } = closeSignal();
+      try {
+        await sleep(ms, signal);
+        return true;
+      } catch {
+        return false;
+      } finally {
+        dispose();
+      }
+    },
+    closeSignal,
+    settled(): Promise<void> {
+      return busy === 0 ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve));
+    },
+    close() {
+      closed = true;
+      for (const controller of controllers) controller.abort();
+      controllers.clear();
+    },
+  };
+}
+
+export type Activity = ReturnType<typeof activityTracker>;

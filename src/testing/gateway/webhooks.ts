@@ -1,10 +1,9 @@
+// The webhook routes, and how the simulator pages a list.
 import { isIP } from 'node:net';
 import { GATEWAY_EVENT_TYPES as EVENT_TYPES, isGatewayEventType } from '../../events/event-types.js';
-import { invalid, notFound } from './envelope.js';
 import { canSignWith, type DeliverySigning } from '../signing.js';
-import { pageOf, type ListPaging } from './pages.js';
+import { invalid, notFound, type RouteContext } from './routes.js';
 import { nowIso, type WebhookRecord } from './state.js';
-import type { RouteContext } from './routes.js';
 
 const MAX_URL_LENGTH = 2048;
 
@@ -19,7 +18,7 @@ function createWebhook({ state, account, key, body }: RouteContext, signing: Del
   if (secret !== undefined && secret !== null) {
     if (typeof secret !== 'string' || secret.length === 0)
       throw invalid('secret_key must be a non-empty string.');
-    // Refuse at once a secret the simulator could never sign with, in its signing family.
+    // A secret the simulator could never sign with is refused now, not at each delivery.
     if (!canSignWith(signing, secret)) {
       throw invalid('secret_key starts with "whsec_" but is not base64 after the prefix.');
     }
@@ -98,6 +97,7 @@ function webhookUrl(value: unknown): string {
   throw invalid('url must use https (plain http is accepted only for loopback hosts).');
 }
 
+/** `localhost`, `*.localhost`, 127.0.0.0/8 or ::1. */
 export function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
@@ -116,4 +116,50 @@ function eventList(value: unknown): string[] {
   }
   if (new Set(value).size !== value.length) throw invalid('events must not repeat an event type.');
   return value as string[];
+}
+
+/**
+ * How the simulator pages a list (docs/gateway-simulator.md shows each shape):
+ * - `cursor`: `{ items, has_more, next_cursor }`; the next page is `?cursor=<next_cursor>`.
+ * - `pages`: `{ items, page, per_page, total, total_pages }`; the next page is `?page=<n>`.
+ * - `unmarked`: `{ items }`, the first page only, with nothing that tells more exist.
+ */
+export type ListStyle = 'cursor' | 'pages' | 'unmarked';
+
+export interface ListPaging {
+  pageSize: number;
+  style: ListStyle;
+}
+
+/** The list answer for `items` (oldest first): an array without paging, else one page of them. */
+function pageOf<T>(items: readonly T[], query: URLSearchParams, paging: ListPaging | undefined): unknown {
+  if (!paging) return items;
+  const { pageSize, style } = paging;
+  if (style === 'pages') {
+    const page = position(query.get('page') ?? '1', 'page', 1);
+    const totalPages = Math.max(1, Math.ceil(items.length / pageSize));
+    const start = (page - 1) * pageSize;
+    return {
+      items: items.slice(start, start + pageSize),
+      page,
+      per_page: pageSize,
+      total: items.length,
+      total_pages: totalPages,
+    };
+  }
+  const cursor = query.get('cursor');
+  // A cursor is opaque to clients: here `c<offset>`, refused when made up.
+  const start =
+    cursor === null ? 0 : position(/^c\d{1,9}$/.test(cursor) ? cursor.slice(1) : 'x', 'cursor', 0);
+  const slice = items.slice(start, start + pageSize);
+  if (style === 'unmarked') return { items: slice };
+  const more = start + pageSize < items.length;
+  return { items: slice, has_more: more, next_cursor: more ? `c${start + pageSize}` : null };
+}
+
+function position(value: string, name: string, min: number): number {
+  const number = /^\d{1,9}$/.test(value) ? Number(value) : NaN;
+  if (!(number >= min))
+    throw invalid(`${name} is not a valid ${name === 'page' ? 'page number' : 'cursor'}.`);
+  return number;
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { collectNodeStream, declaredLength, limitsWithin } from '../../../wire/collect-stream.js';
 import { BodyReadError } from '../../../wire/read-body.js';
-import type { JobOutcome } from '../config.js';
+import type { JobOutcome, ResolvedGatewayOptions } from '../config.js';
 import type { ApiKeyRecord } from '../state.js';
 
 /** A refusal in the console's own JSON, `{ error: { code, message } }`. */
@@ -15,7 +15,7 @@ export class ConsoleFailure extends Error {
   }
 }
 
-/** What the console's actions do, each as the API would (index.ts wires them to the API's routes). */
+/** What the console's actions do, each as the API would. */
 export interface ConsoleOperations {
   /** An API operation as `key`, through the API's checks; throws a GatewayFailure when refused. */
   api(
@@ -36,10 +36,8 @@ const MAX_BODY_BYTES = 16 * 1024;
 const BODY_TIMEOUT_MS = 10_000;
 
 /**
- * The console's actions, under `/_console`: submit a job, create an API key, create or delete a
- * webhook, redeliver a delivery. Each acts as `key` (the page's account) and goes through the same
- * checks as the API call it stands for: approval, rate limit, injected failures, validation.
- * Returns undefined for a path that is no action.
+ * The console's actions: submit a job, create an API key, create or delete a webhook, redeliver.
+ * Each acts as `key` through the checks of the API call it stands for; undefined for no action.
  */
 export async function consoleAction(
   operations: ConsoleOperations,
@@ -71,7 +69,6 @@ export async function consoleAction(
   if (route === '/keys') {
     allow(method, 'POST');
     const { title } = await actionBody(req, host);
-    // The plaintext key is in this answer and in no other, as in the API's.
     return operations.api(key, 'POST', '/api/v1/keys', { title });
   }
   if (route === '/webhooks') {
@@ -106,9 +103,8 @@ export function allow(method: string, allowed: 'GET' | 'POST' | 'DELETE') {
 }
 
 /**
- * A browser names the page an action comes from: it must be the console's own. A cross-site form
- * cannot send application/json or DELETE, and a cross-site fetch that does is preflighted, which
- * the console never approves.
+ * The page an action comes from must be the console's own. A cross-site form cannot send JSON or
+ * DELETE, and a cross-site fetch that does is preflighted, which the console never approves.
  */
 function sameOrigin(req: IncomingMessage, host: string) {
   const origin = req.headers.origin;
@@ -117,7 +113,6 @@ function sameOrigin(req: IncomingMessage, host: string) {
   }
 }
 
-/** A JSON object from a same-origin request. */
 async function actionBody(req: IncomingMessage, host: string): Promise<Record<string, unknown>> {
   sameOrigin(req, host);
   if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
@@ -146,4 +141,26 @@ async function actionBody(req: IncomingMessage, host: string): Promise<Record<st
     throw new ConsoleFailure(400, 'invalid_request', 'The body must be a JSON object.');
   }
   return body as Record<string, unknown>;
+}
+
+/**
+ * Lets the console decide how one job ends without touching `jobs.outcome`: a choice made for a
+ * task id wins once, every other job ends as configured.
+ */
+export function chosenOutcomes(config: ResolvedGatewayOptions) {
+  const chosen = new Map<string, JobOutcome>();
+  return {
+    config: {
+      ...config,
+      outcome: (job) => {
+        const outcome = chosen.get(job.task_id);
+        if (!outcome) return config.outcome(job);
+        chosen.delete(job.task_id);
+        return outcome;
+      },
+    } satisfies ResolvedGatewayOptions,
+    choose(taskId: string, outcome: JobOutcome): void {
+      chosen.set(taskId, outcome);
+    },
+  };
 }

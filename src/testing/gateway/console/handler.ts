@@ -1,12 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ChangeSignal } from '../changes.js';
-import { GatewayFailure } from '../envelope.js';
+import { GatewayFailure } from '../routes.js';
 import type { HostAccess } from '../server.js';
-import type { ApiKeyRecord } from '../state.js';
+import type { ApiKeyRecord, ChangeSignal } from '../state.js';
 import { allow, consoleAction, ConsoleFailure, type ConsoleOperations } from './actions.js';
 import { liveFeed } from './live.js';
 import { CONSOLE_PAGE, CONSOLE_PAGE_POLICY } from './page.js';
-import { consoleSessions } from './sessions.js';
 
 /** Everything under this path is the console's; the gateway API stays under `/api/v1`. */
 export const CONSOLE_PATH = '/_console';
@@ -15,7 +14,7 @@ export interface ConsoleDependencies extends ConsoleOperations {
   changes: ChangeSignal;
   /** The console's data for the account of `key`, and no other. */
   snapshot: (key: ApiKeyRecord) => unknown;
-  /** The key the console acts with when the page was not opened with one: the main account's. */
+  /** The key the console acts with when the page was not opened with one. */
   mainKey: ApiKeyRecord;
   /** The record of a plaintext API key, or undefined for an unknown one. */
   keyFor(apiKey: string): ApiKeyRecord | undefined;
@@ -23,17 +22,15 @@ export interface ConsoleDependencies extends ConsoleOperations {
 }
 
 /**
- * The console's HTTP side: the page at `/_console`, its data at `/_console/state` (JSON) and
- * `/_console/events` (server-sent events), and its actions (actions.ts). It shows one account: the
- * main one, or the one whose key opened the page (`/_console?api_key=<key>`, kept in a cookie).
- * Requests must name a Host the simulator serves (no DNS rebinding, on every bind address); the
- * actions also need, when the browser sends one, the console's own Origin.
+ * The console's HTTP side: the page, its data at `/state` (JSON) and `/events` (server-sent
+ * events), and its actions. It shows one account: the main one, or the one whose key opened the
+ * page (`/_console?api_key=<key>`, kept in a session cookie). The Host guard applies here too.
  */
 export function consoleHandler(dependencies: ConsoleDependencies) {
   const feed = liveFeed({ changes: dependencies.changes, heartbeatMs: dependencies.heartbeatMs });
   const sessions = consoleSessions();
 
-  /** True when `path` is the console's (answered here), false to leave it to the gateway API. */
+  /** True when `path` is the console's (answered here), false to leave it to the API. */
   function handle(req: IncomingMessage, res: ServerResponse, path: string, access: HostAccess): boolean {
     if (path !== CONSOLE_PATH && !path.startsWith(`${CONSOLE_PATH}/`)) return false;
     answer(req, res, path, access).catch((error: unknown) => {
@@ -87,7 +84,7 @@ export function consoleHandler(dependencies: ConsoleDependencies) {
   function openWith(res: ServerResponse, apiKey: string) {
     const key = dependencies.keyFor(apiKey);
     if (!key) throw new ConsoleFailure(401, 'unauthorized', 'The API key is invalid.');
-    // The key leaves the address bar at once; the cookie names a session, never the key.
+    // The key leaves the address bar at once; the cookie names a session, not the key.
     res.writeHead(303, {
       location: CONSOLE_PATH,
       'set-cookie': sessions.open(key, CONSOLE_PATH),
@@ -98,7 +95,6 @@ export function consoleHandler(dependencies: ConsoleDependencies) {
 
   return {
     handle,
-    /** How many event streams are open. */
     get streams(): number {
       return feed.clients;
     },
@@ -119,4 +115,32 @@ const COMMON_HEADERS = {
 function json(res: ServerResponse, status: number, data: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...COMMON_HEADERS });
   res.end(JSON.stringify(data));
+}
+
+/** Sessions at most; the oldest goes first. A simulator serves one developer, not a crowd. */
+const MAX_SESSIONS = 1000;
+
+/**
+ * Which key the console acts with, per browser. The cookie's name is unique to this simulator
+ * (cookies ignore ports), HttpOnly and SameSite=Strict (no other site's page sends it).
+ */
+function consoleSessions() {
+  const cookieName = `jobhook_console_${randomBytes(4).toString('hex')}`;
+  const sessions = new Map<string, ApiKeyRecord>();
+  return {
+    /** Starts a session for `key`; answers the Set-Cookie header value. */
+    open(key: ApiKeyRecord, path: string): string {
+      const token = randomBytes(24).toString('base64url');
+      sessions.set(token, key);
+      if (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!);
+      return `${cookieName}=${token}; Path=${path}; HttpOnly; SameSite=Strict`;
+    },
+    keyOf(req: IncomingMessage): ApiKeyRecord | undefined {
+      for (const part of (req.headers.cookie ?? '').split(';')) {
+        const [name, value] = part.trim().split('=', 2);
+        if (name === cookieName && value !== undefined) return sessions.get(value);
+      }
+      return undefined;
+    },
+  };
 }

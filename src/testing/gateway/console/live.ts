@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ChangeSignal } from '../changes.js';
+import type { ChangeSignal } from '../state.js';
 
 export interface LiveFeedOptions {
   changes: ChangeSignal;
@@ -12,10 +12,8 @@ export interface LiveFeedOptions {
 }
 
 /**
- * The console's server-sent events: each client gets the whole state at once, then again after
- * every change (coalesced), and a heartbeat comment in between. It listens to the simulator and
- * runs timers only while a client is connected; a client that goes away is dropped, and `close()`
- * ends every stream and leaves no listener or timer behind.
+ * The console's server-sent events: the whole state at once, again after each change (coalesced),
+ * heartbeats in between. It holds a listener and timers only while a client is connected.
  */
 export function liveFeed({ changes, heartbeatMs, coalesceMs = 50, maxClients = 32 }: LiveFeedOptions) {
   // Each client with the data of its `state` events (its account's), read afresh when sent.
@@ -71,8 +69,7 @@ export function liveFeed({ changes, heartbeatMs, coalesceMs = 50, maxClients = 3
         heartbeat = setInterval(() => broadcast(() => ': heartbeat\n\n'), heartbeatMs);
         heartbeat.unref();
       }
-      // The response's 'close' is the one that means "the client went away": the request's fires
-      // as soon as its (empty) body has been read.
+      // The response's 'close' means the client went away; the request's fires once its body is read.
       res.on('close', () => drop(res));
       res.on('error', () => drop(res));
     },

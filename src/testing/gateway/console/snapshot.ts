@@ -1,4 +1,4 @@
-import type { DeliveryAttempt, DeliveryLog, DeliveryRecord } from '../delivery-log.js';
+import type { DeliveryAttempt, DeliveryLog, DeliveryRecord } from '../deliveries.js';
 import type { ApiKeyRecord, GatewayState, TaskRecord, WebhookRecord } from '../state.js';
 
 /** The console shows the newest this many jobs and deliveries: a long session stays light. */
@@ -60,10 +60,7 @@ export interface ConsoleSnapshot {
   totals: { jobs: number; deliveries: number };
 }
 
-/**
- * A copy of what the simulator holds for the account of `key`, and of no other account; never a
- * secret: no `secret_key`, no API key.
- */
+/** A copy of what the simulator holds for the account of `key` only; never a secret_key or an API key. */
 export function consoleSnapshot(
   baseUrl: string,
   state: GatewayState,
