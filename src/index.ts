@@ -14,6 +14,7 @@ export type {
   CloseOptions,
 } from './receiver/types.js';
 export type { ReceiverOptions, VerifiedDelivery, DedupeKeyFunction } from './receiver/options.js';
+export type { ReceiverContract } from './contract/receiver-contract.js';
 export type { SecretLookup, SecretLookupRequest, TenantSecrets } from './receiver/tenants.js';
 export type {
   ReceiverRegisterOptions,
