@@ -113,7 +113,7 @@ export async function probe(args: string[]): Promise<number> {
         print('');
         print('Receiver configuration (TypeScript):');
         print('');
-        for (const line of report.typescript.trimEnd().split('\n')) print(`  ${line}`);
+        for (const line of report.typescript.trimEnd().split('\n')) print(line && `  ${line}`);
         print('');
         print('The contract as JSON (createReceiver({ secret, contract }) takes it, or the whole report):');
         for (const line of jsonText(report.contract).split('\n')) print(`  ${line}`);

@@ -109,7 +109,6 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
       failure = error;
     }
     const deleted = await deleteWebhook(client, webhookId);
-    say(deleted ? `Deleted webhook ${webhookId}` : `Could not delete webhook ${webhookId}`);
     if (failure !== undefined)
       throw new ProbeError(messageOf(failure), webhookId, deleted, { cause: failure });
     report!.probe.webhookDeleted = deleted;

@@ -97,7 +97,10 @@ function contractSignature(found: SignatureFinding): ReceiverContract['signature
 /** `createReceiver` with `contract`, as a person pastes it. */
 export function typescriptOf(contract: ReceiverContract, baseUrl: string | null, at: string): string {
   const unverified = contract.signature.scheme === 'unsigned' || contract.signature.scheme === 'unknown';
-  const literal = JSON.stringify(contract, null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:');
+  // JSON as a TypeScript literal: bare keys, and single quotes where no quote or escape is inside.
+  const literal = JSON.stringify(contract, null, 2)
+    .replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')
+    .replace(/"([^"'\\]*)"/g, "'$1'");
   return [
     "import { createReceiver, type ReceiverContract } from 'jobhook';",
     '',

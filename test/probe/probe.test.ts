@@ -4,6 +4,7 @@
 // and the probe's webhook is gone afterwards, also after a failure and an abort.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { runInNewContext } from 'node:vm';
 import {
   createReceiver,
   type JobCompletedEvent,
@@ -219,6 +220,11 @@ describe('each family of signature, in each payload shape', () => {
     expect(report.payload).toMatchObject({ ...SHAPES[shape], errorPath: expect.any(String) });
     expect(report.check).toEqual({ completed: 'handled', failed: null, forgedRefused: true });
     expect(report.contract?.signature.scheme).toBe(signature.scheme);
+    // The TypeScript to paste holds the same contract.
+    const literal = /const contract: ReceiverContract = ([\s\S]*?);\n\nconst receiver/.exec(
+      report.typescript!,
+    )![1]!;
+    expect(runInNewContext(`(${literal})`)).toEqual(report.contract);
     expect(report.probe.webhookDeleted).toBe(true);
     await expectNoWebhooks(client);
     const adopted = await adopt(gateway, client, report, signing);
