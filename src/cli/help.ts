@@ -18,7 +18,7 @@ Commands:
   failed retry <id|--all> Queue failed events again
 
 Options:
-  -h, --help              Show help (also: jobhook <command> --help)
+  -h, --help              Show help (also: jobhook <command> --help, jobhook help <command>)
   -v, --version           Show the version
 
 Environment: GATEWAY_URL, GATEWAY_API_KEY and WEBHOOK_SECRET stand in for --base-url, --api-key

@@ -22,6 +22,8 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(mainHelp);
     return 2;
   }
+  // `jobhook help probe` is `jobhook probe --help`.
+  if (name === 'help' && rest.length > 0) return run([...rest, '--help']);
   if (name === '-h' || name === '--help' || name === 'help') {
     process.stdout.write(mainHelp);
     return 0;

@@ -32,6 +32,7 @@ describe('jobhook probe', () => {
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout).toMatch(/^Usage: jobhook probe \[options\]/);
     expect((await runCli(['help'])).stdout).toMatch(/^ {2}probe {2,}Learn how a gateway signs/m);
+    expect((await runCli(['help', 'probe'])).stdout).toBe(result.stdout);
   });
 
   it('--json: the report of a GitHub-like signature, a flat payload and its retries; also in --out', async () => {
