@@ -13,6 +13,7 @@ export type { Receiver, AnyEvent, ErrorHandler } from './receiver/types.js';
 export type { ReceiverOptions } from './receiver/options.js';
 export type { SecretLookup, TenantSecrets } from './receiver/tenants.js';
 export type { DeliveryContext, EventHandler } from './receiver/run-handlers.js';
+export type { ReceiverContract } from './contract/receiver-contract.js';
 export type { Logger } from './common/logger.js';
 export type { ReceiverObserver } from './receiver/observe.js';
 export type { JobResult } from './results/job-result.js';

@@ -8,6 +8,7 @@ Commands:
   gateway                 Run the gateway simulator in the foreground
   generate "<prompt>"     Submit an image job; with --wait, print its image URL when it ends
   jobs                    List tracked jobs still waiting for their outcome, oldest first
+  probe                   Learn how a gateway signs, shapes and retries its deliveries (one job)
   secret                  Print a fresh webhook secret (whsec_...)
   send <url> [payload]    Send a signed test delivery to a receiver and print its answer
   webhooks list           List the webhooks of an account
@@ -17,7 +18,7 @@ Commands:
   failed retry <id|--all> Queue failed events again
 
 Options:
-  -h, --help              Show help (also: jobhook <command> --help)
+  -h, --help              Show help (also: jobhook <command> --help, jobhook help <command>)
   -v, --version           Show the version
 
 Environment: GATEWAY_URL, GATEWAY_API_KEY and WEBHOOK_SECRET stand in for --base-url, --api-key
@@ -88,6 +89,50 @@ Options:
   -h, --help            Show this help
 
 Exit code 0 when the job was submitted (with --wait: completed), 1 otherwise.
+`;
+
+export const probeHelp = `Usage: jobhook probe [options]
+
+Learns what the gateway's document leaves unstated, by watching it. Listens on this machine,
+registers a temporary webhook for job.completed and job.failed with a fresh random secret,
+submits one image job (it spends credits: asked first, or --yes), and reports:
+
+  signature  which headers carry what, what is signed, the digest's encoding and layout, and
+             whether the secret is text or base64 after whsec_ (or unsigned, or unknown)
+  payload    where the event type, task id, image URL, error and event id are
+  retries    with --retries-for: the delays between attempts, and whether the ids stay the same
+  contract   the receiver configuration that matches, as TypeScript and as JSON:
+             createReceiver({ secret, contract }) takes it (docs/contracts.md)
+
+The webhook is deleted at the end, also on failure and on Ctrl+C. The API key and the secret are
+never printed, nor any signature.
+
+Options:
+  --public-url <url>    The URL the gateway reaches this listener at (default
+                        http://<host>:<port>/); a real gateway needs a public HTTPS URL, such as
+                        a tunnel to --port
+  --host <address>      The address to listen on (default 127.0.0.1)
+  -p, --port <n>        The port to listen on (default: a free one)
+  --model <model>       The job's model (or set JOBHOOK_MODEL; default "default")
+  --prompt <text>       The job's prompt
+  --aspect-ratio <w:h>  The job's aspect ratio (default 1:1)
+  --fail-prompt <text>  Also submit a job with this prompt, meant to fail, to see a job.failed
+                        delivery (the simulator fails prompts that contain "fail")
+  --retries-for <s>     Answer the job's deliveries 500 for this many seconds, then 200, and
+                        report the retries
+  --timeout <s>         The longest wait for the job to end and its delivery (and, with
+                        --retries-for, for the next attempt after that window); default 300
+  -y, --yes             Do not ask before spending credits (needed without a terminal)
+  --json                Print the whole report as JSON
+  --out <file>          Also write the report as JSON to <file>
+  --api-key <key>       The API key (or set GATEWAY_API_KEY)
+  --base-url <url>      The gateway's base URL (or set GATEWAY_URL)
+  -h, --help            Show this help
+
+Rehearse against the simulator: npx jobhook gateway --signing hmac-sha256 --payload flat, then
+jobhook probe --yes with the GATEWAY_URL and GATEWAY_API_KEY it prints.
+
+Exit code 0 when the report is made, 1 when the probe failed, 2 for a bad command line.
 `;
 
 export const sendHelp = `Usage: jobhook send <url> [payload-file] [options]

@@ -5,6 +5,7 @@ import { gateway } from './gateway.js';
 import { generate } from './generate.js';
 import { jobs } from './jobs.js';
 import { mainHelp } from './help.js';
+import { probe } from './probe.js';
 import { secret } from './secret.js';
 import { send } from './send.js';
 import { webhooks } from './webhooks.js';
@@ -12,7 +13,7 @@ import { webhooks } from './webhooks.js';
 /** A command: takes its own arguments, resolves to the exit code. */
 export type Command = (args: string[]) => Promise<number>;
 
-const commands: Record<string, Command> = { failed, gateway, generate, jobs, secret, send, webhooks };
+const commands: Record<string, Command> = { failed, gateway, generate, jobs, probe, secret, send, webhooks };
 
 /** Runs `jobhook <args>`; rejects with a UsageError for a bad command line. */
 export async function run(args: string[]): Promise<number> {
@@ -21,6 +22,8 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(mainHelp);
     return 2;
   }
+  // `jobhook help probe` is `jobhook probe --help`.
+  if (name === 'help' && rest.length > 0) return run([...rest, '--help']);
   if (name === '-h' || name === '--help' || name === 'help') {
     process.stdout.write(mainHelp);
     return 0;

@@ -28,6 +28,8 @@ import type { HeaderReader } from '../wire/headers.js';
 import { isRefusalCode } from '../signatures/refusals.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
 import type { JobResultsOptions } from '../results/job-results.js';
+import { resolveContract, type ResolvedContract } from '../contract/resolve-contract.js';
+import type { ReceiverContract } from '../contract/receiver-contract.js';
 import type { ResultChannel } from '../results/result-channel.js';
 import {
   refuse,
@@ -52,6 +54,13 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
   secret?: string | readonly string[] | SecretLookup;
   /** The signature scheme. Default: `standardWebhooks()`. A function is a custom verifier. */
   verifier?: Verifier | CustomVerifyFunction;
+  /**
+   * A sender that is not what jobhook assumed: the report of `npx jobhook probe` (or its
+   * `contract`), which names the signature scheme (one of the presets, in place of `verifier`)
+   * and where the payload keeps each field; handlers get the usual typed events. See
+   * docs/contracts.md.
+   */
+  contract?: ReceiverContract | { contract: ReceiverContract };
   /** Accept deliveries without checking any signature. Only for local experiments. */
   dangerouslySkipVerification?: boolean;
   /** How far a signed timestamp may be from the clock, in seconds, either way. Default 300. */
@@ -186,6 +195,7 @@ const NO_LIMIT = { infinite: true, unit: MS_OR_NONE };
 const RECEIVER_OPTIONS = optionNames<ReceiverOptions<EventSchemas>>()([
   'secret',
   'verifier',
+  'contract',
   'dangerouslySkipVerification',
   'toleranceSeconds',
   'now',
@@ -241,9 +251,11 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
   const secrets = typeof secret === 'function' || (skip && secret === undefined) ? [] : secretsOf(secret);
   // A lookup's secrets are learnt delivery by delivery, and join the redaction as they come.
   const redact = redactor(secrets);
-  const lookup = find && tenantLookup(find, (found) => verifyFunction(options.verifier, found), redact);
+  const contract = contractOf(options, skip);
+  const verifier = contract?.verifier ?? options.verifier;
+  const lookup = find && tenantLookup(find, (found) => verifyFunction(verifier, found), redact);
   const resolved: ResolvedOptions = {
-    verify: skip || lookup ? undefined : verifyFunction(options.verifier, secrets),
+    verify: skip || lookup ? undefined : verifyFunction(verifier, secrets),
     secrets,
     redact,
     lookup,
@@ -269,12 +281,24 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     logger: safeLogger(redactingLogger(options.logger ?? defaultLogger, redact)),
     observer: observerOf(options.observer),
     reconcile: reconcileOf(options),
-    mapPayload: undefined,
+    mapPayload: contract?.mapPayload,
   };
   const sender = options.senderTimeoutMs;
   if (sender !== undefined) positiveNumber(WHERE, 'senderTimeoutMs', sender, 0, { unit: 'ms' });
   warnOnTimeouts(resolved.logger, resolved.handlerTimeoutMs, sender);
   return resolved;
+}
+
+/** `contract`, checked: it names the scheme, so it cannot come with a `verifier`. */
+function contractOf(options: ReceiverOptions<EventSchemas>, skip: boolean): ResolvedContract | undefined {
+  if (options.contract === undefined) return undefined;
+  if (options.verifier !== undefined) {
+    throw new JobhookError(
+      'invalid_options',
+      'createReceiver: pass `contract` or `verifier`, not both: the contract names its signature scheme.',
+    );
+  }
+  return resolveContract(options.contract, skip);
 }
 
 /** `reconcile`, checked; it needs somewhere to dedupe, or the webhook and the poll could both run. */

@@ -24,6 +24,7 @@ const LAYERS: Record<string, number> = {
   handoff: 4,
   jobs: 3,
   reconcile: 4,
+  contract: 4,
   receiver: 5,
   adapters: 6,
   client: 6,
@@ -34,6 +35,7 @@ const LAYERS: Record<string, number> = {
   nats: 6,
   otel: 6,
   testing: 6,
+  probe: 6,
   cli: 7,
   index: 8,
 };

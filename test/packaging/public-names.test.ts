@@ -29,6 +29,7 @@ const ROOT = [
   'Logger',
   'Receiver',
   'ReceiverObserver',
+  'ReceiverContract',
   'ReceiverOptions',
   'ReconcileOptions',
   'SecretLookup',

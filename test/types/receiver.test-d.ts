@@ -1,6 +1,6 @@
 import { expectTypeOf, test } from 'vitest';
 import { z } from 'zod';
-import { createReceiver, type DeliveryContext, type JobCompletedEvent } from 'jobhook';
+import { createReceiver, type DeliveryContext, type JobCompletedEvent, type ReceiverContract } from 'jobhook';
 import type { UnknownEvent } from 'jobhook/extend';
 
 test('typed handler arguments are inferred from the schemas', () => {
@@ -49,4 +49,21 @@ test('a replaced or added schema changes the handler types', () => {
   receiver.onJobCompleted((event) => expectTypeOf(event.data.width).toEqualTypeOf<number>());
   receiver.on('job.started', (event) => expectTypeOf(event.data.task_id).toEqualTypeOf<string>());
   receiver.onJobFailed((event) => expectTypeOf(event.data.error.code).toEqualTypeOf<string>());
+});
+
+test('a contract: handlers keep their types; a scheme or a parameter that does not exist does not compile', () => {
+  const contract: ReceiverContract = {
+    signature: { scheme: 'hmac-sha256', header: 'x-signature', encoding: 'base64' },
+    payload: { typePath: 'event', taskIdPath: 'task_id', imageUrlPath: 'image_url' },
+  };
+  const receiver = createReceiver({ secret: 'k', contract });
+  receiver.onJobCompleted((event) => expectTypeOf(event.data.image_url).toEqualTypeOf<string>());
+  createReceiver({ secret: 'k', contract: { contract, notes: [] } as { contract: ReceiverContract } });
+  // @ts-expect-error: no such scheme
+  createReceiver({ secret: 'k', contract: { ...contract, signature: { scheme: 'ed25519' } } });
+  // @ts-expect-error: hmac-sha256 needs its header
+  createReceiver({ secret: 'k', contract: { ...contract, signature: { scheme: 'hmac-sha256' } } });
+  // JSON read from a file types its scheme as a string: an assertion adopts it.
+  const report = JSON.parse('{}') as { contract: { signature: { scheme: string }; payload: object } };
+  createReceiver({ secret: 'k', contract: report.contract as ReceiverContract });
 });

@@ -1,0 +1,387 @@
+/**
+ * `jobhook probe`: learns what the gateway's document leaves unstated by watching it. It listens,
+ * registers a temporary webhook for both events with a fresh secret, submits one job (and one
+ * meant to fail, when asked), captures the deliveries (answering 500 for a while, to watch the
+ * retries), finds the signature, the payload's paths and the retry delays, checks that a receiver
+ * made with the contract it found handles the delivery, and deletes the webhook, whatever happens.
+ */
+import { randomBytes } from 'node:crypto';
+import type { GatewayClient, ImageTask } from 'jobhook/client';
+import { createReceiver, GATEWAY_EVENT_TYPES, type JobCompletedEvent, type JobFailedEvent } from 'jobhook';
+import { detectPayload, type PayloadFinding } from './detect-payload.js';
+import { detectSignature } from './detect-signature.js';
+import { startListener, type CapturedDelivery, type ProbeListener } from './listener.js';
+import { contractOf, typescriptOf, type ContractCheck, type ProbeReport } from './report.js';
+import { retryFinding } from './retries.js';
+import { pathReader } from '../contract/paths.js';
+import { readHeaders } from '../wire/headers.js';
+import { isRecord } from '../common/is-record.js';
+import { sleep } from '../common/backoff.js';
+
+export interface ProbeOptions {
+  /** A client of the gateway to probe. */
+  client: GatewayClient;
+  /** The gateway's base URL, for the report. */
+  baseUrl?: string;
+  /** Where to listen. Default 127.0.0.1 and a free port. */
+  host?: string;
+  port?: number;
+  /** The URL the gateway reaches the listener at. Default `http://<host>:<port>/`. */
+  publicUrl?: string;
+  /** The job to submit. Default model `default`, a plain prompt, ratio 1:1. */
+  job?: { model?: string; prompt?: string; aspectRatio?: string };
+  /** Also submit a job with this prompt, meant to fail, to see a `job.failed` delivery. */
+  failPrompt?: string;
+  /** Answer the job's deliveries 500 for this long from the first, then 200: the retries are measured. */
+  retriesForMs?: number;
+  /** The longest wait for the job to end and its delivery to come (and, after `retriesForMs`, the next attempt). Default 300 s. */
+  timeoutMs?: number;
+  /** Stops the probe; the webhook is deleted before it rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Told each step as it happens, in words. */
+  progress?: (line: string) => void;
+}
+
+/** The probe failed; `webhookDeleted` says whether its webhook is gone (`null`: none was made). */
+export class ProbeError extends Error {
+  override name = 'ProbeError';
+  constructor(
+    message: string,
+    readonly webhookId: number | null,
+    readonly webhookDeleted: boolean | null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+const DEFAULT_TIMEOUT_MS = 300_000;
+const DEFAULT_PROMPT = 'a lighthouse on a cliff at dawn (jobhook probe)';
+
+export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
+  const { client, signal } = options;
+  const say = options.progress ?? (() => undefined);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const retriesForMs = options.retriesForMs ?? 0;
+  // The Standard Webhooks form: a `whsec_` secret tells the two secret forms apart (its text and
+  // its base64 give different keys).
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const tasks: { main?: string } = {};
+  /** Retries are measured on the main task's deliveries: 500 within the window from its first attempt. */
+  const answer = (delivery: Omit<CapturedDelivery, 'status'>): number => {
+    if (retriesForMs === 0) return 200;
+    // Before the task id is known, any delivery may be the job's: it is kept failing.
+    if (tasks.main === undefined) return 500;
+    if (!carries(delivery, tasks.main)) return 200;
+    const first = listener.deliveries.find((seen) => carries(seen, tasks.main!)) ?? delivery;
+    return delivery.monotonic - first.monotonic < retriesForMs ? 500 : 200;
+  };
+  const listener: ProbeListener = await startListener({
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    answer,
+  });
+  const webhookUrl = options.publicUrl ?? listener.url;
+  try {
+    say(`Listening at ${listener.url}; registering a webhook for ${webhookUrl}`);
+    const webhook = await client.webhooks
+      .create({ url: webhookUrl, events: [...GATEWAY_EVENT_TYPES], secret_key: secret }, { signal })
+      .catch((error: unknown) => {
+        throw new ProbeError(`could not register the webhook: ${messageOf(error)}`, null, null, {
+          cause: error,
+        });
+      });
+    const webhookId = webhook.id;
+    let report: ProbeReport | undefined;
+    let failure: unknown;
+    try {
+      report = await probeWith({
+        ...options,
+        secret,
+        timeoutMs,
+        retriesForMs,
+        listener,
+        tasks,
+        webhookUrl,
+        webhookId,
+      });
+    } catch (error) {
+      failure = error;
+    }
+    const deleted = await deleteWebhook(client, webhookId);
+    if (failure !== undefined)
+      throw new ProbeError(messageOf(failure), webhookId, deleted, { cause: failure });
+    report!.probe.webhookDeleted = deleted;
+    return report!;
+  } finally {
+    await listener.close();
+  }
+}
+
+/** Deletes the probe's webhook, on its own time (the probe's signal may be aborted): whether it is gone. */
+async function deleteWebhook(client: GatewayClient, id: number): Promise<boolean> {
+  try {
+    await client.webhooks.delete(id, { timeoutMs: 15_000 });
+    return true;
+  } catch (error) {
+    // Gone already is gone.
+    return (error as { status?: unknown }).status === 404;
+  }
+}
+
+interface ProbeRun extends ProbeOptions {
+  secret: string;
+  timeoutMs: number;
+  retriesForMs: number;
+  listener: ProbeListener;
+  tasks: { main?: string };
+  webhookUrl: string;
+  webhookId: number;
+}
+
+async function probeWith(run: ProbeRun): Promise<ProbeReport> {
+  const { client, signal, listener, timeoutMs, retriesForMs } = run;
+  const say = run.progress ?? (() => undefined);
+  const at = new Date().toISOString();
+  const job = {
+    model: run.job?.model ?? 'default',
+    aspect_ratio: run.job?.aspectRatio ?? '1:1',
+  };
+  const submitted = await client.images.generate(
+    { ...job, prompt: run.job?.prompt ?? DEFAULT_PROMPT },
+    { signal },
+  );
+  const taskId = submitted.task_id;
+  run.tasks.main = taskId;
+  say(`Submitted ${taskId}; waiting for it to end and for its delivery`);
+  const failedTaskId =
+    run.failPrompt === undefined
+      ? undefined
+      : (await client.images.generate({ ...job, prompt: run.failPrompt }, { signal })).task_id;
+  if (failedTaskId !== undefined) say(`Submitted ${failedTaskId}, meant to fail`);
+
+  const notes: string[] = [];
+  const ofTask = (id: string) => (delivery: CapturedDelivery) => carries(delivery, id);
+  const [task, first] = await Promise.all([
+    endOf(client, taskId, timeoutMs, signal),
+    listener.next(ofTask(taskId), { timeoutMs, signal, what: `delivery for ${taskId}` }),
+  ]);
+  if (task.status !== 'completed') {
+    throw new Error(
+      `the job ${taskId} ended ${String(task.status)}: the probe needs a completed job (to find the image URL); try another --prompt or --model`,
+    );
+  }
+  const failedDelivery =
+    failedTaskId === undefined
+      ? undefined
+      : await listener
+          .next(ofTask(failedTaskId), { timeoutMs, signal, what: `delivery for ${failedTaskId}` })
+          .catch((error: unknown) => {
+            if (signal?.aborted) throw error;
+            notes.push(`No delivery came for ${failedTaskId} (the job meant to fail): ${messageOf(error)}.`);
+            return undefined;
+          });
+  if (retriesForMs > 0) {
+    say(`Answering ${taskId}'s deliveries 500 for ${retriesForMs / 1000} s, then 200`);
+    await listener
+      .next((delivery) => carries(delivery, taskId) && delivery.status < 300, {
+        timeoutMs: Math.max(0, first.monotonic + retriesForMs - performance.now()) + timeoutMs,
+        signal,
+        what: `attempt for ${taskId} after the window`,
+      })
+      .catch((error: unknown) => {
+        if (signal?.aborted) throw error;
+        notes.push(
+          `No attempt came after the ${retriesForMs / 1000} s window: ${messageOf(error)}; the sender may have given up.`,
+        );
+      });
+  }
+
+  const attempts = listener.deliveries.filter(ofTask(taskId));
+  const signature = await detectSignature(first, run.secret);
+  const completedPayload = jsonOf(first);
+  if (completedPayload === undefined) throw new Error(`the delivery for ${taskId} is not JSON`);
+  const failedPayload = failedDelivery && jsonOf(failedDelivery);
+  const payload = detectPayload({
+    completed: { payload: completedPayload, headers: first.headers },
+    failed:
+      failedDelivery && failedPayload !== undefined
+        ? { payload: failedPayload, headers: failedDelivery.headers, taskId: failedTaskId! }
+        : undefined,
+    taskId,
+    imageUrl: typeof task.image_url === 'string' ? task.image_url : undefined,
+  });
+  const readEventId = payload.eventIdPath === null ? undefined : pathReader(payload.eventIdPath);
+  const retries = retryFinding(attempts, {
+    measured: retriesForMs > 0,
+    failedForMs: retriesForMs,
+    idHeader: signature.headers?.id ?? null,
+    eventIdOf: (delivery) => {
+      const decoded = jsonOf(delivery);
+      return readEventId && isRecord(decoded)
+        ? readEventId(decoded, readHeaders(delivery.headers))
+        : undefined;
+    },
+  });
+  if (retries.sameEventId === false) {
+    notes.push(`The payload's "${payload.eventIdPath}" changed between attempts: not used as the event id.`);
+    payload.eventIdPath = null;
+  }
+  notesOf(signature.scheme, payload, notes);
+  const contract = contractOf(signature, payload, notes) ?? null;
+  const last = attempts[attempts.length - 1]!;
+  const check =
+    contract &&
+    (await checkContract(contract, run.secret, {
+      completed: { delivery: last, taskId, imageUrl: task.image_url },
+      failed: failedDelivery && { delivery: failedDelivery, taskId: failedTaskId! },
+    }));
+  return {
+    probe: {
+      at,
+      baseUrl: run.baseUrl ?? null,
+      webhookUrl: run.webhookUrl,
+      webhookId: run.webhookId,
+      webhookDeleted: false,
+      taskId,
+      failedTaskId: failedTaskId ?? null,
+    },
+    signature,
+    payload,
+    retries,
+    check,
+    contract,
+    typescript: contract && typescriptOf(contract, run.baseUrl ?? null, at),
+    notes,
+  };
+}
+
+function notesOf(scheme: string, payload: PayloadFinding, notes: string[]): void {
+  if (scheme === 'unsigned') {
+    notes.push(
+      'No signature: nothing proves a delivery came from the gateway. Ask whether it signs with secret_key.',
+    );
+  }
+  if (scheme === 'unknown') {
+    notes.push(
+      'The signature is in a layout no preset reads: write a verifier (docs/events-and-signatures.md).',
+    );
+  }
+  if (payload.assumed.includes('typeValues.failed') || payload.assumed.includes('errorPath')) {
+    notes.push(
+      "The failed job's type value and error were guessed from the completed one: pass --fail-prompt to see a failure.",
+    );
+  }
+  if (payload.eventIdPath === null) {
+    notes.push(
+      'The payload carries no event id: the receiver uses "<type>:<task id>", stable across retries.',
+    );
+  }
+}
+
+/** Polls the task until it has ended (completed or failed), within `timeoutMs`. */
+async function endOf(
+  client: GatewayClient,
+  taskId: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<ImageTask> {
+  const deadline = performance.now() + timeoutMs;
+  let waitMs = 250;
+  for (;;) {
+    const task = await client.images.get(taskId, { signal });
+    if (task.status === 'completed' || task.status === 'failed') return task;
+    if (performance.now() + waitMs > deadline) {
+      throw new Error(
+        `the job ${taskId} did not end within ${Math.round(timeoutMs / 1000)} s (status ${String(task.status)})`,
+      );
+    }
+    await sleep(waitMs, signal);
+    waitMs = Math.min(waitMs * 1.5, 2000);
+  }
+}
+
+/**
+ * Runs captured deliveries through a receiver made with the contract: the completed one must
+ * reach `onJobCompleted` as the typed event of its task, the failed one `onJobFailed`, and a copy
+ * with one byte more must be refused 401 (when the scheme verifies anything).
+ */
+async function checkContract(
+  contract: NonNullable<ProbeReport['contract']>,
+  secret: string,
+  deliveries: {
+    completed: { delivery: CapturedDelivery; taskId: string; imageUrl: unknown };
+    failed: { delivery: CapturedDelivery; taskId: string } | undefined;
+  },
+): Promise<ContractCheck> {
+  const unverified = contract.signature.scheme === 'unsigned' || contract.signature.scheme === 'unknown';
+  const seen: (JobCompletedEvent | JobFailedEvent)[] = [];
+  const receiver = createReceiver({
+    secret,
+    contract,
+    dedupe: false,
+    results: false,
+    logger: { error: () => undefined, warn: () => undefined },
+    ...(unverified && { dangerouslySkipVerification: true }),
+  });
+  receiver.onJobCompleted((event) => void seen.push(event));
+  receiver.onJobFailed((event) => void seen.push(event));
+  const run = async (delivery: CapturedDelivery, body: Uint8Array = delivery.body) =>
+    (await receiver.receive({ method: 'POST', headers: delivery.headers, body })).status;
+  const outcome = async (
+    delivery: CapturedDelivery,
+    expected: (event: JobCompletedEvent | JobFailedEvent) => boolean,
+  ): Promise<string> => {
+    seen.length = 0;
+    const status = await run(delivery);
+    if (status !== 200) return `answered ${status}`;
+    const event = seen[0];
+    if (!event) return 'answered 200 but reached no job handler';
+    return expected(event) ? 'handled' : `reached ${event.type} without the values the probe knows`;
+  };
+  const { completed, failed } = deliveries;
+  const result: ContractCheck = {
+    completed: await outcome(
+      completed.delivery,
+      (event) =>
+        event.type === 'job.completed' &&
+        event.data.task_id === completed.taskId &&
+        event.data.image_url === completed.imageUrl,
+    ),
+    failed: failed
+      ? await outcome(
+          failed.delivery,
+          (event) => event.type === 'job.failed' && event.data.task_id === failed.taskId,
+        )
+      : null,
+    forgedRefused: null,
+  };
+  if (!unverified) {
+    const forged = new Uint8Array(completed.delivery.body.byteLength + 1);
+    forged.set(completed.delivery.body);
+    forged[forged.length - 1] = 0x20;
+    result.forgedRefused = (await run(completed.delivery, forged)) === 401;
+  }
+  await receiver.close();
+  return result;
+}
+
+/** Whether a delivery names the task, in its body or a header. */
+function carries(delivery: Pick<CapturedDelivery, 'body' | 'headers'>, taskId: string): boolean {
+  return (
+    Buffer.from(delivery.body).includes(taskId) ||
+    Object.values(delivery.headers).some((value) => value.includes(taskId))
+  );
+}
+
+function jsonOf(delivery: CapturedDelivery): unknown {
+  try {
+    return JSON.parse(Buffer.from(delivery.body).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function messageOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
+}
