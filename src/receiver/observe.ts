@@ -4,22 +4,13 @@ import type { RefusalCode } from '../signatures/verifier.js';
 import { messageOf, type Logger } from '../common/logger.js';
 import type { SignatureAlarm } from './refusal-log.js';
 
-/**
- * What became of one delivery, from its answer: `ok` (2xx, handled or nothing to handle),
- * `duplicate` (2xx, already handled), `in_progress` (409, being handled elsewhere), `refused`
- * (401, see `refusal`), `rejected` (any other 4xx: bad JSON or payload, too large, wrong method,
- * body too slow or cut short) or `failed` (5xx: a handler failed or timed out, the store failed,
- * the body was consumed by a parser, the receiver is shutting down).
- */
+/** What became of a delivery, from its answer: 2xx `ok` or `duplicate`, 409 `in_progress`, 401 `refused`, other 4xx `rejected`, 5xx `failed`. */
 export type DeliveryOutcome = 'ok' | 'duplicate' | 'in_progress' | 'refused' | 'rejected' | 'failed';
 
 /** Whether the dedupe store saw the delivery's key for the first time, as handled, or as claimed. */
 export type DedupeOutcome = 'new' | 'duplicate' | 'in_progress';
 
-/**
- * One delivery as an observer sees it once it is answered. It holds no secret, signature, header
- * or body: only what the receiver decided and what it measured.
- */
+/** A delivery as an observer sees it once answered: no secret, signature, header or body. */
 export interface ObservedDelivery {
   /** See {@link DeliveryOutcome}. */
   outcome: DeliveryOutcome;
@@ -52,42 +43,25 @@ export interface ObservedHandoff {
 }
 
 /**
- * Sees every delivery a receiver answers: pass one as `createReceiver({ observer })`.
- * `otelObserver()` from `jobhook/otel` is one (OpenTelemetry spans and metrics); any object of this
- * shape works. Without an observer the receiver does none of this work. A method that throws is
- * logged once and otherwise ignored: it never changes an answer.
+ * Sees every delivery (`createReceiver({ observer })`; `otelObserver()` is one). A method that
+ * throws is logged once and never changes an answer.
  *
- * @typeParam State - What {@link ReceiverObserver.start} returns for a delivery (a span, say),
- * given back to {@link ReceiverObserver.within} and {@link ReceiverObserver.end}.
+ * @typeParam State - What `start` returns (a span, say), given back to `within` and `end`.
  */
 export interface ReceiverObserver<State = unknown> extends ReconcileObserver {
-  /**
-   * A delivery arrived. Called synchronously at the start of `receive()`, so in the caller's async
-   * context: that of the HTTP request, whose server span is then the active one.
-   */
+  /** A delivery arrived: called synchronously, in the HTTP request's async context. */
   start(): State;
-  /**
-   * Runs the rest of the delivery (body, verification, dedupe store calls, handlers) and returns
-   * what `work` returns; say, with the delivery's span as the active one, so that what handlers
-   * and stores trace becomes its children. Optional: without it `work` simply runs.
-   */
+  /** Runs the rest of the delivery, say with its span active, and returns what `work` returns. */
   within?<T>(state: State, work: () => T): T;
   /** The delivery was answered, with what {@link ObservedDelivery} says. Called once per `start()`. */
   end(state: State, delivery: ObservedDelivery): void;
   /** A queue worker took up a delivery the receiver had handed off (see `jobhook/bullmq`). */
   handoff?(handoff: ObservedHandoff): void;
-  /**
-   * Deliveries keep arriving and none verifies: the 10th refusal in a row of a signature that
-   * matches no secret, then at most every 5 minutes while it lasts. The secret probably differs
-   * from the one the webhook was registered with: wire this to your alerting.
-   */
+  /** Deliveries keep arriving and none verifies (10 in a row, then every 5 min): wire it to alerting. */
   signaturesFailing?(alarm: SignatureAlarm): void;
 }
 
-/**
- * What the pipeline learns about one observed delivery while handling it. The steps that know
- * something write it here (`trace?.…`: nothing at all happens without an observer).
- */
+/** What the pipeline learns about an observed delivery (none is made without an observer). */
 export class DeliveryTrace {
   deliveryId: string | undefined = undefined;
   type: string | undefined = undefined;
@@ -108,10 +82,7 @@ export class DeliveryTrace {
   }
 }
 
-/**
- * Receives one delivery under `observer`: `start()` before, `within()` around, `end()` after. The
- * observer's failures are logged (once per receiver, through `warnOnce`) and never reach the answer.
- */
+/** Receives one delivery under `observer`: `start()` before, `within()` around, `end()` after. */
 export function observeDelivery(
   observer: ReceiverObserver,
   warnOnce: (message: string) => void,
@@ -136,12 +107,10 @@ export function observeDelivery(
     }
     return response;
   };
-  // `receive` never rejects: a failure here is the observer's `within`, before or after `work`.
   const withinFailed = (error: unknown) => {
     warnOnce(`jobhook: the receiver's observer failed in within(): ${messageOf(error)}`);
     return (running ?? work()).then(end);
   };
-  // One `then`, no async function: this runs on every observed delivery.
   try {
     const answered = observer.within ? observer.within(state, work) : work();
     return Promise.resolve(answered).then(end, withinFailed);
@@ -150,11 +119,7 @@ export function observeDelivery(
   }
 }
 
-/**
- * The observer's `handoff()` made safe to call (a failure is logged once, never thrown), or
- * `undefined` without one: `receiver.handleQueued(job, { attempt: 1 })` calls it when a worker
- * takes up a handed-off event for the first time.
- */
+/** The observer's `handoff()` made safe to call, or `undefined` without one. */
 export function handoffObserver(
   observer: ReceiverObserver | undefined,
   warnOnce: (message: string) => void,

@@ -42,24 +42,14 @@ import {
 /** Options of {@link createReceiver}. Only `secret` is required. */
 export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> {
   /**
-   * The webhook's `secret_key`, or several during a rotation (any one that matches passes).
-   * `whsec_…` secrets are base64 after the prefix; any other string is used as its UTF-8 bytes.
-   *
-   * Or a function that picks the secrets for each delivery, for one receiver serving several
-   * webhooks with their own secrets (one per tenant, often on one route such as
-   * `/webhooks/:account`): `secret: ({ url }) => ({ tenant, secret: secretsOf(tenant) })`.
-   * See {@link SecretLookup}: nothing returned is a 401 `invalid_signature`, a throw a 500; every
-   * dedupe key, job result and tracked task is then scoped to the tenant.
+   * The webhook's `secret_key`, or several during a rotation. Or a function that picks them per
+   * delivery for many tenants on one receiver, `({ url }) => ({ tenant, secret })` (see
+   * {@link SecretLookup}): every key, result and tracked task is then scoped to the tenant.
    */
   secret?: string | readonly string[] | SecretLookup;
   /** The signature scheme. Default: `standardWebhooks()`. A function is a custom verifier. */
   verifier?: Verifier | CustomVerifyFunction;
-  /**
-   * A sender that is not what jobhook assumed: the report of `npx jobhook probe` (or its
-   * `contract`), which names the signature scheme (one of the presets, in place of `verifier`)
-   * and where the payload keeps each field; handlers get the usual typed events. See
-   * docs/contracts.md.
-   */
+  /** A sender jobhook did not assume: the report of `npx jobhook probe` (docs/contracts.md), in place of `verifier`. */
   contract?: ReceiverContract | { contract: ReceiverContract };
   /** Accept deliveries without checking any signature. Only for local experiments. */
   dangerouslySkipVerification?: boolean;
@@ -67,76 +57,34 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
   toleranceSeconds?: number;
   /** The clock, in milliseconds since the epoch. Default `Date.now`. */
   now?: () => number;
-  /**
-   * Replace the schema of an event type, or add one: any Standard Schema v1 validator (zod 3.24+ or 4,
-   * valibot, arktype, …); handler types follow it. Keep unknown fields (`z.looseObject`, `v.looseObject`).
-   */
+  /** Replace or add an event type's schema: any Standard Schema (zod, valibot, arktype); handler types follow it. */
   schemas?: S;
-  /**
-   * Where events are claimed while their handlers run and remembered once handled. Default: this
-   * process's memory (`memoryDedupeStore()`). `false` turns dedupe off.
-   */
+  /** Where events are claimed and remembered once handled. Default: this process's memory; `false`: none. */
   dedupe?: DedupeStore | false;
   /**
-   * What makes two deliveries "the same" for dedupe. `'event'` (default): the payload's `id` when
-   * the event has one, else the delivery id, so one event sent through two webhooks (during a
-   * secret rotation) runs once. `'delivery'`: the delivery id (`webhook-id`), else the payload's
-   * `id`. A function gets the verified, validated delivery and returns the key (`undefined`: no
-   * dedupe for it).
+   * What makes two deliveries the same: `'event'` (default: the payload's `id`, else the delivery
+   * id), `'delivery'` (the delivery id first), or a function of the verified delivery.
    */
   dedupeKey?: 'event' | 'delivery' | DedupeKeyFunction;
-  /**
-   * Verify, then enqueue: hand each verified, valid event to a queue (`bullmqHandoff` from
-   * `jobhook/bullmq`) and answer 2xx once it is stored, instead of running the handlers here;
-   * workers run them (`receiver.work()`, or `receiver.handleQueued` in a consumer of your own). The
-   * queue dedupes by the `dedupeKey`, so `dedupe` cannot be given with it.
-   */
+  /** Verify, then enqueue: the queue stores each event once and `receiver.work()` runs the handlers. Not with `dedupe`. */
   handoff?: Handoff;
   /** Largest body accepted, in bytes. Default 1 MiB. */
   maxBodyBytes?: number;
-  /**
-   * Longest a body may take to arrive once its headers passed, in ms; past it the answer is 408
-   * `body_timeout` and the connection is closed. Default 10,000; 0 for none.
-   */
+  /** Longest a body may take to arrive, in ms (408 past it). Default 10,000; 0 for none. */
   bodyTimeoutMs?: number;
-  /**
-   * How long handlers may run before the delivery answers 500, in ms. Default 10,000; 0 for none.
-   * A handler still running then keeps its claim (a retry meanwhile gets 409) until it settles.
-   */
+  /** How long handlers may run before the event fails (500), in ms. Default 10,000; 0 for none. */
   handlerTimeoutMs?: number;
-  /**
-   * @deprecated Only ever logged a warning when `handlerTimeoutMs` was not below it; it will be
-   * removed in the next version. Keep `handlerTimeoutMs` below your sender's time-out (see
-   * docs/timeouts.md).
-   */
+  /** @deprecated It only ever logged a warning; it goes in the next version (see docs/timeouts.md). */
   senderTimeoutMs?: number;
-  /**
-   * Where jobhook writes. Default: failures to `console.error`, refused deliveries to
-   * `console.warn` (at most ten lines a minute, then a count). A logger without `warn` gets no
-   * refusals. The receiver's secrets never reach it: any line that would quote one (say, from a
-   * handler's error) has `[redacted]`.
-   */
+  /** Where jobhook writes: failures at error, refusals at warn (ten lines a minute). Secrets are redacted. Default: the console. */
   logger?: Logger;
-  /**
-   * How `receiver.results` (what `client.images.waitFor` is woken by) keeps job results: a
-   * channel that shares them between instances (`redisResultChannel({ redis })`), or
-   * `{ channel?, maxEntries?, maxAgeMs? }`. Default: this process only, the last 10,000 results
-   * for 60 s. `false` keeps none, and waiters rely on polling.
-   */
+  /** How job results for waits are kept: a channel between instances, or `{ channel?, maxEntries?, maxAgeMs? }`; `false`: none. */
   results?: ResultChannel | JobResultsOptions | false;
-  /**
-   * Sees every delivery: what became of it, its ids, the dedupe outcome, handler time. Pass
-   * `otelObserver()` from `jobhook/otel` for OpenTelemetry spans and metrics. Default: none.
-   */
+  /** Sees every delivery, such as `otelObserver()` from `jobhook/otel`. */
   observer?: ReceiverObserver;
   /**
-   * Poll the tasks whose webhook never came: `{ client, jobs, afterMs?, intervalMs? }`, with the
-   * job tracker the submitting client records tasks in (`createClient({ jobs })`). Every
-   * `intervalMs` (default 30 s) the receiver polls the status of tracked tasks whose outcome is
-   * `afterMs` (default 2 min) late, and runs a `completed` or `failed` outcome through the same
-   * dedupe and handlers (`context.source === 'poll'`). With it, a job outcome's dedupe key is its
-   * task's, for the webhook and the poll alike, so the handlers run once whichever comes first.
-   * See docs/reconciliation.md.
+   * Poll the tasks whose webhook never came (`{ client, jobs, afterMs?, intervalMs? }`): an
+   * outcome found runs the same handlers once, whichever comes first (docs/reconciliation.md).
    */
   reconcile?: ReconcileOptions;
 }
@@ -151,10 +99,7 @@ export interface VerifiedDelivery {
   event: unknown;
   /** The delivery's headers; for an event found by polling or run from a queue, none. */
   headers: HeaderReader;
-  /**
-   * The tenant whose secret verified the delivery, with a `secret` function. The key you return
-   * is scoped to it by jobhook, so tenants never share a key.
-   */
+  /** The tenant, with a `secret` function: jobhook scopes the key you return to it. */
   tenant: string | undefined;
 }
 

@@ -13,39 +13,20 @@ export interface DeliveryContext {
   deliveryId: string | undefined;
   /** The event type. */
   type: string;
-  /**
-   * The tenant whose secret verified the delivery, with a `secret` function: the name it returned
-   * with `{ tenant, secret }`, else `secrets:` and a fingerprint of its secrets. `undefined` for a
-   * receiver with a fixed secret.
-   */
+  /** With a `secret` function, the tenant the event belongs to (see `TenantSecrets`). */
   tenant: string | undefined;
   /** `'webhook'` for a delivery, `'poll'` for an outcome the receiver found by polling the gateway. */
   source: DeliverySource;
-  /**
-   * Aborted when the handler timeout passes: long work should stop then by rejecting (say with
-   * `signal.throwIfAborted()`), so that the retry runs it again. A handler that returns normally
-   * after its timeout counts as a late success, and the event is then done.
-   */
+  /** Aborted at the handler time-out: stop and reject (`signal.throwIfAborted()`) so the retry runs it again. */
   signal: AbortSignal;
-  /**
-   * Which attempt at this event this run is, from 1, when a queue worker runs it (the worker
-   * `receiver.work()` starts); it counts on when a failed event is retried
-   * by hand. `undefined` for a delivery handled in the request: the sender's retries are its own.
-   */
+  /** From 1, when a queue worker runs the event (`receiver.work()`); `undefined` for a delivery. */
   attempt: number | undefined;
 }
 
-/**
- * A handler for one event type; it may be async. If it throws, rejects or times out, the delivery
- * answers 500 and the gateway retries it.
- */
+/** A handler for one event type; it may be async. A throw, rejection or time-out makes the event run again on retry. */
 export type EventHandler<E> = (event: E, context: DeliveryContext) => unknown;
 
-/**
- * The handlers' outcome when the delivery is answered. `late` is set when the timeout passed with
- * handlers still running: it resolves, once they all settle, with every failure (the timeout not
- * counted), so the claim is completed or released only then.
- */
+/** The handlers' failures; `late`, past the time-out, settles with every failure once they all have. */
 export interface HandlerRun {
   failures: JobhookError[];
   late?: Promise<JobhookError[]>;
@@ -61,9 +42,8 @@ export interface HandledEvent {
 }
 
 /**
- * Runs one delivery's handlers concurrently and gives their failures (empty when all succeeded):
- * at once when no handler returned a promise, else as a promise. Past `timeoutMs` it stops
- * waiting, aborts `context.signal` and reports a timeout. Never throws nor rejects.
+ * Runs an event's handlers concurrently and gives their failures: at once when none returned a
+ * promise (no timer then), else within `timeoutMs`, past which `context.signal` aborts. Never throws.
  */
 export function runHandlers<E>(
   handlers: readonly EventHandler<E>[],
@@ -79,7 +59,6 @@ export function runHandlers<E>(
     delivery.attempt,
   );
   const failures: JobhookError[] = [];
-  // Handlers start one after another, synchronously, as an async wrapper around each would.
   let running: Promise<void>[] | undefined;
   for (const handler of handlers) {
     try {
@@ -95,18 +74,13 @@ export function runHandlers<E>(
       failures.push(failureOf(error, context, delivery));
     }
   }
-  // Handlers that returned no promise are done: nothing to wait for, no timer to set.
   if (!running) return failures;
   return waitWithin(running, failures, delivery, timeoutMs, (reason) =>
     HandlerContext.abort(context, reason),
   );
 }
 
-/**
- * What a handler's throw or rejection is reported as. A handler that stopped on its signal rejects
- * with the timeout, already reported: it stays the failure it is, not a second error. (A function
- * of its own: a closure made per delivery cost its allocation on the path where nothing fails.)
- */
+/** A handler's throw as a failure; one that stopped on its signal rejects with the time-out, reported already. */
 function failureOf(
   error: unknown,
   context: HandlerContext,
@@ -121,12 +95,7 @@ function failureOf(
   });
 }
 
-/**
- * The context handlers get. A class rather than an object literal with a getter: V8 makes such a
- * literal (spread in, accessor added) slowly, on every delivery. The signal is made when a handler
- * first reads it (an AbortController costs more than a fast handler): one read after the timeout
- * gets a signal that is already aborted.
- */
+/** The context handlers get; its signal is made only when a handler reads it. */
 class HandlerContext implements DeliveryContext {
   #controller: AbortController | undefined = undefined;
   #abortReason: JobhookError | undefined = undefined;
@@ -146,7 +115,6 @@ class HandlerContext implements DeliveryContext {
     return this.#controller.signal;
   }
 
-  // Static, so that handlers see only the context's own fields and `signal`.
   static abortReason(context: HandlerContext): JobhookError | undefined {
     return context.#abortReason;
   }
@@ -173,6 +141,5 @@ async function waitWithin(
     { deliveryId: delivery.deliveryId, eventType: delivery.type },
   );
   abort(timeout);
-  // A copy: failures that come later belong to `late`.
   return { failures: [...failures, timeout], late: all };
 }
