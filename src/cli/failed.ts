@@ -1,7 +1,7 @@
 import type { FailedEvent, FailedEvents } from 'jobhook/extend';
 import { CommandError, UsageError, env, integer, out, parse } from './args.js';
 import { failedHelp, failedListHelp, failedRetryHelp } from './help.js';
-import { jsonText, tableLines } from './terminal.js';
+import { jsonText, tableLines } from './args.js';
 
 const options = {
   'redis-url': { type: 'string' },

@@ -12,7 +12,7 @@ import { isLoopback } from '../testing/gateway/webhooks.js';
 import { SIGNING_FAMILIES } from '../testing/signing.js';
 import { CommandError, UsageError, integer, out, parse } from './args.js';
 import { gatewayHelp } from './help.js';
-import { freshSecret } from './secret.js';
+import { freshSecret } from './generate.js';
 
 /** `jobhook gateway`: the simulator in the foreground until SIGINT or SIGTERM. */
 export async function gateway(args: string[]): Promise<number> {

@@ -1,8 +1,8 @@
 import { GatewayError, JobFailedError, WaitTimeoutError } from 'jobhook/client';
-import { CommandError, UsageError, env, integer, out, parse } from './args.js';
-import { generateHelp } from './help.js';
-import { jsonText } from './terminal.js';
+import { CommandError, UsageError, env, integer, out, parse, jsonText } from './args.js';
+import { generateHelp, secretHelp } from './help.js';
 import { clientFrom, connection } from './webhooks.js';
+import { randomBytes } from 'node:crypto';
 
 /** `jobhook generate "<prompt>" [--wait]`: submits an image job; with --wait, prints its image URL. */
 export async function generate(args: string[]): Promise<number> {
@@ -70,4 +70,21 @@ export async function generate(args: string[]): Promise<number> {
     if (error instanceof GatewayError) throw new CommandError(error.message);
     throw error;
   }
+}
+
+/** A fresh Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
+export function freshSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** `jobhook secret`: prints a fresh webhook secret. */
+export function secret(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { help: { type: 'boolean', short: 'h' } });
+  if (values.help) {
+    process.stdout.write(secretHelp);
+    return Promise.resolve(0);
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  process.stdout.write(`${freshSecret()}\n`);
+  return Promise.resolve(0);
 }

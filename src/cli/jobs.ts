@@ -3,7 +3,7 @@ import type * as IORedis from 'ioredis';
 import type * as Pg from 'pg';
 import { CommandError, UsageError, env, integer, out, parse } from './args.js';
 import { jobsHelp } from './help.js';
-import { jsonText } from './terminal.js';
+import { jsonText } from './args.js';
 
 /**
  * `jobhook jobs`: the tasks a shared job tracker (Redis or Postgres) still waits for, oldest

@@ -5,7 +5,7 @@ import { ProbeError, runProbe } from '../probe/probe.js';
 import { summaryLines } from '../probe/report.js';
 import { CommandError, UsageError, env, httpUrl, integer, out, parse, setting } from './args.js';
 import { probeHelp } from './help.js';
-import { jsonText } from './terminal.js';
+import { jsonText } from './args.js';
 import { clientFrom, connection } from './webhooks.js';
 
 /**

@@ -6,7 +6,7 @@ import {
   type Webhook,
 } from 'jobhook/client';
 import { CommandError, UsageError, httpUrl, out, parse, setting } from './args.js';
-import { jsonText, tableLines } from './terminal.js';
+import { jsonText, tableLines } from './args.js';
 import { webhooksDeleteHelp, webhooksHelp, webhooksListHelp, webhooksRegisterHelp } from './help.js';
 import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 

@@ -4,7 +4,7 @@
  * completed job and which the failed one.
  */
 import { isRecord } from '../common/is-record.js';
-import { HEADER_PATH } from '../contract/paths.js';
+import { HEADER_PATH } from '../contract/map-payload.js';
 
 /** What was learnt of the payload (the report's `payload`). */
 export interface PayloadFinding {

@@ -5,7 +5,7 @@
 import type { ReceiverContract } from 'jobhook';
 import type { PayloadFinding } from './detect-payload.js';
 import type { SignatureFinding } from './detect-signature.js';
-import type { RetryFinding } from './retries.js';
+import type { RetryFinding } from './listener.js';
 
 /** What a receiver made with the contract did with the deliveries the probe captured. */
 export interface ContractCheck {

@@ -28,7 +28,7 @@ import type { HeaderReader } from '../wire/headers.js';
 import { isRefusalCode } from '../signatures/refusals.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
 import type { JobResultsOptions } from '../results/job-results.js';
-import { resolveContract, type ResolvedContract } from '../contract/resolve-contract.js';
+import { resolveContract, type ResolvedContract } from '../contract/receiver-contract.js';
 import type { ReceiverContract } from '../contract/receiver-contract.js';
 import type { ResultChannel } from '../results/result-channel.js';
 import {

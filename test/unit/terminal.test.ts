@@ -1,6 +1,6 @@
 // The CLI's one sanitiser of printed text (src/cli/terminal.ts).
 import { describe, expect, test } from 'vitest';
-import { jsonText, printable } from '../../src/cli/terminal.js';
+import { jsonText, printable } from '../../src/cli/args.js';
 
 describe('printable', () => {
   test.each([
