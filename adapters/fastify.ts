@@ -11,9 +11,8 @@
  *
  * @module jobhook/fastify
  */
-import { optionNames, refuseUnknownOptions } from '../src/common/options.js';
+import { optionNames, refuseUnknownOptions, JobhookError } from '../src/common/errors.js';
 import type { FastifyPluginCallback } from 'fastify';
-import { JobhookError } from '../src/common/errors.js';
 import { answers } from '../src/wire/answers.js';
 import {
   afterUnreadBody,

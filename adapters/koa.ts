@@ -16,7 +16,7 @@
  *
  * @module jobhook/koa
  */
-import { optionNames, refuseUnknownOptions } from '../src/common/options.js';
+import { optionNames, refuseUnknownOptions } from '../src/common/errors.js';
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { answerNodeRequest, type NodeReceiver } from './node-stream.js';

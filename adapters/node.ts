@@ -11,7 +11,7 @@
  *
  * @module jobhook/node
  */
-import { optionNames, refuseUnknownOptions } from '../src/common/options.js';
+import { optionNames, refuseUnknownOptions } from '../src/common/errors.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answers } from '../src/wire/answers.js';
 import { answerNodeRequest, type NodeReceiver } from './node-stream.js';

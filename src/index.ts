@@ -26,7 +26,7 @@ export type { DeliveryContext, DeliverySource, EventHandler } from './receiver/r
 export type { HeadersInput } from './wire/headers.js';
 export type { BodyInput } from './wire/body.js';
 export { BodyReadError, type BodyReader, type BodyLimits } from './wire/read-body.js';
-export type { Logger } from './common/logger.js';
+export type { Logger } from './common/logging.js';
 export type {
   ReceiverObserver,
   ObservedDelivery,

@@ -6,11 +6,11 @@ import {
   optionNames,
   positiveInteger,
   refuseUnknownOptions,
-} from '../common/options.js';
+} from '../common/errors.js';
 import type { ConnectionOptions, Job, JobsOptions } from 'bullmq';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
 import type { Handoff, HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
-import { storeWithin } from '../handoff/store-within.js';
+import { bounded } from '../common/deadline.js';
 import { jobIdOf } from './job-id.js';
 import { startWorker, workerSettings, type WorkerHandle, type WorkOptions } from './worker.js';
 import { differentFromHandoff } from '../handoff/names.js';
@@ -129,7 +129,12 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
         job.key === undefined
           ? jobOptions
           : { ...jobOptions, jobId: jobIdOf(job.key), deduplication: { id: job.key, ttl: retentionMs } };
-      await storeWithin(queue.add(job.type, job, keyed), timeoutMs);
+      await bounded(
+        queue.add(job.type, job, keyed),
+        timeoutMs,
+        'handoff_failed',
+        'The event could not be queued',
+      );
     },
     async listFailed(listOptions) {
       const limit = failedLimit(listOptions, 'bullmqHandoff.listFailed');

@@ -1,5 +1,5 @@
 import type { ConnectionOptions, WorkerOptions } from 'bullmq';
-import { checkOption, optionNames, refuseUnknownOptions } from '../common/options.js';
+import { checkOption, optionNames, refuseUnknownOptions } from '../common/errors.js';
 import type { QueuedJobRunner } from '../handoff/handoff.js';
 import { differentFromHandoff, noQueue } from '../handoff/names.js';
 import type { BullmqHandoff } from './handoff.js';

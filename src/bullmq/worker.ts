@@ -1,8 +1,7 @@
 import { workerErrorReporter } from '../handoff/worker-errors.js';
-import { optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
+import { optionNames, positiveInteger, refuseUnknownOptions, JobhookError } from '../common/errors.js';
 import { checkReceiver } from '../handoff/queued-receiver.js';
 import type { ConnectionOptions, Job, Worker, WorkerOptions } from 'bullmq';
-import { JobhookError } from '../common/errors.js';
 import type {
   HandoffJob,
   QueuedJobRunner,

@@ -1,6 +1,5 @@
-import { isRecord } from '../common/is-record.js';
-import { redactor } from '../common/redact.js';
 import {
+  isRecord,
   checkOption,
   func,
   invalidOption,
@@ -8,7 +7,8 @@ import {
   positiveInteger,
   positiveNumber,
   refuseUnknownOptions,
-} from '../common/options.js';
+} from '../common/errors.js';
+import { redactor, type Logger } from '../common/logging.js';
 import { JOB_TRACKER } from '../jobs/options.js';
 import { invalidResponse } from './errors.js';
 import { markIncomplete, readPages } from './pages.js';
@@ -19,7 +19,6 @@ import { resolveRetry, type RetryOptions } from './retry.js';
 import { resolveWaitOptions, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
 import { requireSupportedNode } from '../runtime/node-version.js';
 import type { JobTracker } from '../jobs/job-tracker.js';
-import type { Logger } from '../common/logger.js';
 import { submissionTracker } from './track.js';
 import type {
   ApiKey,

@@ -1,5 +1,4 @@
-import { JobhookError } from '../common/errors.js';
-import { checkOption } from '../common/options.js';
+import { JobhookError, checkOption } from '../common/errors.js';
 
 /**
  * Checks `createClient`'s `apiKey`: a non-empty string of printable ASCII, as a bearer token is.

@@ -1,4 +1,4 @@
-import { ignore } from '../common/ignore.js';
+import { ignore } from '../common/logging.js';
 import { collectWebStream, declaredLength } from '../wire/collect-stream.js';
 import { BodyReadError } from '../wire/read-body.js';
 

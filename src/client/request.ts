@@ -1,5 +1,5 @@
-import { optionNames, positiveNumber, refuseUnknownOptions } from '../common/options.js';
-import { redactCause, redactor, type Redact } from '../common/redact.js';
+import { optionNames, positiveNumber, refuseUnknownOptions, isRecord } from '../common/errors.js';
+import { redactCause, redactor, type Redact } from '../common/logging.js';
 import {
   GatewayError,
   GatewayNetworkError,
@@ -17,7 +17,6 @@ import {
   type ResolvedRetry,
   type RetryOptions,
 } from './retry.js';
-import { isRecord } from '../common/is-record.js';
 import { eitherSignal } from './any-signal.js';
 
 /** Per-call options, accepted as the last argument of every client method. */

@@ -1,5 +1,4 @@
-import { IndexedHeap } from '../common/indexed-heap.js';
-import { withGetters } from '../common/with-getters.js';
+import { IndexedHeap, withGetters } from '../common/structures.js';
 
 /** Something a {@link timerQueue} wakes at a time. */
 export interface Sleeper {

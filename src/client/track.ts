@@ -1,5 +1,4 @@
-import { messageOf, safeLogger, type Logger } from '../common/logger.js';
-import type { Redact } from '../common/redact.js';
+import { messageOf, safeLogger, type Logger, type Redact } from '../common/logging.js';
 import type { JobTracker } from '../jobs/job-tracker.js';
 import type { GenerateImageResult } from './types.js';
 

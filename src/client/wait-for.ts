@@ -4,8 +4,8 @@ import {
   optionNames,
   positiveNumber,
   refuseUnknownOptions,
-} from '../common/options.js';
-import { redactValues, type Redact } from '../common/redact.js';
+} from '../common/errors.js';
+import { redactValues, type Redact } from '../common/logging.js';
 import type { JobResult } from '../results/job-result.js';
 import type { JobResults } from '../results/job-results.js';
 import { GatewayError, JobFailedError, WaitTimeoutError } from './errors.js';

@@ -1,8 +1,7 @@
-import { func, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
-import { ExpiryList, type ExpiryLinks } from '../common/expiry-list.js';
+import { func, optionNames, positiveInteger, refuseUnknownOptions } from '../common/errors.js';
+import { ExpiryList, type ExpiryLinks, withGetters } from '../common/structures.js';
 import type { ClaimResult, DedupeStore } from './dedupe-store.js';
 import { HandledKeys } from './handled-keys.js';
-import { withGetters } from '../common/with-getters.js';
 
 /** Options of {@link memoryDedupeStore}. */
 export interface MemoryDedupeOptions {

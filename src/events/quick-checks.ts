@@ -1,6 +1,6 @@
 import { jobCompletedSchema, jobFailedSchema } from './schemas.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
-import { isRecord } from '../common/is-record.js';
+import { isRecord } from '../common/errors.js';
 
 /**
  * The default schemas' checks written out by hand, for the hot path: zod's loose-object parse

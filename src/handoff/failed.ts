@@ -1,4 +1,4 @@
-import { positiveInteger } from '../common/options.js';
+import { positiveInteger } from '../common/errors.js';
 
 /**
  * Events whose handlers kept failing: a hand-off keeps each one, with its error, after the job's

@@ -1,5 +1,5 @@
 import { JobhookError } from '../common/errors.js';
-import { quote } from '../common/logger.js';
+import { quote } from '../common/logging.js';
 
 const ONE_WAY = 'start the worker with receiver.work() (handoff.work(receiver))';
 

@@ -1,4 +1,4 @@
-import { checkOption } from '../common/options.js';
+import { checkOption } from '../common/errors.js';
 import type { QueuedJobRunner } from './handoff.js';
 
 /** A worker's first argument, checked: every worker runs the handlers of a receiver it is given. */

@@ -1,5 +1,5 @@
-import { messageOf } from '../common/logger.js';
-import { func } from '../common/options.js';
+import { messageOf } from '../common/logging.js';
+import { func } from '../common/errors.js';
 
 /**
  * A worker's `onWorkerError` option, resolved: checked to be a function, `console.error` of the

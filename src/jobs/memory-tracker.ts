@@ -1,6 +1,5 @@
-import { optionNames, refuseUnknownOptions } from '../common/options.js';
-import { IndexedHeap } from '../common/indexed-heap.js';
-import { withGetters } from '../common/with-getters.js';
+import { optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { IndexedHeap, withGetters } from '../common/structures.js';
 import type { ClaimDueRequest, JobTracker, TrackedJob } from './job-tracker.js';
 import { checkTaskId, checkTenant, resolveTrackerTimes, type TrackerTimes } from './options.js';
 

@@ -1,7 +1,4 @@
-import { positiveInteger } from '../common/options.js';
-import { JobhookError } from '../common/errors.js';
-import { bounded } from '../common/bounded.js';
-import { messageOf } from '../common/logger.js';
+import { positiveInteger, JobhookError } from '../common/errors.js';
 import { TRACKER_DEFAULTS } from './job-tracker.js';
 
 /** The options every tracker takes. */
@@ -46,16 +43,4 @@ export function checkTenant(tenant: unknown): string | undefined {
     );
   }
   return tenant;
-}
-
-/** Rejects with a `job_tracker_failed` JobhookError when `operation` fails or outlasts `timeoutMs`. */
-export function trackerCall<T>(operation: Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  return bounded(
-    operation,
-    timeoutMs,
-    (cause) =>
-      new JobhookError('job_tracker_failed', `The job tracker failed to ${what}: ${messageOf(cause)}`, {
-        cause,
-      }),
-  );
 }

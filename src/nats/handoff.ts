@@ -5,11 +5,11 @@ import {
   optionNames,
   positiveNumber,
   refuseUnknownOptions,
-} from '../common/options.js';
-import { JobhookError } from '../common/errors.js';
+  JobhookError,
+} from '../common/errors.js';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
 import type { Handoff, HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
-import { storeWithin } from '../handoff/store-within.js';
+import { bounded } from '../common/deadline.js';
 import { ATTEMPTS_HEADER, type FailedRecord } from './failed-record.js';
 import { existingStream, isNotFound, NATS_NAME, natsPlace, streamEnsurer } from './stream.js';
 import { startWorker, workerSettings, type WorkerHandle, type WorkOptions } from './worker.js';
@@ -126,7 +126,7 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
     stream: place.stream,
     subject: place.subject,
     consumer,
-    enqueue: (job) => storeWithin(publish(job), timeoutMs),
+    enqueue: (job) => bounded(publish(job), timeoutMs, 'handoff_failed', 'The event could not be queued'),
     async listFailed(listOptions) {
       const limit = failedLimit(listOptions, 'natsHandoff.listFailed');
       const jsm = await listedStream();

@@ -1,5 +1,5 @@
 import type { JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
-import { nameMatching, positiveInteger } from '../common/options.js';
+import { nameMatching, positiveInteger } from '../common/errors.js';
 
 /** A stream or consumer name: letters, digits, _ and -. */
 export const NATS_NAME = /^[A-Za-z0-9_-]{1,64}$/;

@@ -6,10 +6,15 @@ import type {
   JsMsg,
 } from '@nats-io/jetstream';
 import { backoffDelay, sleep } from '../common/backoff.js';
-import { JobhookError } from '../common/errors.js';
-import { isRecord } from '../common/is-record.js';
-import { messageOf } from '../common/logger.js';
-import { numberList, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
+import {
+  JobhookError,
+  isRecord,
+  numberList,
+  optionNames,
+  positiveInteger,
+  refuseUnknownOptions,
+} from '../common/errors.js';
+import { messageOf } from '../common/logging.js';
 import type {
   HandoffJob,
   QueuedJobRunner,

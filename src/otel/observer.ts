@@ -1,4 +1,4 @@
-import { optionNames, refuseUnknownOptions } from '../common/options.js';
+import { optionNames, refuseUnknownOptions } from '../common/errors.js';
 import {
   context,
   metrics,

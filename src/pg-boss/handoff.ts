@@ -4,11 +4,11 @@ import {
   nonNegativeNumber,
   optionNames,
   refuseUnknownOptions,
-} from '../common/options.js';
+} from '../common/errors.js';
 import type PgBoss from 'pg-boss';
 import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
 import type { Handoff, HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
-import { storeWithin } from '../handoff/store-within.js';
+import { bounded } from '../common/deadline.js';
 import { jobIdOf } from './job-id.js';
 import { checkQueueName, queueCreator } from './queue.js';
 import { schemaOf } from './schema.js';
@@ -117,7 +117,7 @@ export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
   return {
     queue,
     schema,
-    enqueue: (job) => storeWithin(store(job), timeoutMs),
+    enqueue: (job) => bounded(store(job), timeoutMs, 'handoff_failed', 'The event could not be queued'),
     async listFailed(listOptions) {
       const limit = failedLimit(listOptions, 'pgBossHandoff.listFailed');
       await ensureQueue();

@@ -1,6 +1,6 @@
 import type PgBoss from 'pg-boss';
 import { backoffDelay, sleep, type Backoff } from '../common/backoff.js';
-import { checkOption } from '../common/options.js';
+import { checkOption } from '../common/errors.js';
 
 /** The pauses between tries at creating the queue: a random part of 100 ms, 200 ms, then 400 ms. */
 export const QUEUE_CREATION_BACKOFF: Backoff = { firstMs: 100, maxMs: 400, jitter: 'full' };

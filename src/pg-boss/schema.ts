@@ -1,7 +1,6 @@
 import type PgBoss from 'pg-boss';
-import { JobhookError } from '../common/errors.js';
-import { quote } from '../common/logger.js';
-import { nameMatching } from '../common/options.js';
+import { JobhookError, nameMatching } from '../common/errors.js';
+import { quote } from '../common/logging.js';
 
 /** pg-boss's own default schema. */
 const DEFAULT_SCHEMA = 'pgboss';

@@ -1,6 +1,6 @@
 import type PgBoss from 'pg-boss';
 import { sleep } from '../common/backoff.js';
-import { checkOption, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
+import { checkOption, optionNames, positiveInteger, refuseUnknownOptions } from '../common/errors.js';
 import type {
   HandoffJob,
   QueuedJobRunner,

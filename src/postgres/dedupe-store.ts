@@ -5,9 +5,9 @@ import {
   positiveInteger,
   refuseUnknownOptions,
   wholeNumber,
-} from '../common/options.js';
+} from '../common/errors.js';
 import type { ClaimResult, DedupeStore } from '../dedupe/dedupe-store.js';
-import { withTimeout } from '../dedupe/with-timeout.js';
+import { bounded } from '../common/deadline.js';
 import { DEFAULT_TABLE, lockedMigration, PG_POOL, quotedTable } from './table.js';
 
 const WHERE = 'postgresDedupeStore';
@@ -132,7 +132,7 @@ export function postgresDedupeStore(options: PostgresDedupeOptions): PostgresDed
       if (table) await table;
       return (await pool.query(text, values)).rows;
     };
-    return withTimeout(run(), timeoutMs, what);
+    return bounded(run(), timeoutMs, 'dedupe_store_failed', `The dedupe store failed to ${what}`);
   }
 
   let lastCleanup = Date.now();

@@ -1,21 +1,9 @@
-import {
-  checkOption,
-  MS_OR_NONE,
-  optionNames,
-  refuseUnknownOptions,
-  wholeNumber,
-} from '../common/options.js';
-import { PG_POOL } from './table.js';
+import { bounded } from '../common/deadline.js';
+import { checkOption, MS_OR_NONE, optionNames, refuseUnknownOptions, wholeNumber } from '../common/errors.js';
+import { PG_POOL, quotedTable } from './table.js';
 import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
-import {
-  checkTaskId,
-  checkTenant,
-  resolveTrackerTimes,
-  trackerCall,
-  type TrackerTimes,
-} from '../jobs/options.js';
+import { checkTaskId, checkTenant, resolveTrackerTimes, type TrackerTimes } from '../jobs/options.js';
 import type { PostgresQueryable } from './dedupe-store.js';
-import { quotedTable } from './table.js';
 
 /** Options of {@link postgresJobTracker}. */
 export interface PostgresJobTrackerOptions extends TrackerTimes {
@@ -144,7 +132,7 @@ export function postgresJobTracker(options: PostgresJobTrackerOptions): Postgres
       if (created) await created;
       return (await pool.query(text, values)).rows as Row[];
     };
-    return trackerCall(run(), timeoutMs, what);
+    return bounded(run(), timeoutMs, 'job_tracker_failed', `The job tracker failed to ${what}`);
   }
   const jobs = (rows: Row[]): TrackedJob[] =>
     rows.map((row) => {

@@ -1,4 +1,4 @@
-import { checkOption } from '../common/options.js';
+import { checkOption } from '../common/errors.js';
 
 /** What `pool` must be, for the stores on PostgreSQL. */
 export const PG_POOL = 'a pg Pool, e.g. new Pool({ connectionString: process.env.DATABASE_URL })';

@@ -1,7 +1,7 @@
 import type { ReconcileObserver } from '../reconcile/observer.js';
 import type { AnswerCode, ReceiverResponse } from '../wire/answers.js';
 import type { RefusalCode } from '../signatures/verifier.js';
-import { messageOf, type Logger } from '../common/logger.js';
+import { messageOf, type Logger } from '../common/logging.js';
 import type { SignatureAlarm } from './refusal-log.js';
 
 /**

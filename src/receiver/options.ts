@@ -7,14 +7,14 @@ import {
   positiveInteger,
   positiveNumber,
   refuseUnknownOptions,
-} from '../common/options.js';
+  JobhookError,
+} from '../common/errors.js';
 import { tenantLookup, type SecretLookup, type TenantLookup } from './tenants.js';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import type { Handoff } from '../handoff/handoff.js';
 import type { ReceiverObserver } from './observe.js';
 import { resolveReconcile, type ReconcileOptions, type ResolvedReconcile } from '../reconcile/options.js';
 import { memoryDedupeStore } from '../dedupe/memory-store.js';
-import { JobhookError } from '../common/errors.js';
 import type { EventSchemas } from '../events/schemas.js';
 import {
   defaultLogger,
@@ -22,8 +22,9 @@ import {
   safeLogger,
   type Logger,
   type SafeLogger,
-} from '../common/logger.js';
-import { redactor, type Redactor } from '../common/redact.js';
+  redactor,
+  type Redactor,
+} from '../common/logging.js';
 import type { HeaderReader } from '../wire/headers.js';
 import { isRefusalCode } from '../signatures/refusals.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';

@@ -5,7 +5,7 @@ import { readHeaders, type HeaderReader } from '../wire/headers.js';
 import { encodingRefusal } from '../wire/content-encoding.js';
 import { readBodyWithin, type BodyReader } from '../wire/read-body.js';
 import { JobhookError } from '../common/errors.js';
-import { messageOf, quote } from '../common/logger.js';
+import { messageOf, quote } from '../common/logging.js';
 import type { EventSchemas } from '../events/schemas.js';
 import type { EventOutcome } from '../events/event-types.js';
 import type { JobResultsFeed } from '../results/job-results.js';
@@ -30,7 +30,7 @@ import {
 } from './observe.js';
 import type { ResolvedOptions } from './options.js';
 import { checkPayload, type CheckedPayload } from './check-payload.js';
-import { isThenable } from '../common/thenable.js';
+import { isThenable } from '../common/deadline.js';
 import { runHandlers, type DeliverySource, type EventHandler, type HandlerRun } from './run-handlers.js';
 import { scopedKey } from '../results/job-result.js';
 import type { DeliveryInput } from './types.js';

@@ -1,4 +1,4 @@
-import type { SafeLogger } from '../common/logger.js';
+import type { SafeLogger } from '../common/logging.js';
 import type { RefusalCode } from '../signatures/refusals.js';
 
 /** Lines about refused deliveries written in one minute, at most; the rest are counted. */

@@ -1,5 +1,5 @@
-import { isRecord } from '../common/is-record.js';
-import { messageOf, quote, type SafeLogger } from '../common/logger.js';
+import { isRecord } from '../common/errors.js';
+import { messageOf, quote, type SafeLogger } from '../common/logging.js';
 import type { DeliveryFailures } from './observer.js';
 import type { ReconcileClient } from './options.js';
 import { rateLimitOf } from './rate-limit.js';

@@ -1,4 +1,4 @@
-import { checkOption, wholeNumber } from '../common/options.js';
+import { checkOption, wholeNumber } from '../common/errors.js';
 import { JOB_TRACKER } from '../jobs/options.js';
 import type { JobTracker } from '../jobs/job-tracker.js';
 

@@ -1,6 +1,6 @@
 import { backoffDelay } from '../common/backoff.js';
-import { isRecord } from '../common/is-record.js';
-import { messageOf, quote, type SafeLogger } from '../common/logger.js';
+import { isRecord } from '../common/errors.js';
+import { messageOf, quote, type SafeLogger } from '../common/logging.js';
 import type { TrackedJob } from '../jobs/job-tracker.js';
 import type { EventOutcome } from '../events/event-types.js';
 import { deliveryFailureWatch } from './delivery-failures.js';

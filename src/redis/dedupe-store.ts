@@ -5,11 +5,11 @@ import {
   optionNames,
   positiveInteger,
   refuseUnknownOptions,
-} from '../common/options.js';
+  JobhookError,
+} from '../common/errors.js';
 import { IOREDIS } from './client.js';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
-import { withTimeout } from '../dedupe/with-timeout.js';
-import { JobhookError } from '../common/errors.js';
+import { bounded } from '../common/deadline.js';
 import { scripts, type Script } from './scripts.js';
 
 /**
@@ -92,7 +92,12 @@ export function redisDedupeStore(options: RedisDedupeOptions): RedisDedupeStore 
     }
   }
   const call = (what: string, script: Script, key: string, ...args: (string | number)[]) =>
-    withTimeout(run(script, key, ...args), timeoutMs, what);
+    bounded(
+      run(script, key, ...args),
+      timeoutMs,
+      'dedupe_store_failed',
+      `The dedupe store failed to ${what}`,
+    );
   // The owner's value is tagged, so that no owner token can pass for the `done` marker.
   const tag = (owner: string) => `o:${owner}`;
 

@@ -1,19 +1,14 @@
+import { bounded } from '../common/deadline.js';
 import {
   checkOption,
   MS_OR_NONE,
   nonNegativeNumber,
   optionNames,
   refuseUnknownOptions,
-} from '../common/options.js';
+} from '../common/errors.js';
 import { IOREDIS } from './client.js';
 import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
-import {
-  checkTaskId,
-  checkTenant,
-  resolveTrackerTimes,
-  trackerCall,
-  type TrackerTimes,
-} from '../jobs/options.js';
+import { checkTaskId, checkTenant, resolveTrackerTimes, type TrackerTimes } from '../jobs/options.js';
 import type { RedisScriptClient } from './dedupe-store.js';
 import type { Script } from './scripts.js';
 import { trackerScripts as scripts } from './job-tracker-scripts.js';
@@ -86,7 +81,7 @@ export function redisJobTracker(options: RedisJobTrackerOptions): RedisJobTracke
     }
   }
   const call = (what: string, script: Script, keys: string[], ...args: (string | number)[]) =>
-    trackerCall(run(script, keys, args), timeoutMs, what);
+    bounded(run(script, keys, args), timeoutMs, 'job_tracker_failed', `The job tracker failed to ${what}`);
 
   return {
     prefix,

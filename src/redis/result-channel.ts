@@ -1,4 +1,4 @@
-import { checkOption, optionNames, refuseUnknownOptions } from '../common/options.js';
+import { checkOption, optionNames, refuseUnknownOptions } from '../common/errors.js';
 import { IOREDIS } from './client.js';
 import { isJobResult, type JobResult } from '../results/job-result.js';
 import type { ResultChannel } from '../results/result-channel.js';

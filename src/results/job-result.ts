@@ -1,4 +1,4 @@
-import { isRecord } from '../common/is-record.js';
+import { isRecord } from '../common/errors.js';
 
 /**
  * A job's outcome, as the receiver learned it from a verified, valid `job.completed` or

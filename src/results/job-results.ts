@@ -1,7 +1,6 @@
-import { positiveInteger } from '../common/options.js';
-import { messageOf, type Logger } from '../common/logger.js';
-import { withGetters } from '../common/with-getters.js';
-import { ignore } from '../common/ignore.js';
+import { positiveInteger } from '../common/errors.js';
+import { messageOf, type Logger, ignore } from '../common/logging.js';
+import { withGetters } from '../common/structures.js';
 import { KeptResult, resultOf, scopedKey, type JobResult } from './job-result.js';
 import { recentResults } from './recent-results.js';
 import { isResultChannel, type ResultChannel } from './result-channel.js';

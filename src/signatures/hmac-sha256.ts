@@ -1,7 +1,7 @@
-import { checkOption, oneOf, optionNames, refuseUnknownOptions } from '../common/options.js';
+import { checkOption, oneOf, optionNames, refuseUnknownOptions } from '../common/errors.js';
 import { decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { isBase64Digest, toBase64, toHex } from '../common/bytes.js';
-import { andThen, isThenable } from '../common/thenable.js';
+import { andThen, isThenable } from '../common/deadline.js';
 import { isHexDigest } from './header-values.js';
 import { hmacKeys, secretBytes, secretFormOption, type SecretForm } from './secret.js';
 import {

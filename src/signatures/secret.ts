@@ -1,4 +1,4 @@
-import { checkOption, oneOf } from '../common/options.js';
+import { checkOption, oneOf } from '../common/errors.js';
 import { fromBase64, utf8Bytes } from '../common/bytes.js';
 import { importHmacKeys } from '#runtime';
 import type { HmacKeys } from '../runtime/contract.js';

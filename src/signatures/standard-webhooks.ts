@@ -1,7 +1,7 @@
 import { decodeBase64Digest, decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { isBase64Digest, toBase64 } from '../common/bytes.js';
-import { optionNames, refuseUnknownOptions } from '../common/options.js';
-import { andThen, isThenable } from '../common/thenable.js';
+import { optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { andThen, isThenable } from '../common/deadline.js';
 import { MAX_SIGNATURES, outsideTolerance, unixSeconds } from './header-values.js';
 import { hmacKeys, secretBytes, secretFormOption, type SecretForm } from './secret.js';
 import type { HeaderReader } from '../wire/headers.js';

@@ -1,7 +1,7 @@
 import { decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { toHex } from '../common/bytes.js';
-import { checkOption, optionNames, refuseUnknownOptions } from '../common/options.js';
-import { andThen } from '../common/thenable.js';
+import { checkOption, optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { andThen } from '../common/deadline.js';
 import { isHexDigest, MAX_SIGNATURES, outsideTolerance, unixSeconds } from './header-values.js';
 import { hmacKeys, secretBytes, secretFormOption, type SecretForm } from './secret.js';
 import {

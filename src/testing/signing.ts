@@ -3,8 +3,8 @@
  * that `signDelivery({ scheme })` and the simulator's `signing` option both read, each family
  * signed by the verifier preset that checks it, so that a family has one implementation.
  */
-import { checkOption, oneOf, refuseUnknownOptions } from '../common/options.js';
-import { andThen } from '../common/thenable.js';
+import { checkOption, oneOf, refuseUnknownOptions } from '../common/errors.js';
+import { andThen } from '../common/deadline.js';
 import { hmacSha256 } from '../signatures/hmac-sha256.js';
 import { SECRET_FORMS, secretBytes, type SecretForm } from '../signatures/secret.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';

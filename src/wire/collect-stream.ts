@@ -1,4 +1,4 @@
-import { ignore } from '../common/ignore.js';
+import { ignore } from '../common/logging.js';
 import { BodyCollector, BodyReadError, onBodyAbort, type CollectLimits } from './read-body.js';
 
 /**

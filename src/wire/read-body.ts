@@ -1,7 +1,7 @@
 import { answers, type ReceiverResponse } from './answers.js';
 import { rawBytes, type BodyInput } from './body.js';
-import { ExpiryList, type ExpiryLinks } from '../common/expiry-list.js';
-import { ignore } from '../common/ignore.js';
+import { ExpiryList, type ExpiryLinks } from '../common/structures.js';
+import { ignore } from '../common/logging.js';
 
 /**
  * Reading a body within its limit and its deadline, in one place: the receiver's side

@@ -8,7 +8,7 @@ import { afterEach, expect, it } from 'vitest';
 import { createReconciler } from '../../src/reconcile/reconciler.js';
 import { resolveReconcile } from '../../src/reconcile/options.js';
 import type { DeliveryFailures } from '../../src/reconcile/observer.js';
-import { safeLogger } from '../../src/common/logger.js';
+import { safeLogger } from '../../src/common/logging.js';
 import { capturingLogger } from '../support/traffic.js';
 import { startSink } from '../gateway/support.js';
 

@@ -16,7 +16,7 @@ import {
   positiveNumber,
   refuseUnknownOptions,
   wholeNumber,
-} from '../../common/options.js';
+} from '../../common/errors.js';
 import type { Verifier } from '../../signatures/verifier.js';
 import { resolveSigning, type DeliverySigning, type Signing } from '../signing.js';
 import type { ListPaging, ListStyle } from './pages.js';
