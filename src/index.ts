@@ -25,7 +25,7 @@ export type { ReceiverResponse, AnswerCode } from './wire/answers.js';
 export type { DeliveryContext, DeliverySource, EventHandler } from './receiver/run-handlers.js';
 export type { HeadersInput } from './wire/headers.js';
 export type { BodyInput } from './wire/body.js';
-export { BodyReadError, type BodyReader, type BodyLimits } from './wire/read-body.js';
+export { BodyReadError, type BodyReader, type BodyLimits } from './wire/body.js';
 export type { Logger } from './common/logging.js';
 export type {
   ReceiverObserver,

@@ -1,6 +1,6 @@
 import { ignore } from '../common/logging.js';
 import { collectWebStream, declaredLength } from '../wire/collect-stream.js';
-import { BodyReadError } from '../wire/read-body.js';
+import { BodyReadError } from '../wire/body.js';
 
 /**
  * Reads an answer's body as text, up to `maxBytes`, with the Web collector: the gateway decides

@@ -1,9 +1,7 @@
 import { answers, type ReceiverResponse } from '../wire/answers.js';
-import { decodeJson, isWellFormed, rawBytes } from '../wire/body.js';
+import { decodeJson, isWellFormed, rawBytes, readBodyWithin, type BodyReader } from '../wire/body.js';
 import { utf8Bytes } from '../common/bytes.js';
-import { readHeaders, type HeaderReader } from '../wire/headers.js';
-import { encodingRefusal } from '../wire/content-encoding.js';
-import { readBodyWithin, type BodyReader } from '../wire/read-body.js';
+import { readHeaders, type HeaderReader, encodingRefusal } from '../wire/headers.js';
 import { JobhookError } from '../common/errors.js';
 import { messageOf, quote } from '../common/logging.js';
 import type { EventSchemas } from '../events/schemas.js';

@@ -1,5 +1,4 @@
-import type { BodyInput } from '../wire/body.js';
-import type { BodyReader } from '../wire/read-body.js';
+import type { BodyInput, BodyReader } from '../wire/body.js';
 import type { ReceiverResponse } from '../wire/answers.js';
 import type { HeadersInput } from '../wire/headers.js';
 import type { JobhookError } from '../common/errors.js';

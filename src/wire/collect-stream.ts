@@ -1,13 +1,9 @@
 import { ignore } from '../common/logging.js';
-import { BodyCollector, BodyReadError, onBodyAbort, type CollectLimits } from './read-body.js';
+import { BodyReadError, onBodyAbort, type CollectLimits } from './body.js';
 
-/**
- * The two capped body collectors, one per kind of stream: every body jobhook reads goes through
- * one of them (the receiver's adapters, the client's reading of the gateway's answers, the gateway
- * simulator's requests). Each keeps at most `maxBytes` (in one buffer, see {@link BodyCollector}),
- * refuses a declared length over it before reading, stops once the stream passes it, and stops
- * when `signal` aborts; each rejects with a {@link BodyReadError}, never with what the stream threw.
- */
+// The two capped body collectors, one per kind of stream, that every body jobhook reads goes
+// through (adapters, client, simulator): each keeps at most `maxBytes`, stops when `signal` aborts,
+// and rejects with a BodyReadError, never with what the stream threw.
 
 /** Limits of `maxBytes` and `timeoutMs`, for readers outside the receiver (which has its own deadlines). */
 export function limitsWithin(maxBytes: number, timeoutMs: number): CollectLimits {
@@ -21,10 +17,7 @@ export function declaredLength(header: string | null | undefined): number {
   return Number.isSafeInteger(length) && length >= 0 ? length : -1;
 }
 
-/**
- * What the Node collector uses of a stream; a Node `Readable` (an `IncomingMessage`) has it. Typed
- * here rather than imported from node:stream: this layer runs on every runtime.
- */
+/** What the Node collector uses of a stream (a Node `Readable` has it), typed here: this layer runs anywhere. */
 export interface NodeByteStream {
   readonly readable: boolean;
   readonly readableEncoding: string | null;
@@ -36,16 +29,10 @@ export interface NodeByteStream {
 }
 
 /**
- * Collects a Node stream's bytes within `limits`; `declared` is the length the sender declared
- * (-1 for none): a declared length over the limit is refused before anything is read, and a
- * stream that ends short of it is `unreadable`. Rejects with `too_large`, or `unreadable` for a
- * body that never fully arrived (an aborted upload, a stream error, a stream already read or
- * decoded to text, `signal` aborted). On a refusal the stream is paused, with the rest unread:
- * what becomes of it is the caller's choice (a server answers and closes or drains the connection).
- *
- * It adds four listeners and removes none on success (removing them cost more per delivery than the
- * rest of reading a small body: bench/NOTES.md): the stream is done with, and a later `error` must
- * still find a listener.
+ * Collects a Node stream's bytes within `limits`; a `declared` length (-1 for none) over the limit
+ * is refused before reading, and a stream that ends short of it is `unreadable`. On a refusal the
+ * stream is paused with the rest unread, for the caller to drain or close. The listeners stay on
+ * success: the stream is done with, and a later `error` must still find one.
  */
 export function collectNodeStream(
   stream: NodeByteStream,
@@ -82,21 +69,14 @@ export function collectNodeStream(
       resolve(body.bytes());
     });
     stream.on('error', (error) => fail('unreadable', error));
-    // Closed before its end: the upload was cut off.
     stream.on('close', () => fail('unreadable'));
   });
 }
 
-const EMPTY = new Uint8Array(0);
-
 /**
- * Collects a Web stream's bytes within `limits`; a `null` stream is an empty body. `declared` (-1
- * for none) is only compared with the limit: a fetch `Response` declares its length as sent, and
- * its stream gives the bytes decoded (and fetch itself checks the length). A body over the limit is refused with the stream left unlocked
- * and the rest unread, for the caller to cancel or drain; a declared length over it, before
- * anything is read, with the stream cancelled; once `signal` aborts, the stream is cancelled.
- * Whatever fails rejects with a {@link BodyReadError} (`unreadable` with what the stream threw as
- * its `cause`).
+ * Collects a Web stream's bytes within `limits` (`null`: an empty body). `declared` (-1 for none)
+ * is only compared with the limit: fetch decodes a `Response`'s stream and checks its length. A
+ * body over the limit leaves the stream unlocked with the rest unread; `signal` cancels it.
  */
 export async function collectWebStream(
   stream: ReadableStream<Uint8Array> | null,
@@ -122,12 +102,10 @@ export async function collectWebStream(
         const { done, value } = await reader.read();
         if (done) break;
         if (!body.add(value)) {
-          // The rest is left to the caller: cancelled, or read and dropped (unread-body.ts).
           reader.releaseLock();
           throw new BodyReadError('too_large');
         }
       }
-      // A cancelled stream ends early: what came is not the body.
       if (cancelled) throw new BodyReadError('unreadable');
       return body.bytes();
     } finally {
@@ -135,5 +113,50 @@ export async function collectWebStream(
     }
   } catch (error) {
     throw error instanceof BodyReadError ? error : new BodyReadError('unreadable', { cause: error });
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+const FIRST_CAPACITY = 16 * 1024;
+
+/**
+ * A body's chunks, copied into one buffer that doubles as it fills (never past `maxBytes`): a
+ * chunk is often a view of a larger read buffer, which keeping it would keep alive. A body that
+ * comes in one chunk is kept as it is.
+ */
+export class BodyCollector {
+  #first: Uint8Array | undefined = undefined;
+  #buffer: Uint8Array | undefined = undefined;
+  #length = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Adds a chunk; `false` (the chunk not kept) once the body would pass `maxBytes`. */
+  add(chunk: Uint8Array): boolean {
+    const length = this.#length + chunk.byteLength;
+    if (length > this.maxBytes) return false;
+    if (this.#length === 0 && this.#buffer === undefined) {
+      this.#first = chunk;
+      this.#length = length;
+      return true;
+    }
+    let buffer = this.#buffer;
+    if (buffer === undefined || buffer.byteLength < length) {
+      const grown = new Uint8Array(Math.min(this.maxBytes, Math.max(2 * length, FIRST_CAPACITY)));
+      grown.set(buffer ? buffer.subarray(0, this.#length) : this.#first!);
+      this.#first = undefined;
+      buffer = this.#buffer = grown;
+    }
+    buffer.set(chunk, this.#length);
+    this.#length = length;
+    return true;
+  }
+
+  bytes(): Uint8Array {
+    return this.#first ?? this.#buffer?.subarray(0, this.#length) ?? EMPTY;
   }
 }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectNodeStream, declaredLength, limitsWithin } from '../../wire/collect-stream.js';
-import { BodyReadError } from '../../wire/read-body.js';
+import { BodyReadError } from '../../wire/body.js';
 import { authenticate, authorize } from './auth.js';
 import { GatewayFailure, invalid, requestId, sendFailure, sendSuccess } from './envelope.js';
 import { hostGuard, type HostGuard } from './host-guard.js';
