@@ -47,7 +47,7 @@ export type {
   WorkerHandle,
   WorkOptions,
 } from './handoff/handoff.js';
-export type { FailedEvent, FailedEvents } from './handoff/failed.js';
+export type { FailedEvent, FailedEvents } from './handoff/handoff.js';
 export {
   memoryDedupeStore,
   type MemoryDedupeStore,

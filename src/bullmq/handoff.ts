@@ -8,12 +8,18 @@ import {
   refuseUnknownOptions,
 } from '../common/errors.js';
 import type { ConnectionOptions, Job, JobsOptions } from 'bullmq';
-import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
-import type { Handoff, HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
+import {
+  failedLimit,
+  type FailedEvent,
+  type FailedEvents,
+  type Handoff,
+  type HandoffJob,
+  type QueuedJobRunner,
+} from '../handoff/handoff.js';
 import { bounded } from '../common/deadline.js';
 import { jobIdOf } from './job-id.js';
 import { startWorker, workerSettings, type WorkerHandle, type WorkOptions } from './worker.js';
-import { differentFromHandoff } from '../handoff/names.js';
+import { differentFromHandoff } from '../handoff/worker.js';
 
 /**
  * The part of a BullMQ `Queue` the hand-off uses. Typed here rather than imported, so that any

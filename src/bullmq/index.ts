@@ -26,4 +26,4 @@ export { runWorker, type RunWorkerOptions } from './run-worker.js';
 export { DEFAULT_JOB_OPTIONS, type BullmqQueue } from './handoff.js';
 export { jobIdOf } from './job-id.js';
 export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
-export type { FailedEvent, FailedEvents } from '../handoff/failed.js';
+export type { FailedEvent, FailedEvents } from '../handoff/handoff.js';

@@ -1,7 +1,7 @@
 import type { ConnectionOptions, WorkerOptions } from 'bullmq';
 import { checkOption, optionNames, refuseUnknownOptions } from '../common/errors.js';
 import type { QueuedJobRunner } from '../handoff/handoff.js';
-import { differentFromHandoff, noQueue } from '../handoff/names.js';
+import { differentFromHandoff, noQueue } from '../handoff/worker.js';
 import type { BullmqHandoff } from './handoff.js';
 import { startWorker, workerSettings, type QueuePlace, type WorkerHandle } from './worker.js';
 

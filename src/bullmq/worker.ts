@@ -1,6 +1,5 @@
-import { workerErrorReporter } from '../handoff/worker-errors.js';
+import { workerErrorReporter, checkReceiver } from '../handoff/worker.js';
 import { optionNames, positiveInteger, refuseUnknownOptions, JobhookError } from '../common/errors.js';
-import { checkReceiver } from '../handoff/queued-receiver.js';
 import type { ConnectionOptions, Job, Worker, WorkerOptions } from 'bullmq';
 import type {
   HandoffJob,

@@ -7,8 +7,14 @@ import {
   refuseUnknownOptions,
   JobhookError,
 } from '../common/errors.js';
-import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
-import type { Handoff, HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
+import {
+  failedLimit,
+  type FailedEvent,
+  type FailedEvents,
+  type Handoff,
+  type HandoffJob,
+  type QueuedJobRunner,
+} from '../handoff/handoff.js';
 import { bounded } from '../common/deadline.js';
 import { ATTEMPTS_HEADER, type FailedRecord } from './failed-record.js';
 import { existingStream, isNotFound, NATS_NAME, natsPlace, streamEnsurer } from './stream.js';

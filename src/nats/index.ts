@@ -25,4 +25,4 @@ export type { WorkOptions, WorkerHandle } from './worker.js';
 export { runNatsWorker, type RunNatsWorkerOptions, type NatsWorkerHandle } from './run-worker.js';
 export { DEFAULT_BACKOFF_MS } from './worker.js';
 export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
-export type { FailedEvent, FailedEvents } from '../handoff/failed.js';
+export type { FailedEvent, FailedEvents } from '../handoff/handoff.js';

@@ -1,7 +1,7 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { checkOption, nameMatching, optionNames, refuseUnknownOptions } from '../common/errors.js';
 import type { QueuedJobRunner } from '../handoff/handoff.js';
-import { differentFromHandoff, noQueue } from '../handoff/names.js';
+import { differentFromHandoff, noQueue } from '../handoff/worker.js';
 import type { NatsHandoff } from './handoff.js';
 import { existingStream, NATS_NAME, natsPlace } from './stream.js';
 import { startWorker, workerSettings, type WorkerHandle } from './worker.js';

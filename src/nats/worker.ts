@@ -21,8 +21,7 @@ import type {
   WorkerHandle as AnyWorkerHandle,
   WorkOptions as AnyWorkOptions,
 } from '../handoff/handoff.js';
-import { checkReceiver } from '../handoff/queued-receiver.js';
-import { workerErrorReporter } from '../handoff/worker-errors.js';
+import { checkReceiver, workerErrorReporter } from '../handoff/worker.js';
 import { ackUntilLanded, progressSignal, RESEND_BACKOFF } from './ack.js';
 import { doneKeys } from './done.js';
 import { ATTEMPTS_HEADER, type FailedRecord } from './failed-record.js';

@@ -6,8 +6,14 @@ import {
   refuseUnknownOptions,
 } from '../common/errors.js';
 import type PgBoss from 'pg-boss';
-import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
-import type { Handoff, HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
+import {
+  failedLimit,
+  type FailedEvent,
+  type FailedEvents,
+  type Handoff,
+  type HandoffJob,
+  type QueuedJobRunner,
+} from '../handoff/handoff.js';
 import { bounded } from '../common/deadline.js';
 import { jobIdOf } from './job-id.js';
 import { checkQueueName, queueCreator } from './queue.js';

@@ -25,4 +25,4 @@ export { runPgBossWorker, type RunPgBossWorkerOptions, type PgBossWorkerHandle }
 export { DEFAULT_SEND_OPTIONS } from './handoff.js';
 export { jobIdOf } from './job-id.js';
 export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
-export type { FailedEvent, FailedEvents } from '../handoff/failed.js';
+export type { FailedEvent, FailedEvents } from '../handoff/handoff.js';

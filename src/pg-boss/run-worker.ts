@@ -1,7 +1,7 @@
 import type PgBoss from 'pg-boss';
 import { checkOption, optionNames, refuseUnknownOptions } from '../common/errors.js';
 import type { QueuedJobRunner } from '../handoff/handoff.js';
-import { differentFromHandoff, noQueue } from '../handoff/names.js';
+import { differentFromHandoff, noQueue } from '../handoff/worker.js';
 import type { PgBossHandoff } from './handoff.js';
 import { checkQueueName, queueCreator } from './queue.js';
 import { bossSchema } from './schema.js';

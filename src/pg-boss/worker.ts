@@ -7,8 +7,7 @@ import type {
   WorkerHandle as AnyWorkerHandle,
   WorkOptions as AnyWorkOptions,
 } from '../handoff/handoff.js';
-import { checkReceiver } from '../handoff/queued-receiver.js';
-import { workerErrorReporter } from '../handoff/worker-errors.js';
+import { checkReceiver, workerErrorReporter } from '../handoff/worker.js';
 import { completionBatcher } from './completions.js';
 import { failJob } from './settle.js';
 
