@@ -36,7 +36,7 @@ export type {
 } from './receiver/observe.js';
 export type { JobResult } from './results/job-result.js';
 export type { JobResults, JobResultsOptions } from './results/job-results.js';
-export type { ResultChannel } from './results/result-channel.js';
+export type { ResultChannel } from './results/job-result.js';
 export { JobhookError, type JobhookErrorCode } from './common/errors.js';
 export type { DedupeStore, ClaimResult } from './dedupe/dedupe-store.js';
 export type {

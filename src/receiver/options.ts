@@ -26,10 +26,17 @@ import {
   type Redactor,
 } from '../common/logging.js';
 import type { HeaderReader } from '../wire/headers.js';
-import { isRefusalCode, refuse, type CustomVerifyFunction, type Verifier, type VerifyFunction, type VerifyOutcome } from '../signatures/verifier.js';
+import {
+  isRefusalCode,
+  refuse,
+  type CustomVerifyFunction,
+  type Verifier,
+  type VerifyFunction,
+  type VerifyOutcome,
+} from '../signatures/verifier.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
 import type { JobResultsOptions } from '../results/job-results.js';
-import type { ResultChannel } from '../results/result-channel.js';
+import type { ResultChannel } from '../results/job-result.js';
 
 /** Options of {@link createReceiver}. Only `secret` is required. */
 export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> {

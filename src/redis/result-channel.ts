@@ -1,7 +1,6 @@
 import { checkOption, optionNames, refuseUnknownOptions } from '../common/errors.js';
 import { IOREDIS } from './client.js';
-import { isJobResult, type JobResult } from '../results/job-result.js';
-import type { ResultChannel } from '../results/result-channel.js';
+import { isJobResult, type JobResult, type ResultChannel } from '../results/job-result.js';
 
 /**
  * What the channel uses of an ioredis client. Written here rather than imported, so that the
