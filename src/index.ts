@@ -53,7 +53,7 @@ export {
   type MemoryDedupeStore,
   type MemoryDedupeOptions,
 } from './dedupe/memory-store.js';
-export type { JobTracker, TrackedJob, ClaimDueRequest } from './jobs/job-tracker.js';
+export type { JobTracker, TrackedJob, ClaimDueRequest } from './tracker/job-tracker.js';
 export type { ReconcileOptions, ReconcileClient } from './reconcile/options.js';
 export type {
   ReconcileObserver,
@@ -61,12 +61,12 @@ export type {
   DeliveryFailures,
   ExpiredJob,
 } from './reconcile/observer.js';
-export type { TrackerTimes } from './jobs/options.js';
+export type { TrackerTimes } from './tracker/job-tracker.js';
 export {
   memoryJobTracker,
   type MemoryJobTracker,
   type MemoryJobTrackerOptions,
-} from './jobs/memory-tracker.js';
+} from './tracker/memory-tracker.js';
 export { standardWebhooks, type StandardWebhooksOptions } from './signatures/standard-webhooks.js';
 export { hmacSha256, type HmacSha256Options } from './signatures/hmac-sha256.js';
 export { stripeSignature, type StripeSignatureOptions } from './signatures/stripe-signature.js';

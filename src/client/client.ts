@@ -9,7 +9,7 @@ import {
   refuseUnknownOptions,
 } from '../common/errors.js';
 import { redactor, type Logger } from '../common/logging.js';
-import { JOB_TRACKER } from '../jobs/options.js';
+import { JOB_TRACKER, type JobTracker } from '../tracker/job-tracker.js';
 import { invalidResponse } from './errors.js';
 import { markIncomplete, readPages } from './pages.js';
 import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
@@ -18,7 +18,6 @@ import { createTransport, type RequestOptions } from './request.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
 import { resolveWaitOptions, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
 import { requireSupportedNode } from '../runtime/node-version.js';
-import type { JobTracker } from '../jobs/job-tracker.js';
 import { submissionTracker } from './track.js';
 import type {
   ApiKey,

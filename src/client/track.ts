@@ -1,5 +1,5 @@
 import { messageOf, safeLogger, type Logger, type Redact } from '../common/logging.js';
-import type { JobTracker } from '../jobs/job-tracker.js';
+import type { JobTracker } from '../tracker/job-tracker.js';
 import type { GenerateImageResult } from './types.js';
 
 /**

@@ -25,5 +25,5 @@ export {
   type PostgresJobTracker,
   type PostgresJobTrackerOptions,
 } from './job-tracker.js';
-export type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
+export type { JobTracker, TrackedJob } from '../tracker/job-tracker.js';
 export type { DedupeStore, ClaimResult } from '../dedupe/dedupe-store.js';

@@ -1,8 +1,14 @@
 import { bounded } from '../common/deadline.js';
 import { checkOption, MS_OR_NONE, optionNames, refuseUnknownOptions, wholeNumber } from '../common/errors.js';
 import { PG_POOL, quotedTable } from './table.js';
-import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
-import { checkTaskId, checkTenant, resolveTrackerTimes, type TrackerTimes } from '../jobs/options.js';
+import {
+  checkTaskId,
+  checkTenant,
+  resolveTrackerTimes,
+  type TrackerTimes,
+  type JobTracker,
+  type TrackedJob,
+} from '../tracker/job-tracker.js';
 import type { PostgresQueryable } from './dedupe-store.js';
 
 /** Options of {@link postgresJobTracker}. */

@@ -1,6 +1,5 @@
 import { checkOption, wholeNumber } from '../common/errors.js';
-import { JOB_TRACKER } from '../jobs/options.js';
-import type { JobTracker } from '../jobs/job-tracker.js';
+import { JOB_TRACKER, type JobTracker } from '../tracker/job-tracker.js';
 
 /** What the reconciler calls on the gateway: a client from `jobhook/client` has both. */
 export interface ReconcileClient {

@@ -1,7 +1,7 @@
 import { backoffDelay } from '../common/backoff.js';
 import { isRecord } from '../common/errors.js';
 import { messageOf, quote, type SafeLogger } from '../common/logging.js';
-import type { TrackedJob } from '../jobs/job-tracker.js';
+import type { TrackedJob } from '../tracker/job-tracker.js';
 import type { EventOutcome } from '../events/event-types.js';
 import { deliveryFailureWatch } from './delivery-failures.js';
 import type { ReconcileObserver, ReconcileResult } from './observer.js';

@@ -25,5 +25,5 @@ export {
   type RedisSubscriber,
 } from './result-channel.js';
 export { redisJobTracker, type RedisJobTracker, type RedisJobTrackerOptions } from './job-tracker.js';
-export type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
+export type { JobTracker, TrackedJob } from '../tracker/job-tracker.js';
 export type { DedupeStore, ClaimResult } from '../dedupe/dedupe-store.js';

@@ -7,8 +7,14 @@ import {
   refuseUnknownOptions,
 } from '../common/errors.js';
 import { IOREDIS } from './client.js';
-import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
-import { checkTaskId, checkTenant, resolveTrackerTimes, type TrackerTimes } from '../jobs/options.js';
+import {
+  checkTaskId,
+  checkTenant,
+  resolveTrackerTimes,
+  type TrackerTimes,
+  type JobTracker,
+  type TrackedJob,
+} from '../tracker/job-tracker.js';
 import type { RedisScriptClient } from './dedupe-store.js';
 import type { Script } from './scripts.js';
 import { trackerScripts as scripts } from './job-tracker-scripts.js';
