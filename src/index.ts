@@ -60,7 +60,7 @@ export type {
   ReconcileResult,
   DeliveryFailures,
   ExpiredJob,
-} from './reconcile/observer.js';
+} from './reconcile/options.js';
 export type { TrackerTimes } from './tracker/job-tracker.js';
 export {
   memoryJobTracker,

@@ -19,7 +19,7 @@ import type {
   ExpiredJob,
   ReconcileObserver,
   ReconcileResult,
-} from '../reconcile/observer.js';
+} from '../reconcile/options.js';
 
 /** Options of {@link otelObserver}. Both default to the globally registered providers. */
 export interface OtelObserverOptions {

@@ -1,4 +1,4 @@
-import type { ReconcileObserver } from '../reconcile/observer.js';
+import type { ReconcileObserver } from '../reconcile/options.js';
 import type { AnswerCode, ReceiverResponse } from '../wire/answers.js';
 import type { RefusalCode } from '../signatures/verifier.js';
 import { messageOf, type Logger } from '../common/logging.js';

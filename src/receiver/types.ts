@@ -6,7 +6,7 @@ import type { DefaultEvents, UnknownEvent } from '../events/schemas.js';
 import type { JobResults } from '../results/job-results.js';
 import type { HandoffJob, QueuedAttempt, WorkerHandle, WorkOptions } from '../handoff/handoff.js';
 import type { EventHandler } from './run-handlers.js';
-import type { ReconcileResult } from '../reconcile/observer.js';
+import type { ReconcileResult } from '../reconcile/options.js';
 import type { ReceiverRegisterOptions, WebhookRegistrar } from './register.js';
 
 // The public types of a receiver: what createReceiver returns and what its methods take.
