@@ -18,7 +18,7 @@ export {
   type PostgresDedupeStore,
   type PostgresQueryable,
 } from './dedupe-store.js';
-export { postgresDedupeMigration } from './table.js';
+export { postgresDedupeMigration } from './dedupe-store.js';
 export {
   postgresJobTracker,
   postgresJobTrackerMigration,

@@ -1,6 +1,6 @@
 import { bounded } from '../common/deadline.js';
 import { checkOption, MS_OR_NONE, optionNames, refuseUnknownOptions, wholeNumber } from '../common/errors.js';
-import { PG_POOL, quotedTable } from './table.js';
+import { PG_POOL, quotedTable, type PostgresQueryable } from './dedupe-store.js';
 import {
   checkTaskId,
   checkTenant,
@@ -9,7 +9,6 @@ import {
   type JobTracker,
   type TrackedJob,
 } from '../tracker/job-tracker.js';
-import type { PostgresQueryable } from './dedupe-store.js';
 
 /** Options of {@link postgresJobTracker}. */
 export interface PostgresJobTrackerOptions extends TrackerTimes {
@@ -17,10 +16,7 @@ export interface PostgresJobTrackerOptions extends TrackerTimes {
   pool: PostgresQueryable;
   /** `name` or `schema.name`. Default `jobhook_jobs`. */
   table?: string;
-  /**
-   * Create the table (and its indexes) on first use. Default `true`; pass `false` when your own
-   * migrations run {@link postgresJobTrackerMigration}.
-   */
+  /** Create the table on first use. Default `true`; `false` when your migrations run {@link postgresJobTrackerMigration}. */
   createTable?: boolean;
   /** Longest wait for one query, in ms, before it rejects. Default 5,000; 0 for none. */
   timeoutMs?: number;
@@ -36,7 +32,6 @@ export interface PostgresJobTracker extends JobTracker {
 
 const DEFAULT_TABLE = 'jobhook_jobs';
 
-/** A row as the tracker's queries return it. */
 interface Row {
   task_id: string;
   submitted_at: string;
@@ -45,14 +40,8 @@ interface Row {
 }
 
 /**
- * The SQL that creates the tracker's table and indexes, for schemas you manage with your own
- * migrations (then pass `createTable: false`). Safe to run more than once.
- *
- * A row is one tracked task. `due_at` is null until its first claim (it is then due `afterMs`
- * after `submitted_at`), then the end of the claimant's lease while `owner` is set, then the
- * time the claimant gave back. `tenant` is the tenant the task was tracked for, null for none.
- * Times are milliseconds since the epoch. A table created before tenants gets its `tenant`
- * column from the `ALTER TABLE`: run this again after upgrading when you pass `createTable: false`.
+ * The SQL that creates the tracker's table, for your own migrations (with `createTable: false`);
+ * safe to run twice, and again after an upgrade. `due_at` is null until the first claim.
  */
 export function postgresJobTrackerMigration(table: string = DEFAULT_TABLE): string {
   const name = quotedTable(table, 'postgresJobTrackerMigration');
@@ -83,14 +72,7 @@ const POSTGRES_JOB_TRACKER_OPTIONS = optionNames<PostgresJobTrackerOptions>()([
   'maxAgeMs',
 ]);
 
-/**
- * A {@link JobTracker} in a PostgreSQL table, shared by every process that reaches the database.
- * Each call is one statement; a claim takes due rows with `FOR UPDATE SKIP LOCKED`, so concurrent
- * claimants never take the same task.
- *
- * A task's tenant is its row's nullable `tenant` column; `settle(taskId, tenant)` deletes the row
- * only when it holds that tenant. A table created before tenants gets the column on first use.
- */
+/** A {@link JobTracker} in a PostgreSQL table, shared by every process; claims `FOR UPDATE SKIP LOCKED`. */
 export function postgresJobTracker(options: PostgresJobTrackerOptions): PostgresJobTracker {
   refuseUnknownOptions(options, POSTGRES_JOB_TRACKER_OPTIONS, 'postgresJobTracker');
   const pool = options?.pool;
