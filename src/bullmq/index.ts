@@ -24,6 +24,6 @@ export { bullmqHandoff, type BullmqHandoff, type BullmqHandoffOptions } from './
 export type { WorkOptions, WorkerHandle } from './worker.js';
 export { runWorker, type RunWorkerOptions } from './run-worker.js';
 export { DEFAULT_JOB_OPTIONS, type BullmqQueue } from './handoff.js';
-export { jobIdOf } from './job-id.js';
+export { jobIdOf } from './handoff.js';
 export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
 export type { FailedEvent, FailedEvents } from '../handoff/handoff.js';

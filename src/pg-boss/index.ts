@@ -23,6 +23,6 @@ export { pgBossHandoff, type PgBossHandoff, type PgBossHandoffOptions } from './
 export type { WorkOptions, WorkerHandle } from './worker.js';
 export { runPgBossWorker, type RunPgBossWorkerOptions, type PgBossWorkerHandle } from './run-worker.js';
 export { DEFAULT_SEND_OPTIONS } from './handoff.js';
-export { jobIdOf } from './job-id.js';
+export { jobIdOf } from './handoff.js';
 export type { Handoff, HandoffJob, QueuedJobRunner, QueuedAttempt } from '../handoff/handoff.js';
 export type { FailedEvent, FailedEvents } from '../handoff/handoff.js';
