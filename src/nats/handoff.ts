@@ -16,8 +16,15 @@ import {
   type QueuedJobRunner,
 } from '../handoff/handoff.js';
 import { bounded } from '../common/deadline.js';
-import { ATTEMPTS_HEADER, type FailedRecord } from './failed-record.js';
-import { existingStream, isNotFound, NATS_NAME, natsPlace, streamEnsurer } from './stream.js';
+import {
+  ATTEMPTS_HEADER,
+  type FailedRecord,
+  existingStream,
+  isNotFound,
+  NATS_NAME,
+  natsPlace,
+  streamEnsurer,
+} from './stream.js';
 import { startWorker, workerSettings, type WorkerHandle, type WorkOptions } from './worker.js';
 
 /** Options of {@link natsHandoff}. */
@@ -29,21 +36,13 @@ export interface NatsHandoffOptions {
   /** The subject events are published on; failed ones go to `<subject>.failed`. Default `jobhook.events`. */
   subject?: string;
   /**
-   * The duplicate window of the stream the hand-off creates, in ms: how long an event's key
-   * (`Nats-Msg-Id`) keeps a second copy out. Default 72 hours, longer than the gateway's retries;
-   * the server keeps every key of the window in memory (about 100 bytes each), so size it to your
-   * sender's retry window times your event rate. A stream that exists is not changed.
+   * The duplicate window of a stream the hand-off creates, in ms: how long an event's key keeps a
+   * second copy out (in the server's memory, ~100 bytes a key). Default 72 hours.
    */
   duplicateWindowMs?: number;
-  /**
-   * Longest wait for the stream's ack, in ms, before the delivery answers 503 and the sender
-   * retries (a copy stored late is then dropped by its key). Default 5,000.
-   */
+  /** Longest wait for the stream's ack, in ms, before the delivery answers 503. Default 5,000. */
   timeoutMs?: number;
-  /**
-   * The durable consumer the hand-off's workers share (created when missing): one per stream and
-   * subject, since a work-queue stream gives each message to one consumer. Default `jobhook-workers`.
-   */
+  /** The durable consumer the hand-off's workers share (created when missing). Default `jobhook-workers`. */
   consumer?: string;
   /** Where the warning about a short duplicate window goes. Default `console.warn`. */
   warn?: (line: string) => void;
@@ -57,13 +56,7 @@ export interface NatsHandoff extends Handoff<WorkOptions, WorkerHandle>, FailedE
   readonly subject: string;
   /** The durable consumer the hand-off's workers share. */
   readonly consumer: string;
-  /**
-   * Starts a worker in this process on this hand-off's stream, subject and consumer, over its
-   * client: each event goes to `receiver.handleQueued`, with the consumer's retries; an event whose
-   * handlers keep failing is kept as a record on `<subject>.failed`. Creates the stream when
-   * missing, as publishing does (with the hand-off's duplicate window), and the consumer. Resolves
-   * once the consumer is there.
-   */
+  /** Starts a worker on this hand-off's stream and consumer (created when missing), with the consumer's retries. */
   work(receiver: QueuedJobRunner, options?: WorkOptions): Promise<WorkerHandle>;
 }
 
@@ -78,16 +71,9 @@ const NATS_HANDOFF_OPTIONS = optionNames<NatsHandoffOptions>()([
 ]);
 
 /**
- * Verify, then enqueue, on NATS JetStream: passed as `createReceiver({ secret, handoff:
- * natsHandoff({ js }) })`, the receiver publishes each verified, validated event with
- * `Nats-Msg-Id` set to its dedupe key and answers 2xx once the stream acknowledged it (stored,
- * on file, on every replica the stream has). The worker that `receiver.work()`
- * (`handoff.work(receiver)`) starts runs its handlers.
- *
- * One message per event within the stream's duplicate window: JetStream drops a publish whose
- * `Nats-Msg-Id` it saw within the window (answering it as a duplicate, which the hand-off takes
- * as stored), from any number of receivers. After the window, a delivery of the same event is a
- * new message: size the window to outlast the sender's retries (`duplicateWindowMs`).
+ * Verify, then enqueue on NATS JetStream: `createReceiver({ secret, handoff: natsHandoff({ js }) })`.
+ * Each event is published with `Nats-Msg-Id` = its dedupe key, so one message per event within
+ * the stream's duplicate window, and answered 2xx once the stream acknowledged it.
  */
 export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
   refuseUnknownOptions(options, NATS_HANDOFF_OPTIONS, 'natsHandoff');
@@ -111,7 +97,7 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
     'a consumer name (letters, digits, _ -)',
   );
   const ensureStream = streamEnsurer(js, place, options.warn ?? ((line) => console.warn(line)));
-  /** For listing and retrying: the stream must exist (a mistyped name is not created, it is refused). */
+  // Listing and retrying need the stream: a mistyped name is refused, not created.
   const listedStream = () =>
     existingStream(
       js,

@@ -14,10 +14,7 @@ import { startWorker, workerSettings, type WorkerHandle } from './worker.js';
  * the hand-off.
  */
 export interface RunNatsWorkerOptions {
-  /**
-   * A JetStream client: `jetstream(await connect({ servers }))`; the worker never closes it.
-   * Needed without `handoff`; with it, the worker uses the hand-off's client.
-   */
+  /** A JetStream client, needed without `handoff`; the worker never closes it. */
   js?: JetStreamClient;
   /** The stream, as given to `natsHandoff`. Default: the hand-off's, or `JOBHOOK`. */
   stream?: string;
@@ -35,10 +32,7 @@ export interface RunNatsWorkerOptions {
   concurrency?: number;
   /** The worker's own errors (connection lost, a failed record not stored). Default `console.error`. */
   onWorkerError?: (error: Error) => void;
-  /**
-   * The hand-off whose stream the worker must consume: the worker is then `handoff.work()`, and a
-   * `stream`, `subject` or `consumer` that differs from the hand-off's is refused.
-   */
+  /** The hand-off whose stream the worker consumes (another `stream`, `subject` or `consumer` is refused). */
   handoff?: NatsHandoff;
 }
 
@@ -63,13 +57,9 @@ const RUN_NATS_WORKER_OPTIONS = optionNames<RunNatsWorkerOptions>()([
 ]);
 
 /**
- * Runs the receiver's handlers for the events `natsHandoff` published, in this process (see
- * `handoff.work`). Without `handoff`, it consumes `stream` (default `JOBHOOK`), which must exist:
- * it never creates one, since a worker on another stream than the hand-off's would run nothing,
- * or another app's events.
+ * Runs the receiver's handlers for the events `natsHandoff` published, in this process.
  *
- * @deprecated Use `receiver.work(options)` (`handoff.work(receiver, options)`): the one way to
- * start a worker, on the hand-off's own stream.
+ * @deprecated Use `receiver.work(options)` (`handoff.work(receiver, options)`), on the hand-off's own stream.
  */
 export async function runNatsWorker(
   receiver: QueuedJobRunner,
