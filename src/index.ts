@@ -93,5 +93,5 @@ export {
   type UnknownEvent,
   type UnknownEventType,
 } from './events/schemas.js';
-export type { StandardSchemaV1 } from './events/standard-schema.js';
+export type { StandardSchemaV1 } from './events/schemas.js';
 export { GATEWAY_EVENT_TYPES, type GatewayEventType } from './events/event-types.js';

@@ -3,8 +3,7 @@ import { signDelivery } from 'jobhook/testing';
 import { CommandError, UsageError, httpUrl, integer, out, parse, setting } from './args.js';
 import { sendHelp } from './help.js';
 import { readBodyCapped } from '../client/read-body.js';
-import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
-import { samplePayload } from '../events/sample-payload.js';
+import { GATEWAY_EVENT_TYPES, samplePayload } from '../events/event-types.js';
 
 /**
  * Above the receiver's default handlerTimeoutMs (10 s): its 500 handler_timeout arrives before

@@ -1,7 +1,10 @@
 import { answers, type ReceiverResponse } from '../wire/answers.js';
-import type { EventSchemas } from '../events/schemas.js';
-import { passesQuickCheck } from '../events/quick-checks.js';
-import type { StandardIssue, StandardResult } from '../events/standard-schema.js';
+import {
+  passesQuickCheck,
+  type EventSchemas,
+  type StandardIssue,
+  type StandardResult,
+} from '../events/schemas.js';
 import { isRecord } from '../common/errors.js';
 
 /**

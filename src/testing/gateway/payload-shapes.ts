@@ -3,7 +3,7 @@
  * is not jobhook's default. Each is written out in docs/gateway-simulator.md ("Payload shapes").
  */
 import { JobhookError } from '../../common/errors.js';
-import type { SamplePayload } from '../../events/sample-payload.js';
+import type { SamplePayload } from '../../events/event-types.js';
 import type { JobCompletedEvent, JobFailedEvent } from '../../events/schemas.js';
 
 /**
