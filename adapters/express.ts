@@ -1,7 +1,5 @@
 /**
- * Mount a jobhook receiver in Express 4 or 5 before any body parser, auth or CSRF middleware:
- * `app.post('/webhooks', expressHandler(receiver))`.
- *
+ * Mount a jobhook receiver in Express 4 or 5, before any body parser: `app.post(path, expressHandler(receiver))`.
  * @module jobhook/express
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -9,10 +7,7 @@ import type { Request, RequestHandler } from 'express';
 import type { BodyInput } from '../src/wire/body.js';
 import { answerNodeRequest, type NodeReceiver } from './node-stream.js';
 
-/**
- * An Express (4 or 5) handler that answers deliveries with `receiver`. Mount it before any body
- * parser; if one must run first, give it `verify: keepRawBody`.
- */
+/** An Express (4 or 5) handler; mount it before any body parser, or give that parser `verify: keepRawBody`. */
 export function expressHandler(receiver: NodeReceiver): RequestHandler {
   return (req, res) => void answerNodeRequest(receiver, req, res, rawCopyOf(req));
 }

@@ -1,7 +1,5 @@
 /**
- * Mount a jobhook receiver in Fastify 5, next to routes that keep their JSON parsing:
- * `await app.register(fastifyPlugin(receiver))` answers POST /webhooks.
- *
+ * Mount a jobhook receiver in Fastify 5, beside routes that parse JSON: `app.register(fastifyPlugin(receiver))`.
  * @module jobhook/fastify
  */
 import { optionNames, refuseUnknownOptions, JobhookError } from '../src/common/errors.js';

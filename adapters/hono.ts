@@ -1,7 +1,5 @@
 /**
- * Mount a jobhook receiver in Hono, on any runtime Hono runs on:
- * `app.post('/webhooks', honoHandler(receiver))`.
- *
+ * Mount a jobhook receiver in Hono, on any runtime: `app.post('/webhooks', honoHandler(receiver))`.
  * @module jobhook/hono
  */
 import type { IncomingMessage } from 'node:http';
@@ -26,10 +24,7 @@ function respond(incoming: IncomingMessage, answer: ReceiverResponse): Response 
   return bodyDone(incoming) ? toResponse(answer) : afterUnreadBody(incoming, answer).then(toResponse);
 }
 
-/**
- * Node's own request on @hono/node-server (`c.env.incoming`), read as the Node adapter reads it
- * rather than through the Web `Request` built over it; HTTP/1 only. The answer still goes to Hono.
- */
+/** Node's own request on @hono/node-server (`c.env.incoming`, HTTP/1), read as the Node adapter reads it. */
 function nodeRequestOf(env: unknown): IncomingMessage | undefined {
   const incoming = (env as { incoming?: Partial<IncomingMessage> | null } | undefined)?.incoming;
   return incoming?.httpVersionMajor === 1 &&

@@ -1,7 +1,5 @@
 /**
- * Mount a jobhook receiver in Koa 2 or 3, best before any body parser:
- * `app.use(koaHandler(receiver, { path: '/webhooks' }))`.
- *
+ * Mount a jobhook receiver in Koa 2 or 3, best before any body parser: `app.use(koaHandler(receiver, { path }))`.
  * @module jobhook/koa
  */
 import { optionNames, refuseUnknownOptions } from '../src/common/errors.js';
@@ -17,11 +15,7 @@ export interface KoaHandlerOptions {
 
 const KOA_HANDLER_OPTIONS = optionNames<KoaHandlerOptions>()(['path']);
 
-/**
- * A Koa middleware that answers deliveries with `receiver` (every request without `path`). After
- * `@koa/bodyparser`, the text it kept is verified only when it provably re-encodes to the bytes
- * received; otherwise the answer is 500 `body_unavailable`, so the sender retries.
- */
+/** A Koa middleware; after `@koa/bodyparser`, text not provably the bytes received gets 500 `body_unavailable`. */
 export function koaHandler(receiver: NodeReceiver, options: KoaHandlerOptions = {}): Middleware {
   refuseUnknownOptions(options, KOA_HANDLER_OPTIONS, 'koaHandler');
   const { path } = options;
@@ -38,10 +32,7 @@ export function koaHandler(receiver: NodeReceiver, options: KoaHandlerOptions = 
   };
 }
 
-/**
- * Whether a parser's text re-encodes to the bytes received: a declared length, no content
- * encoding, and a UTF-8 length equal to it (a decoding that changes bytes changes the length).
- */
+/** Whether a parser's text is the bytes received: declared length, no encoding, and UTF-8 of that length. */
 function isTheBytesThatArrived(text: string, req: IncomingMessage): boolean {
   const declared = req.headers['content-length'];
   const encoding = req.headers['content-encoding'];

@@ -9,10 +9,7 @@ import type { DeliveryInput, Receiver } from '../src/receiver/types.js';
 /** What the Node-stream adapters need of a receiver (any event map has these). */
 export type NodeReceiver = Pick<Receiver, 'receive' | 'maxBodyBytes'>;
 
-/**
- * Answers one Node request, for the Express, Koa and Node adapters. `body`: a raw copy a framework
- * already holds; without one the receiver reads the stream if the headers pass. Never rejects.
- */
+/** Answers one Node request (Express, Koa, Node); `body`: a raw copy a framework holds. Never rejects. */
 export function answerNodeRequest(
   receiver: NodeReceiver,
   req: IncomingMessage,

@@ -1,7 +1,5 @@
 /**
- * Mount a jobhook receiver on Node's own HTTP server or in any connect-style app:
- * `http.createServer(nodeHandler(receiver, { path: '/webhooks' }))`.
- *
+ * Mount a jobhook receiver on Node's HTTP server or a connect-style app: `nodeHandler(receiver, { path })`.
  * @module jobhook/node
  */
 import { optionNames, refuseUnknownOptions } from '../src/common/errors.js';

@@ -22,7 +22,6 @@ import { differentFromHandoff } from '../handoff/worker.js';
 
 /** What the hand-off uses of a BullMQ 5 or 6 `Queue`, typed here so the hand-off never loads bullmq. */
 export interface BullmqQueue {
-  /** The queue's name: the hand-off's worker consumes it. */
   readonly name: string;
   /** `queue.add(name, data, opts)`. */
   add(name: string, data: HandoffJob, opts?: JobsOptions): Promise<unknown>;
@@ -46,11 +45,9 @@ export interface BullmqHandoffOptions {
 
 /** The hand-off to BullMQ: its options, resolved, its failed events, and its worker. */
 export interface BullmqHandoff extends Handoff<WorkOptions, WorkerHandle>, FailedEvents {
-  /** The name of the queue jobs go to. */
   readonly queueName: string;
   /** The queue's Redis key prefix (its `prefix` option, default `bull`). */
   readonly prefix: string;
-  /** How long a key stays deduplicated, in ms. */
   readonly retentionMs: number;
   /** Starts a worker on this hand-off's queue, with BullMQ's retries; resolves once connected (loads `bullmq`). */
   work(receiver: QueuedJobRunner, options?: WorkOptions): Promise<WorkerHandle>;
@@ -59,7 +56,7 @@ export interface BullmqHandoff extends Handoff<WorkOptions, WorkerHandle>, Faile
 const HOUR = 60 * 60 * 1000;
 const WHERE = 'bullmqHandoff';
 
-/** The job options the hand-off uses unless `jobOptions` says otherwise: ten tries over ~17 minutes, failed jobs kept. */
+/** The job options unless `jobOptions` says otherwise: ten tries over ~17 minutes, failed jobs kept. */
 export const DEFAULT_JOB_OPTIONS = {
   attempts: 10,
   backoff: { type: 'exponential', delay: 2000, jitter: 0.5 },
@@ -74,11 +71,7 @@ const BULLMQ_HANDOFF_OPTIONS = optionNames<BullmqHandoffOptions>()([
   'timeoutMs',
 ]);
 
-/**
- * Verify, then enqueue to BullMQ: `createReceiver({ secret, handoff: bullmqHandoff({ queue }) })`.
- * The dedupe key is the job id and BullMQ's deduplication id, checked in BullMQ's one add script;
- * durable as Redis is made (`appendonly yes`, `maxmemory-policy noeviction`: docs/handoff.md).
- */
+/** Verify, then enqueue to BullMQ (`handoff: bullmqHandoff({ queue })`): one job per dedupe key. */
 export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
   refuseUnknownOptions(options, BULLMQ_HANDOFF_OPTIONS, 'bullmqHandoff');
   const queue = options?.queue;
@@ -88,8 +81,7 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
   const timeoutMs = nonNegativeNumber(WHERE, 'timeoutMs', options.timeoutMs, 5000, { unit: MS_OR_NONE });
   const jobOptions: JobsOptions = { ...DEFAULT_JOB_OPTIONS, ...options.jobOptions };
 
-  // Read, not typed in BullmqQueue: a typed `opts` steers the inference of `new Queue(name)`'s
-  // connection type where the queue is passed, which TypeScript 5.7 then refuses without options.
+  // Read, not typed in BullmqQueue: a typed `opts` breaks inference of `new Queue(name)` on TypeScript 5.7.
   const opts = (queue as { opts?: { connection?: ConnectionOptions; prefix?: string } }).opts;
   const prefix = opts?.prefix ?? 'bull';
 
@@ -118,7 +110,6 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
       const job = await queueMethod(queue, 'getJob')(id);
       if (!job || !(await job.isFailed())) return false;
       try {
-        // attemptsMade is kept: the handlers' `context.attempt` counts on.
         await job.retry('failed');
         return true;
       } catch (error) {

@@ -5,21 +5,13 @@ import { differentFromHandoff, noQueue } from '../handoff/worker.js';
 import type { BullmqHandoff } from './handoff.js';
 import { startWorker, workerSettings, type QueuePlace, type WorkerHandle } from './worker.js';
 
-/**
- * Options of {@link runWorker}.
- *
- * @deprecated Start the worker with `receiver.work(options)` (`handoff.work(receiver, options)`),
- * whose options are {@link WorkOptions}: it takes the queue, its connection and prefix from the
- * hand-off.
- */
+/** Options of {@link runWorker}. @deprecated Use `receiver.work(options)` ({@link WorkOptions}). */
 export interface RunWorkerOptions {
   /** Where the queue lives: ioredis options or a client; needed without `handoff`. */
   connection?: ConnectionOptions;
   /** The queue's name, as given to the `Queue` of `bullmqHandoff`. Default: the hand-off's, or `jobhook`. */
   queueName?: string;
-  /** Jobs this worker runs at once. Default 8. */
   concurrency?: number;
-  /** More BullMQ worker options (`prefix`, `lockDuration`, `limiter`, ...). */
   workerOptions?: Omit<WorkerOptions, 'connection' | 'concurrency' | 'autorun'>;
   /** The worker's own errors, not the handlers'. Default: `console.error`. */
   onWorkerError?: (error: Error) => void;
@@ -36,11 +28,7 @@ const RUN_WORKER_OPTIONS = optionNames<RunWorkerOptions>()([
   'handoff',
 ]);
 
-/**
- * Runs the receiver's handlers for the jobs `bullmqHandoff` queued, in this process.
- *
- * @deprecated Use `receiver.work(options)` (`handoff.work(receiver, options)`), on the hand-off's own queue.
- */
+/** Runs the handlers of the jobs `bullmqHandoff` queued. @deprecated Use `receiver.work(options)`. */
 export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOptions): Promise<WorkerHandle> {
   const where = 'runWorker';
   refuseUnknownOptions(options, RUN_WORKER_OPTIONS, where);

@@ -14,7 +14,7 @@ export interface WorkOptions extends AnyWorkOptions {
   concurrency?: number;
   /** More BullMQ worker options (`lockDuration`, `limiter`, ...); the queue is the hand-off's. */
   workerOptions?: Omit<WorkerOptions, 'connection' | 'concurrency' | 'autorun' | 'prefix'>;
-  /** The worker's own errors (a lost connection, a lock not renewed), not the handlers'. Default: `console.error`. */
+  /** The worker's own errors (a lost connection, a lock not renewed). Default: `console.error`. */
   onWorkerError?: (error: Error) => void;
 }
 
@@ -58,10 +58,7 @@ export function workerSettings(
   };
 }
 
-/**
- * Gives each job of the queue at `place` to `receiver.handleQueued`, with BullMQ's retries; a
- * payload the schemas refuse fails at once (retrying cannot mend it). Loads `bullmq` on first call.
- */
+/** Gives each job of the queue at `place` to `receiver.handleQueued`; loads `bullmq` on first call. */
 export async function startWorker(place: QueuePlace, settings: WorkerSettings): Promise<WorkerHandle> {
   const { receiver, concurrency, onWorkerError } = settings;
   const { Worker, UnrecoverableError } = await import('bullmq');

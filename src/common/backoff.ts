@@ -6,7 +6,7 @@ export interface Backoff {
   maxMs: number;
   /** How much each retry's wait grows over the one before. Default 2. */
   factor?: number;
-  /** `'full'`: a random wait up to the delay; a fraction `f`: the delay times 1 ± f at random; 0 (default): none. */
+  /** `'full'`: a random wait up to the delay; a fraction `f`: the delay times 1 ± f; 0 (default): none. */
   jitter?: 'full' | number;
 }
 

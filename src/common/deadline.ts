@@ -6,10 +6,7 @@ import { ExpiryList, type ExpiryLinks } from './structures.js';
 /** What {@link within} gives when the work did not settle in time. */
 export const TIMED_OUT: unique symbol = Symbol('timed out');
 
-/**
- * Resolves like `work`, or with {@link TIMED_OUT} once `timeoutMs` passed first (0, a negative or
- * a non-finite bound: no bound). The work goes on; `unref`: the wait alone keeps no process alive.
- */
+/** Resolves like `work`, or with {@link TIMED_OUT} once `timeoutMs` (if > 0 and finite) passed first. */
 export function within<T>(
   work: PromiseLike<T>,
   timeoutMs: number,
@@ -33,12 +30,7 @@ export function within<T>(
   });
 }
 
-/**
- * A call to a shared service (a store, a broker, a tracker), bounded: settles like `operation`, or
- * rejects with a JobhookError of `code` ("`failure`: why") when it rejects or outlasts `timeoutMs`
- * (0: no limit). A client library may queue commands while it reconnects: the delivery must fail
- * (the sender retries) rather than hang. The operation itself goes on.
- */
+/** A shared service's call, failing with a JobhookError of `code` when it rejects or outlasts `timeoutMs`. */
 export function bounded<T>(
   operation: Promise<T>,
   timeoutMs: number,
@@ -68,12 +60,7 @@ interface Entry extends Deadline, ExpiryLinks<Entry> {
   expire: () => void;
 }
 
-/**
- * Deadlines that all last `timeoutMs` (a receiver's body reads), on one unref'd timer and the
- * monotonic clock, so that a step of the wall clock (NTP, a VM resumed) neither fires nor disables
- * them. Started in due order, they queue in an {@link ExpiryList}; the timer is armed for the head
- * and left armed when the queue empties, firing at most once more with nothing due.
- */
+/** Deadlines of one length on one unref'd timer and the monotonic clock, which no step of the wall clock moves. */
 export function deadlines(timeoutMs: number) {
   const queue = new ExpiryList<Entry>();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -96,7 +83,6 @@ export function deadlines(timeoutMs: number) {
   }
 
   return {
-    /** Calls `expire` once `timeoutMs` have passed, unless the returned deadline is cancelled first. */
     start(expire: () => void): Deadline {
       const entry: Entry = {
         expire,

@@ -1,12 +1,6 @@
-// The developer's errors: JobhookError, and the checks of options that throw it. Every mistake
-// reads "<where>: `<name>` must be <rule>; got <kind>.", the kind never the value (it may be a secret).
+// JobhookError and the option checks that throw it: "<where>: `<name>` must be <rule>; got <kind>."
 
-/**
- * What went wrong, for a program to switch on: `invalid_options` (a mistake in what you passed,
- * thrown at once), `handler_failed`, `handler_timeout`, `dedupe_store_failed` (answered 500),
- * `handoff_failed` (answered 503), `invalid_job` (`handleQueued` given no queued job) and
- * `job_tracker_failed`. What a sender did wrong is never an error but an answer (`AnswerCode`).
- */
+/** What went wrong, for a program to switch on; what a sender did wrong is an answer (`AnswerCode`) instead. */
 export type JobhookErrorCode =
   | 'invalid_options'
   | 'handler_failed'
@@ -16,7 +10,7 @@ export type JobhookErrorCode =
   | 'invalid_job'
   | 'job_tracker_failed';
 
-/** jobhook's error for developers: thrown for a mistake in options, given to `onError` for a failure (the original as `cause`); never holds a secret. */
+/** jobhook's error for developers: thrown for a mistake in options, given to `onError` for a failure. */
 export class JobhookError extends Error {
   override readonly name = 'JobhookError';
   readonly code: JobhookErrorCode;
@@ -37,10 +31,7 @@ export class JobhookError extends Error {
   }
 }
 
-/**
- * Refuses an options object with a key the function does not know (JavaScript callers get no
- * compiler), naming where it belongs (`homes`) or the known name it most resembles.
- */
+/** Refuses an options object with a key the function does not know, naming where it belongs. */
 export function refuseUnknownOptions(
   given: unknown,
   known: readonly string[],
@@ -131,7 +122,7 @@ export function kindOf(value: unknown): string {
   }
 }
 
-/** The error for a value that breaks its option's rule, e.g. `("createReceiver", "reconcile.intervalMs", "a positive integer (ms)", value)`. */
+/** The error for a value that breaks its option's rule (a rule such as "a positive integer (ms)"). */
 export function invalidOption(where: string, name: string, rule: string, given: unknown): JobhookError {
   return new JobhookError('invalid_options', `${where}: \`${name}\` must be ${rule}; got ${kindOf(given)}.`);
 }
@@ -141,7 +132,7 @@ export function checkOption(where: string, name: string, given: unknown, valid: 
   if (!valid) throw invalidOption(where, name, rule, given);
 }
 
-/** A whole number of at least `min` (default 1); `fallback` when absent, required when it is `undefined` (as below). */
+/** A whole number of at least `min` (default 1); `fallback` when absent, required when `undefined` (as below). */
 export function wholeNumber(
   where: string,
   name: string,

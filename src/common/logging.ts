@@ -1,5 +1,4 @@
-// Logging and redaction: the logger jobhook writes to, and the one answer to "in which forms can a
-// secret show up in a message?" (Web APIs only, so it runs wherever the receiver's core runs).
+// The logger jobhook writes to, and the one redaction of secrets in every form (Web APIs only).
 import { toBase64, toHex, utf8Bytes } from './bytes.js';
 
 /** Console-compatible: `console` itself is a Logger. Only `error` is required. */
@@ -148,11 +147,7 @@ class FormIndex {
   }
 }
 
-/**
- * Every form in which `secrets` may appear in a message, longest first: as given, JSON-escaped,
- * URL-encoded, and those and a `whsec_` key's bytes as hex, base64 and base64url (also inside a
- * longer base64 text, at each of its three alignments).
- */
+/** Every form in which `secrets` may appear in a message (escaped, encoded, inside base64), longest first. */
 export function secretForms(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
@@ -228,7 +223,7 @@ function toUrl(base64Text: string): string {
   return base64Text.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-/** A copy of JSON-like data with `redact` applied to every string in it, keys included; other objects kept as they are. */
+/** A copy of JSON-like data with `redact` applied to every string, keys included; other objects as they are. */
 export function redactValues<T>(value: T, redact: Redact): T {
   const copies = new Map<object, unknown>();
   const walk = (item: unknown): unknown => {
@@ -254,10 +249,7 @@ export function redactValues<T>(value: T, redact: Redact): T {
 
 const MAX_CAUSE_DEPTH = 4;
 
-/**
- * A redacted copy of a thrown value, safe to keep as a `cause`: its strings and plain fields, its
- * causes; any other object it refers to (a socket, headers) is left out, since it could hold a secret.
- */
+/** A redacted copy of a thrown value, safe as a `cause`: any object it refers to (a socket) is left out. */
 export function redactCause(value: unknown, redact: Redact, depth = 0): unknown {
   if (typeof value === 'string') return redact(value);
   if (typeof value !== 'object' || value === null) return typeof value === 'function' ? undefined : value;

@@ -1,29 +1,17 @@
-// The data structures the receiver keeps its state in: an expiry list, an indexed heap, and objects
-// whose getters leave them fast to read.
-
 /** The links an entry of an {@link ExpiryList} carries itself, so that keeping it allocates nothing. */
 export interface ExpiryLinks<E extends ExpiryLinks<E>> {
-  /** When it expires, on the clock of the list's user. */
   expiresAt: number;
-  /** The list it is on; `undefined` once it is off. */
   list: ExpiryList<E> | undefined;
-  /** Neighbours in expiry order. */
   older: E | undefined;
   newer: E | undefined;
 }
 
-/**
- * Entries of one lifetime in the order they expire, oldest first, linked through themselves so
- * one leaves from the middle in constant time. A clock that steps back makes an entry expire late,
- * never early: callers that must not see an expired entry check `expiresAt` themselves.
- */
+/** Entries of one lifetime in expiry order, linked through themselves; a clock stepping back expires them late. */
 export class ExpiryList<E extends ExpiryLinks<E>> {
   oldest: E | undefined = undefined;
   newest: E | undefined = undefined;
-  /** Entries on the list. */
   size = 0;
 
-  /** Appends `entry` (not on any list) as the newest, expiring at `expiresAt`. */
   push(entry: E, expiresAt: number): void {
     entry.expiresAt = expiresAt;
     entry.list = this;
@@ -35,7 +23,6 @@ export class ExpiryList<E extends ExpiryLinks<E>> {
     this.size++;
   }
 
-  /** Takes `entry`, which must be on this list, off it. */
   remove(entry: E): void {
     if (entry.older) entry.older.newer = entry.newer;
     else this.oldest = entry.newer;
@@ -92,7 +79,6 @@ export class IndexedHeap<T> {
     return top;
   }
 
-  /** Takes `item`, which must be in this heap, out of it. */
   remove(item: T): void {
     const index = this.slot.get(item);
     this.slot.set(item, -1);
@@ -103,14 +89,12 @@ export class IndexedHeap<T> {
     this.update(last);
   }
 
-  /** Restores the order after the key of `item`, which must be in this heap, changed. */
   update(item: T): void {
     const index = this.slot.get(item);
     if (index > 0 && this.before(item, this.items[(index - 1) >> 1]!)) this.up(index, item);
     else this.down(index, item);
   }
 
-  /** The `count` first items, in order, left in place. */
   first(count: number): T[] {
     const { items, before } = this;
     const found: T[] = [];
@@ -159,10 +143,7 @@ export class IndexedHeap<T> {
 /** For a heap whose items are never removed nor updated in place (only pushed and popped). */
 const NO_SLOT: HeapSlot<number> = { get: () => 0, set: () => undefined };
 
-/**
- * `object` with read-only, enumerable properties computed by `getters` on each read. Defined after
- * the object was made: V8 makes an object literal holding a getter a slow dictionary-mode object.
- */
+/** `object` with getters defined after it was made: V8 makes a literal holding a getter a slow dictionary. */
 export function withGetters<T extends object, G extends Record<string, unknown>>(
   object: T,
   getters: { readonly [K in keyof G]: () => G[K] },

@@ -1,31 +1,20 @@
-/**
- * The handled keys of the memory dedupe store: at most `maxEntries`, each until it expires, the
- * oldest forgotten first. A ring of slots in the order keys came (so in expiry order), and an
- * open-addressing table from hash to slot: forgetting the oldest leaves a stale table entry, which
- * never matches (a match compares the key in the slot) and goes when the table is rebuilt from the
- * ring once half full. An expired key out of order (a clock stepped back) is dropped when found.
- */
+/** The memory store's handled keys: a ring in arrival order, and a hash table rebuilt once half stale. */
 export class HandledKeys {
   readonly #maxEntries: number;
-  /** Slots of the ring, doubled up to `maxEntries` as needed. */
   #room = 0;
   #keys: (string | undefined)[] = [];
   #hashes = new Int32Array(0);
   #expiries = new Float64Array(0);
-  /** The oldest slot, and how many slots from it are in use (live keys plus dropped ones). */
   #oldest = 0;
   #used = 0;
-  /** Slots in use whose key was dropped by a lookup (expired out of order). */
   #dropped = 0;
-  /** Linear probing: table slot `i` holds the hash at `[2i]` and the ring slot plus one (0: empty) at `[2i + 1]`. */
+  /** Linear probing: slot `i` holds the hash at `[2i]` and the ring slot plus one (0: empty) at `[2i + 1]`. */
   #table = new Int32Array(0);
   #mask = 0;
-  /** Entries written since the last rebuild (live and stale), and how many call for the next. */
   #linked = 0;
   #rebuildAt = 0;
   /** Fixed per store at its first key, so that keys chosen to collide cannot be prepared in advance. */
   #seed: number | undefined;
-  /** The last key hashed: `claim` then `complete` of one delivery hash it once. */
   #lastKey: string | undefined;
   #lastHash = 0;
 
@@ -33,12 +22,10 @@ export class HandledKeys {
     this.#maxEntries = maxEntries;
   }
 
-  /** Live keys held. */
   get size(): number {
     return this.#used - this.#dropped;
   }
 
-  /** Whether `key` is held and has not expired at `at`. */
   has(key: string, at: number): boolean {
     if (this.#used === 0) return false;
     const hash = this.#hash(key);
@@ -69,7 +56,6 @@ export class HandledKeys {
     this.#link(hash, slot);
   }
 
-  /** Forgets the keys expired at `at`, oldest first, stopping at the first live one. */
   prune(at: number): void {
     while (this.#used > 0 && this.#expiries[this.#oldest]! <= at) this.#forgetOldest();
   }
@@ -107,7 +93,6 @@ export class HandledKeys {
     }
   }
 
-  /** Doubles the ring (up to `maxEntries`), its slots in order from 0, and rebuilds the table. */
   #grow(): void {
     const room = Math.min(this.#maxEntries, Math.max(16, this.#room * 2));
     const keys: (string | undefined)[] = new Array<string | undefined>(room).fill(undefined);

@@ -5,10 +5,7 @@ import { HandledKeys } from './handled-keys.js';
 
 /** Options of {@link memoryDedupeStore}. */
 export interface MemoryDedupeOptions {
-  /**
-   * Most handled keys remembered, the oldest forgotten first; claims in flight are bounded by it
-   * apart (past it a claim is `busy`), so a flood never pushes out a handled key. Default 10,000.
-   */
+  /** Most handled keys kept (claims in flight bounded apart, so a flood never pushes one out). Default 10,000. */
   maxEntries?: number;
   /** How long a handled key is remembered, in milliseconds. Default 24 hours. */
   ttlMs?: number;

@@ -1,5 +1,3 @@
-// The gateway's events: their types, what became of one, and sample payloads.
-
 /** The event types the gateway delivers, the one list of them (apart from the schemas, so it loads no zod). */
 export const GATEWAY_EVENT_TYPES = ['job.completed', 'job.failed'] as const;
 
@@ -11,10 +9,7 @@ export function isGatewayEventType(type: unknown): type is GatewayEventType {
   return (GATEWAY_EVENT_TYPES as readonly unknown[]).includes(type);
 }
 
-/**
- * What became of an event, however it came: `handled` (or handed off), `duplicate`, `busy` (being
- * handled now), `failed` (runs again on retry) or `invalid` (refused for good).
- */
+/** What became of an event: `handled`, `duplicate`, `busy`, `failed` (runs again) or `invalid` (for good). */
 export type EventOutcome = 'handled' | 'duplicate' | 'busy' | 'failed' | 'invalid';
 
 /** What a sample payload may be given; anything left out is made up (fresh ids, now, an example URL). */
@@ -52,7 +47,7 @@ export interface SamplePayload<D = CompletedData | FailedData> {
   data: D;
 }
 
-/** A delivery payload in the gateway's shape: the one builder behind `jobhook send`, the simulator and the tests. */
+/** A delivery payload in the gateway's shape: the one builder for `jobhook send`, the simulator and tests. */
 export function samplePayload(
   type: 'job.completed',
   fields?: SamplePayloadFields,
@@ -84,7 +79,6 @@ export function samplePayload(type: GatewayEventType, fields: SamplePayloadField
   };
 }
 
-/** `length` random hex digits, from the Web Crypto API every runtime has. */
 function randomHex(length: number): string {
   return globalThis.crypto.randomUUID().replaceAll('-', '').slice(0, length).padEnd(length, '0');
 }

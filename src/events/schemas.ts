@@ -2,8 +2,7 @@
 import * as z from 'zod';
 import { isRecord } from '../common/errors.js';
 
-// The event types are written out, not inferred from zod, so the published types load none of zod's
-// declarations; test/types/events.test-d.ts checks that they agree with the schemas.
+// Written out, not inferred from zod, so the published types load none of it (test/types checks they agree).
 
 /** A verified `job.completed` delivery, as handlers receive it (unknown fields kept at run time). */
 export interface JobCompletedEvent {
@@ -88,10 +87,7 @@ export interface DefaultEvents {
   'job.failed': JobFailedEvent;
 }
 
-/**
- * The `type` of an event with no schema: a string pattern no event type has, so that comparing with
- * `'job.completed'` narrows; its text, shown in type errors, says the fix.
- */
+/** The `type` of an event with no schema: a pattern no event type has, whose text says the fix. */
 export type UnknownEventType = `${string} (a type with no schema: compare it as a string)`;
 
 /** A verified delivery whose type has no schema; it reaches `onAny` handlers only, as it came. */
@@ -100,18 +96,15 @@ export interface UnknownEvent {
   [field: string]: unknown;
 }
 
-// The Standard Schema v1 interface (https://standardschema.dev), inlined as its authors recommend,
-// so that the published types need no package (zod, valibot, arktype and others implement it).
+// The Standard Schema v1 interface (https://standardschema.dev), inlined as its authors recommend.
 
 /** A validator of any library that implements Standard Schema v1 (zod, valibot, arktype, …). */
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
-  /** The Standard Schema properties. */
   readonly '~standard': StandardSchemaProps<Input, Output>;
 }
 
 /** The properties every Standard Schema has under `~standard`. */
 export interface StandardSchemaProps<Input = unknown, Output = Input> {
-  /** The version of the standard: 1. */
   readonly version: 1;
   /** The library that made the schema. */
   readonly vendor: string;
@@ -130,7 +123,6 @@ export type StandardResult<Output> =
 
 /** One validation issue: a message and where in the value it is. */
 export interface StandardIssue {
-  /** What is wrong. */
   readonly message: string;
   /** The keys leading to the value at fault. */
   readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
@@ -139,10 +131,7 @@ export interface StandardIssue {
 /** The type a schema's successful validation gives. */
 export type InferOutput<S extends StandardSchemaV1> = NonNullable<S['~standard']['types']>['output'];
 
-/**
- * The default schemas' checks by hand, accepting exactly what zod accepts (a property test compares
- * them) without copying the payload; a payload they refuse goes to zod, which says what is wrong.
- */
+/** The default schemas' checks by hand, accepting exactly what zod does (a property test compares them). */
 const QUICK_CHECKS = new Map<StandardSchemaV1, (payload: Record<string, unknown>) => boolean>([
   [
     jobCompletedSchema,

@@ -1,11 +1,8 @@
 import { positiveInteger } from '../common/errors.js';
 
 /**
- * A durable queue a receiver hands verified events to instead of running handlers in the request
- * (answering 2xx once `enqueue` resolved, 503 when it failed); a worker gives each job to
- * `receiver.handleQueued`. `enqueue` resolves only once the job is durably stored, once per `key`,
- * as plain JSON (docs/handoff.md).
- *
+ * A durable queue a receiver hands verified events to: `enqueue` resolves once the job is durably
+ * stored, once per `key`; a worker gives each job to `receiver.handleQueued` (docs/handoff.md).
  * @typeParam Options - the options of its worker (`work`): each engine's `WorkOptions`
  * @typeParam Handle - what `work` resolves to: each engine's `WorkerHandle`
  */
@@ -23,7 +20,7 @@ export interface Handoff<
 export interface WorkOptions {
   /** Jobs the worker runs at once. Default 8. */
   concurrency?: number;
-  /** The worker's own errors (a lost connection), not the handlers' (those go to `onError`). Default: `console.error`. */
+  /** The worker's own errors (a lost connection), not the handlers' (`onError`). Default: `console.error`. */
   onWorkerError?: (error: Error) => void;
 }
 
@@ -63,7 +60,7 @@ export interface QueuedAttempt {
   attempt?: number;
 }
 
-/** Events whose handlers kept failing, kept after the last attempt with their error, listed and retried alike on every engine. */
+/** Events whose handlers kept failing, kept with their error, listed and retried alike on every engine. */
 export interface FailedEvents {
   /** The events kept as failed, oldest first, at most `limit` (default 100). */
   listFailed(options?: { limit?: number }): Promise<FailedEvent[]>;
@@ -77,15 +74,12 @@ export interface FailedEvent {
   id: string;
   /** The event's dedupe key (its `id`), as the receiver queued it. */
   key: string | undefined;
-  /** The event type, e.g. `job.completed`. */
   type: string;
   /** The sender's delivery id of the copy that was queued. */
   deliveryId: string | undefined;
   /** The event as queued (the verified body decoded as JSON). */
   payload: unknown;
-  /** The last attempt's error message. */
   error: string;
-  /** Attempts made so far. */
   attempts: number;
   /** When it failed for good, in ms since the epoch, when the engine records it. */
   failedAt: number | undefined;

@@ -2,8 +2,6 @@ import { checkOption, func, JobhookError } from '../common/errors.js';
 import { messageOf, quote } from '../common/logging.js';
 import type { QueuedJobRunner } from './handoff.js';
 
-// What every engine's worker checks and reports the same way.
-
 /** A worker's first argument, checked: the receiver whose handlers it runs. */
 export function checkReceiver(where: string, receiver: QueuedJobRunner | undefined): void {
   const valid = typeof receiver?.handleQueued === 'function';
@@ -16,7 +14,7 @@ export function checkReceiver(where: string, receiver: QueuedJobRunner | undefin
   );
 }
 
-/** A worker's `onWorkerError`, resolved: `console.error` by default, and guarded so a throw never stops the worker. */
+/** A worker's `onWorkerError`, resolved: `console.error` by default, guarded so a throw never stops the worker. */
 export function workerErrorReporter(
   where: string,
   option: ((error: Error) => void) | undefined,

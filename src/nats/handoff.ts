@@ -35,10 +35,7 @@ export interface NatsHandoffOptions {
   stream?: string;
   /** The subject events are published on; failed ones go to `<subject>.failed`. Default `jobhook.events`. */
   subject?: string;
-  /**
-   * The duplicate window of a stream the hand-off creates, in ms: how long an event's key keeps a
-   * second copy out (in the server's memory, ~100 bytes a key). Default 72 hours.
-   */
+  /** The duplicate window of a stream the hand-off creates, in ms (~100 bytes a key in memory). Default 72 h. */
   duplicateWindowMs?: number;
   /** Longest wait for the stream's ack, in ms, before the delivery answers 503. Default 5,000. */
   timeoutMs?: number;
@@ -50,11 +47,8 @@ export interface NatsHandoffOptions {
 
 /** The hand-off to JetStream: its options, resolved, its failed events, and its worker. */
 export interface NatsHandoff extends Handoff<WorkOptions, WorkerHandle>, FailedEvents {
-  /** The stream events are stored in. */
   readonly stream: string;
-  /** The subject events are published on. */
   readonly subject: string;
-  /** The durable consumer the hand-off's workers share. */
   readonly consumer: string;
   /** Starts a worker on this hand-off's stream and consumer (created when missing), with the consumer's retries. */
   work(receiver: QueuedJobRunner, options?: WorkOptions): Promise<WorkerHandle>;
@@ -70,11 +64,7 @@ const NATS_HANDOFF_OPTIONS = optionNames<NatsHandoffOptions>()([
   'warn',
 ]);
 
-/**
- * Verify, then enqueue on NATS JetStream: `createReceiver({ secret, handoff: natsHandoff({ js }) })`.
- * Each event is published with `Nats-Msg-Id` = its dedupe key, so one message per event within
- * the stream's duplicate window, and answered 2xx once the stream acknowledged it.
- */
+/** Verify, then enqueue on JetStream (`handoff: natsHandoff({ js })`): one message per dedupe key. */
 export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
   refuseUnknownOptions(options, NATS_HANDOFF_OPTIONS, 'natsHandoff');
   const js = options?.js;
@@ -97,7 +87,6 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
     'a consumer name (letters, digits, _ -)',
   );
   const ensureStream = streamEnsurer(js, place, options.warn ?? ((line) => console.warn(line)));
-  // Listing and retrying need the stream: a mistyped name is refused, not created.
   const listedStream = () =>
     existingStream(
       js,
@@ -164,7 +153,6 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
   };
 }
 
-/** A message that is not there (deleted, retried already) reads as null. */
 function missingAsNull(error: unknown): null {
   if (isNotFound(error)) return null;
   throw error;

@@ -8,11 +8,9 @@ export const NATS_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** Where the hand-off's events live in JetStream: resolved from the options of both sides. */
 export interface NatsPlace {
   stream: string;
-  /** The subject events are published on. */
   subject: string;
   /** The subject of the failed records (`<subject>.failed`), in the same stream. */
   failedSubject: string;
-  /** The duplicate window of a stream the hand-off creates, in ms. */
   duplicateWindowMs: number;
 }
 
@@ -49,10 +47,7 @@ export function natsPlace(
   return { stream, subject, failedSubject: `${subject}.failed`, duplicateWindowMs };
 }
 
-/**
- * Makes sure the stream exists (a work queue on file, deduplicating by `Nats-Msg-Id`); one that
- * exists is used as it is, and reported once when its duplicate window is shorter.
- */
+/** Makes sure the stream exists; one that does is used as it is (reported once if its window is shorter). */
 export function streamEnsurer(js: JetStreamClient, place: NatsPlace, warn: (line: string) => void) {
   let ensured: Promise<JetStreamManager> | undefined;
   return () =>
@@ -119,11 +114,7 @@ export interface FailedRecord {
 /** The header that carries the attempts a retried event had made. */
 export const ATTEMPTS_HEADER = 'Jobhook-Attempts';
 
-/**
- * The keys of events that ran, kept for the duplicate window in `<stream>_DONE`: a restarted
- * nats-server forgets the ids of acked events, and a crashed one its last acks. A key is written
- * before its event is acked, and looked up before an event runs.
- */
+/** Keys of events that ran, in `<stream>_DONE`: nats-server forgets acked ids on restart, last acks on a crash. */
 export interface DoneKeys {
   has(key: string): Promise<boolean>;
   /** Writes `key`, waiting at most `timeoutMs` for the server's confirmation. */

@@ -48,9 +48,7 @@ export interface WorkerHandle extends AnyWorkerHandle {
 export interface StreamPlace {
   js: JetStreamClient;
   place: NatsPlace;
-  /** The durable consumer every worker of the stream shares. */
   consumer: string;
-  /** The stream's manager, once the stream is there (created, or found). */
   stream: () => Promise<JetStreamManager>;
 }
 
@@ -119,12 +117,7 @@ export function workerSettings(
   };
 }
 
-/**
- * Gives each event of the stream at `target` to `receiver.handleQueued`, from a durable pull
- * consumer, one event per free slot: acked once its key is in `<stream>_DONE`, nak'ed with the next
- * pause on failure, kept on `<subject>.failed` after `attempts` (`max_deliver` is one more, to record
- * an event whose last worker died). docs/handoff.md has the details.
- */
+/** Gives each event of the stream at `target` to `receiver.handleQueued`, pulled one per free slot. */
 export async function startWorker(target: StreamPlace, settings: WorkerSettings): Promise<WorkerHandle> {
   const { js, place, consumer } = target;
   const { receiver, attempts, ackWaitMs, concurrency, backoffMs, onWorkerError } = settings;
@@ -165,10 +158,7 @@ export async function startWorker(target: StreamPlace, settings: WorkerSettings)
     await ack(msg);
   }
 
-  /**
-   * One event, from its pull to its ack, telling the server it is still on it until the ack is
-   * confirmed: else, with the link down, it could go to another worker before its done key is written.
-   */
+  /** One event, from its pull to its ack, signalling progress until the ack is confirmed. */
   async function handle(msg: JsMsg) {
     const stillWorking = progressSignal(js, msg);
     const progress = setInterval(stillWorking, Math.max(1, Math.floor(ackWaitMs / 3)));
@@ -226,10 +216,8 @@ export async function startWorker(target: StreamPlace, settings: WorkerSettings)
 
   const pull = await js.consumers.get(place.stream, consumer);
   const fetching = new Set<ConsumerMessages>();
-  // Pulls fail together while the server is away: one report per outage, not one per pull.
   let pullsFailing = false;
 
-  /** One event, asked for when a slot is free; null when none came within the pull's expiry. */
   async function takeOne(): Promise<JsMsg | null> {
     const batch = await pull.fetch({ max_messages: 1, expires: PULL_EXPIRES_MS });
     fetching.add(batch);
@@ -241,8 +229,7 @@ export async function startWorker(target: StreamPlace, settings: WorkerSettings)
     }
   }
 
-  // One loop per slot, pulling only once it is free: an event pulled ahead would run out its
-  // ack_wait unannounced and go to another worker too.
+  // One loop per slot, pulling only once free: an event pulled ahead could go to another worker too.
   async function slot() {
     while (!closing) {
       let msg: JsMsg | null;
@@ -257,7 +244,6 @@ export async function startWorker(target: StreamPlace, settings: WorkerSettings)
         continue;
       }
       if (!msg) continue;
-      // Taken as the worker closes: given back for another worker at once, not after ack_wait.
       if (closing) msg.nak();
       else await handle(msg).catch(onWorkerError);
     }
@@ -276,7 +262,6 @@ export async function startWorker(target: StreamPlace, settings: WorkerSettings)
 /** The pauses between tries at a write the server did not confirm (an ack, a done key). */
 export const RESEND_BACKOFF: Backoff = { firstMs: 50, maxMs: 1000 };
 
-/** What an ack needs from the connection under a JetStream client: a request. */
 interface Requester {
   request(subject: string, payload: string, options: { timeout: number }): Promise<unknown>;
   publish(subject: string, payload: string): void;
@@ -295,10 +280,7 @@ function replyRoute(js: JetStreamClient, msg: JsMsg): { nc: Requester; reply: st
     : undefined;
 }
 
-/**
- * Tells the server the worker is still on `msg` ("+WPI") on the reply subject itself: `msg.working()`
- * goes silent once an ack was sent, though it may be lost and sent again. Never throws.
- */
+/** Tells the server the worker is still on `msg` ("+WPI"), on the reply subject: `working()` stops at an ack. */
 export function progressSignal(js: JetStreamClient, msg: JsMsg): () => void {
   const route = replyRoute(js, msg);
   return () => {
@@ -312,11 +294,7 @@ export function progressSignal(js: JetStreamClient, msg: JsMsg): () => void {
   };
 }
 
-/**
- * Acks `msg` and sends it again until the server confirms it or `stopped()`: an ack that never
- * lands runs the handlers twice; one sent twice costs nothing. A `JsMsg` acks once, so the repeats
- * go to its reply subject on the client's untyped `nc`; without them, this acks once.
- */
+/** Acks `msg` and sends it again until the server confirms it or `stopped()` (a lost ack reruns handlers). */
 export async function ackUntilLanded(
   js: JetStreamClient,
   msg: JsMsg,

@@ -27,10 +27,7 @@ export interface PgBossHandoffOptions {
   queue?: string;
   /** The schema of pg-boss's tables, for `listFailed`: needed only for a boss with a `db` of your own. */
   schema?: string;
-  /**
-   * pg-boss send options, over the defaults: `retryLimit: 9` (10 attempts), `retryDelay: 2`,
-   * `retryBackoff: true` (retries over 17 to 34 minutes: pg-boss adds up to as much again at random). `id` and `singletonKey` are the hand-off's.
-   */
+  /** pg-boss send options over {@link DEFAULT_SEND_OPTIONS}; `id` and `singletonKey` are the hand-off's. */
   sendOptions?: Omit<PgBoss.SendOptions, 'id' | 'singletonKey' | 'db'>;
   /** Longest wait for PostgreSQL to store a job, in ms, before the delivery answers 503. Default 5,000; 0: none. */
   timeoutMs?: number;
@@ -38,9 +35,7 @@ export interface PgBossHandoffOptions {
 
 /** The hand-off to pg-boss: its options, resolved, its failed events, and its worker. */
 export interface PgBossHandoff extends Handoff<WorkOptions, WorkerHandle>, FailedEvents {
-  /** The name of the queue jobs go to. */
   readonly queue: string;
-  /** The schema of pg-boss's tables: the boss's. */
   readonly schema: string;
   /** Starts a worker on this hand-off's queue and boss, with pg-boss's retries; close it before `boss.stop()`. */
   work(receiver: QueuedJobRunner, options?: WorkOptions): Promise<WorkerHandle>;
@@ -61,11 +56,7 @@ const PG_BOSS_HANDOFF_OPTIONS = optionNames<PgBossHandoffOptions>()([
   'timeoutMs',
 ]);
 
-/**
- * Verify, then enqueue on PostgreSQL: `createReceiver({ secret, handoff: pgBossHandoff({ boss }) })`.
- * One job per event, its id a UUID of the dedupe key, looked up in the job table and the archive
- * before inserting, so an event is stored once for as long as pg-boss keeps it (docs/handoff.md).
- */
+/** Verify, then enqueue on PostgreSQL (`handoff: pgBossHandoff({ boss })`): one job per dedupe key. */
 export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
   refuseUnknownOptions(options, PG_BOSS_HANDOFF_OPTIONS, 'pgBossHandoff');
   const boss = options?.boss;

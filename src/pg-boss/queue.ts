@@ -6,10 +6,7 @@ import { quote } from '../common/logging.js';
 /** The pauses between tries at creating the queue: a random part of 100 ms, 200 ms, then 400 ms. */
 export const QUEUE_CREATION_BACKOFF: Backoff = { firstMs: 100, maxMs: 400, jitter: 'full' };
 
-/**
- * Creates the queue once (pg-boss 10 needs it), trying 4 times: processes starting together may
- * deadlock in `createQueue`, and the loser then finds the queue the other made.
- */
+/** Creates the queue once, trying 4 times (processes starting together may deadlock in `createQueue`). */
 export function queueCreator(boss: PgBoss, queue: string): () => Promise<void> {
   let created: Promise<void> | undefined;
   const create = async () => {

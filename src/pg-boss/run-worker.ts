@@ -6,21 +6,13 @@ import type { PgBossHandoff } from './handoff.js';
 import { checkQueueName, queueCreator, bossSchema } from './queue.js';
 import { startWorker, workerSettings, type WorkerHandle } from './worker.js';
 
-/**
- * Options of {@link runPgBossWorker}.
- *
- * @deprecated Start the worker with `receiver.work(options)` (`handoff.work(receiver, options)`),
- * whose options are {@link WorkOptions}: it takes the boss, the queue and the schema from the
- * hand-off.
- */
+/** Options of {@link runPgBossWorker}. @deprecated Use `receiver.work(options)` ({@link WorkOptions}). */
 export interface RunPgBossWorkerOptions {
   /** A started pg-boss 10 instance; needed without `handoff` (with it, its schema must be the hand-off's). */
   boss?: PgBoss;
   /** The queue's name, as given to `pgBossHandoff`. Default: the hand-off's, or `jobhook`. */
   queue?: string;
-  /** Jobs this worker runs at once. Default 8. */
   concurrency?: number;
-  /** How often an idle worker asks PostgreSQL for a job, in seconds (at least 0.5). Default 2. */
   pollingIntervalSeconds?: number;
   /** The worker's own errors, not the handlers'. Default: `console.error`. */
   onWorkerError?: (error: Error) => void;
@@ -28,11 +20,7 @@ export interface RunPgBossWorkerOptions {
   handoff?: PgBossHandoff;
 }
 
-/**
- * A running pg-boss worker.
- *
- * @deprecated Use {@link WorkerHandle}, the same on every engine.
- */
+/** A running pg-boss worker. @deprecated Use {@link WorkerHandle}. */
 export type PgBossWorkerHandle = WorkerHandle;
 
 const RUN_PG_BOSS_WORKER_OPTIONS = optionNames<RunPgBossWorkerOptions>()([
@@ -44,11 +32,7 @@ const RUN_PG_BOSS_WORKER_OPTIONS = optionNames<RunPgBossWorkerOptions>()([
   'handoff',
 ]);
 
-/**
- * Runs the receiver's handlers for the jobs `pgBossHandoff` queued, in this process.
- *
- * @deprecated Use `receiver.work(options)` (`handoff.work(receiver, options)`), on the hand-off's own queue.
- */
+/** Runs the handlers of the jobs `pgBossHandoff` queued. @deprecated Use `receiver.work(options)`. */
 export async function runPgBossWorker(
   receiver: QueuedJobRunner,
   options: RunPgBossWorkerOptions,

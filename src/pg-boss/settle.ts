@@ -11,13 +11,9 @@ export interface RanJob {
   expiresAt: number;
 }
 
-// Outcomes are stored here, awaited and tried again until the job expires: `boss.work` sends a
-// completion once unawaited, and one lost with a connection made pg-boss run the job again.
+// Outcomes are stored here, tried until the job expires: `boss.work` sends a completion once, unawaited.
 
-/**
- * Stores the completion of jobs in one `complete`, tried once even past expiry (the job is still
- * `active` until pg-boss's maintenance), then only for jobs not expired; reports the rest. Never rejects.
- */
+/** Stores jobs' completion in one `complete`, tried until they expire (once even past). Never rejects. */
 export async function completeJobs(
   boss: PgBoss,
   queue: string,
@@ -81,10 +77,7 @@ function errorOutput(error: unknown): object {
   return { message: String(error) };
 }
 
-/**
- * Completes a worker's jobs in batches, one `boss.complete` at a time for the jobs that finished
- * meanwhile; answers once a job's completion is stored or given up on. Never rejects.
- */
+/** Completes a worker's jobs in batches, one `boss.complete` at a time. Never rejects. */
 export function completionBatcher(
   boss: PgBoss,
   queue: string,

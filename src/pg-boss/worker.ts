@@ -37,7 +37,6 @@ export interface WorkerSettings {
 export interface QueuePlace {
   boss: PgBoss;
   queue: string;
-  /** Creates the queue when missing (pg-boss 10 needs it before `fetch`). */
   ensureQueue: () => Promise<void>;
 }
 
@@ -64,10 +63,7 @@ export function workerSettings(
   return { receiver, concurrency, pollingSeconds, onWorkerError };
 }
 
-/**
- * Gives each job of the queue at `place` to `receiver.handleQueued`, with pg-boss's retries. Jobs
- * are fetched as many as there are free slots, and each outcome is stored here (settle.ts).
- */
+/** Gives each job of the queue at `place` to `receiver.handleQueued`, fetching one per free slot. */
 export async function startWorker(place: QueuePlace, settings: WorkerSettings): Promise<WorkerHandle> {
   const { boss, queue } = place;
   const { receiver, concurrency, pollingSeconds, onWorkerError } = settings;
@@ -78,11 +74,9 @@ export async function startWorker(place: QueuePlace, settings: WorkerSettings): 
   /** Jobs taken and not yet settled: a job holds its slot until its outcome is stored. */
   let taken = 0;
   const settling = new Set<Promise<void>>();
-  /** Ends the fetch loop's pause (`close`), or its wait for a free slot (a job settled, or `close`). */
   let wakeUp: AbortController | undefined;
   let waitingForSlot = false;
   const wake = () => wakeUp?.abort();
-  /** Waits `ms` (the polling pause), or for a free slot (`undefined`), until then or `wake()`. */
   async function pause(ms: number | undefined): Promise<void> {
     const { signal } = (wakeUp = new AbortController());
     waitingForSlot = ms === undefined;
@@ -113,7 +107,6 @@ export async function startWorker(place: QueuePlace, settings: WorkerSettings): 
     const settled: Promise<void> = run(job).finally(() => {
       taken--;
       settling.delete(settled);
-      // Not during the polling pause: the queue was empty then, a free slot does not change that.
       if (waitingForSlot) wake();
     });
     settling.add(settled);
@@ -125,7 +118,6 @@ export async function startWorker(place: QueuePlace, settings: WorkerSettings): 
       const free = concurrency - taken;
       if (free === 0) {
         await pause(undefined);
-        // One turn of the event loop, so the slots freed together are fetched for together.
         await new Promise((resolve) => setImmediate(resolve));
         continue;
       }

@@ -27,9 +27,9 @@ export interface PostgresDedupeOptions {
   leaseMs?: number;
   /** How long a handled event is remembered, in ms: longer than the sender retries. Default 72 hours. */
   ttlMs?: number;
-  /** Create the table on first use. Default `true`; `false` when your migrations run {@link postgresDedupeMigration}. */
+  /** Create the table on first use. Default `true`; `false` if you run {@link postgresDedupeMigration}. */
   createTable?: boolean;
-  /** Delete up to 1,000 forgotten rows at most once per this many ms, after a `complete`. Default 60,000; 0: never. */
+  /** Delete up to 1,000 forgotten rows at most once per this many ms. Default 60,000; 0: never. */
   cleanupIntervalMs?: number;
   /** Longest wait for one query, in ms, before the delivery answers 500. Default 5,000; 0: the pool's. */
   timeoutMs?: number;
@@ -37,9 +37,7 @@ export interface PostgresDedupeOptions {
 
 /** The Postgres store: its options, resolved. */
 export interface PostgresDedupeStore extends DedupeStore {
-  /** The table in use, as given. */
   readonly table: string;
-  /** How long a handled event is remembered, in ms. */
   readonly ttlMs: number;
 }
 
@@ -158,10 +156,7 @@ export function quotedTable(table: string, where = 'postgresDedupeStore'): strin
   return parts.map((part) => `"${part}"`).join('.');
 }
 
-/**
- * The SQL that creates the store's table, for your own migrations (with `createTable: false`); safe
- * to run twice. A row is a claim (`owner`) or, `owner` null, a handled key, until `expires_at`.
- */
+/** The SQL that creates the store's table, for your own migrations (`createTable: false`); safe to rerun. */
 export function postgresDedupeMigration(table: string = DEFAULT_TABLE): string {
   const name = quotedTable(table, 'postgresDedupeMigration');
   const index = `"${table.split('.').pop()!.slice(0, 50)}_expires_at_idx"`;

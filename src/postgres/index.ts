@@ -1,14 +1,6 @@
 /**
- * A dedupe store in PostgreSQL, shared by every instance of your app:
- *
- *   import pg from 'pg';
- *   import { createReceiver } from 'jobhook';
- *   import { postgresDedupeStore } from 'jobhook/postgres';
- *
- *   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- *   const receiver = createReceiver({ secret, dedupe: postgresDedupeStore({ pool }) });
- *
- * `pg` is an optional peer dependency: install it yourself; this module never loads it.
+ * PostgreSQL for receivers shared by several instances: `postgresDedupeStore({ pool })`,
+ * `postgresJobTracker`. `pg` is an optional peer dependency this module never loads.
  *
  * @module jobhook/postgres
  */

@@ -16,7 +16,7 @@ export interface PostgresJobTrackerOptions extends TrackerTimes {
   pool: PostgresQueryable;
   /** `name` or `schema.name`. Default `jobhook_jobs`. */
   table?: string;
-  /** Create the table on first use. Default `true`; `false` when your migrations run {@link postgresJobTrackerMigration}. */
+  /** Create the table on first use. Default `true`; `false` if you run {@link postgresJobTrackerMigration}. */
   createTable?: boolean;
   /** Longest wait for one query, in ms, before it rejects. Default 5,000; 0 for none. */
   timeoutMs?: number;
@@ -26,7 +26,6 @@ export interface PostgresJobTrackerOptions extends TrackerTimes {
 
 /** The Postgres tracker: its options, resolved. */
 export interface PostgresJobTracker extends JobTracker {
-  /** The table in use, as given. */
   readonly table: string;
 }
 
@@ -39,10 +38,7 @@ interface Row {
   tenant: string | null;
 }
 
-/**
- * The SQL that creates the tracker's table, for your own migrations (with `createTable: false`);
- * safe to run twice, and again after an upgrade. `due_at` is null until the first claim.
- */
+/** The SQL that creates the tracker's table, for your own migrations; safe to rerun (rerun it after upgrades). */
 export function postgresJobTrackerMigration(table: string = DEFAULT_TABLE): string {
   const name = quotedTable(table, 'postgresJobTrackerMigration');
   const base = table.split('.').pop()!.slice(0, 48);
@@ -91,7 +87,6 @@ export function postgresJobTracker(options: PostgresJobTrackerOptions): Postgres
       ON CONFLICT (task_id) DO NOTHING`,
     settle: `DELETE FROM ${name} WHERE task_id = $1`,
     settleForTenant: `DELETE FROM ${name} WHERE task_id = $1 AND tenant = $2`,
-    // Due: never claimed and `afterMs` old, or due again. The oldest due first.
     claim: `UPDATE ${name} AS t SET owner = $1, polls = t.polls + 1, due_at = $5
       WHERE t.task_id IN (
         SELECT task_id FROM ${name}

@@ -8,7 +8,14 @@ import type { EventSchemas } from '../events/schemas.js';
 import type { EventOutcome } from '../events/event-types.js';
 import type { JobResultsFeed } from '../results/job-results.js';
 import type { HandoffJob, QueuedAttempt } from '../handoff/handoff.js';
-import { refusalText, refuse, type SignedRequest, type VerifyFunction, type VerifyOutcome, type VerifyRefusal } from '../signatures/verifier.js';
+import {
+  refusalText,
+  refuse,
+  type SignedRequest,
+  type VerifyFunction,
+  type VerifyOutcome,
+  type VerifyRefusal,
+} from '../signatures/verifier.js';
 import { deliveryClaims, STORE_FAILED, type Claim, type ClaimTaken, type DeliveryClaims } from './claims.js';
 import type { DeliveryInfo, ReportFailures } from './failures.js';
 import type { InFlight } from './in-flight.js';

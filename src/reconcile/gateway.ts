@@ -28,10 +28,7 @@ interface Reading {
   at: number;
 }
 
-/**
- * Reads the webhook's counters at most once per `intervalMs` and warns (and tells the observer)
- * each time the gateway's `total_failed` grew since the first reading.
- */
+/** Warns (and tells the observer) each time the webhook's `total_failed` grew, read at most once per interval. */
 export function deliveryFailureWatch(config: {
   client: ReconcileClient;
   url: () => string | undefined;

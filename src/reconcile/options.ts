@@ -31,7 +31,7 @@ export interface ReconcileOptions {
   jobs: JobTracker;
   /** A task is polled once its outcome is this late after submission, in ms. Default 120,000. */
   afterMs?: number;
-  /** How often a pass runs, in ms (and a running task's first back-off). Default 30,000; 0: call `reconcileOnce()`. */
+  /** How often a pass runs, in ms (a running task's first back-off). Default 30,000; 0: call `reconcileOnce()`. */
   intervalMs?: number;
   /** Status polls in flight at once, per instance. Default 2. */
   concurrency?: number;
@@ -129,6 +129,5 @@ export interface ExpiredJob {
   taskId: string;
   /** Its last status: `pending`, `processing`, `unknown`, or `undefined` when the poll failed. */
   status: string | undefined;
-  /** Since its submission, in ms. */
   ageMs: number;
 }

@@ -20,20 +20,14 @@ export type DispatchPolled = (
 ) => Promise<DispatchOutcome>;
 
 export interface Reconciler {
-  /** One bounded pass: at most `maxPollsPerPass` polls, `concurrency` at a time. */
   reconcileOnce(): Promise<ReconcileResult>;
   /** A webhook of `tenant` handled the task's outcome: it is not polled. Never rejects. */
   settled(taskId: string, tenant: string | undefined): Promise<void>;
-  /** The webhook URL whose counters to read, once the receiver learns it (`register`). */
   watchUrl(url: string): void;
-  /** Stops the timer and any poll in flight; resolves once the running pass ended. */
   close(): Promise<void>;
 }
 
-/**
- * Every `intervalMs`, claims the overdue tracked tasks, polls them and dispatches what ended. It
- * spends little of the rate limit it shares with the app, and stops at a 429 until Retry-After.
- */
+/** Polls the overdue tracked tasks every `intervalMs`, dispatching what ended; a 429 stops it till Retry-After. */
 export function createReconciler(config: {
   options: ResolvedReconcile;
   dispatch: DispatchPolled;
@@ -45,7 +39,7 @@ export function createReconciler(config: {
 }): Reconciler {
   const { options, logger, now } = config;
   const { client, jobs, intervalMs } = options;
-  // Made at the first pass: Workers refuse an AbortController in global scope, where receivers are made.
+  // Made at the first pass: Workers refuse an AbortController (or random values) in global scope.
   let closingController: AbortController | undefined;
   const closing = () => (closingController ??= new AbortController());
   let closed = false;
@@ -55,11 +49,9 @@ export function createReconciler(config: {
   let ownerPrefix: string | undefined;
   let passes = 0;
   const backoffBase = intervalMs > 0 ? intervalMs : 30_000;
-  // A poll must end well within the tracker's lease, or another instance could take the task.
   const pollTimeoutMs = Math.max(100, Math.min(30_000, Math.floor(jobs.leaseMs / 4)));
 
   const warned = new Set<string>();
-  // One line per kind of trouble until a pass goes well: a broken tracker would repeat every pass.
   const warnOnce = (kind: string, message: string) => {
     if (warned.has(kind)) return;
     warned.add(kind);
@@ -220,7 +212,6 @@ export function createReconciler(config: {
       result.rateLimited = true;
       return result;
     }
-    // Workers refuse random values in global scope: taken at the first pass.
     ownerPrefix ??= globalThis.crypto.randomUUID();
     const owner = `${ownerPrefix}.${(++passes).toString(36)}`;
     let claimed: readonly TrackedJob[];
@@ -300,7 +291,7 @@ export function createReconciler(config: {
   };
 }
 
-/** The event a poll found, as a webhook would have carried it; its `id` is `poll_<task_id>` (the gateway keeps none). */
+/** The event a poll found, as a webhook would carry it; its `id` is `poll_<task_id>` (the gateway keeps none). */
 export interface PolledEvent {
   type: 'job.completed' | 'job.failed';
   taskId: string;

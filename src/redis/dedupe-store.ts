@@ -35,9 +35,7 @@ export interface RedisDedupeOptions {
 
 /** The Redis store: its options, resolved. */
 export interface RedisDedupeStore extends DedupeStore {
-  /** The key prefix in use. */
   readonly prefix: string;
-  /** How long a handled event is remembered, in ms. */
   readonly ttlMs: number;
 }
 
@@ -52,10 +50,7 @@ const REDIS_DEDUPE_STORE_OPTIONS = optionNames<RedisDedupeOptions>()([
   'timeoutMs',
 ]);
 
-/**
- * A {@link DedupeStore} shared by every instance that reaches one Redis, one atomic Lua script per
- * call. A failover can lose the last writes (asynchronous replication): such an event may run twice.
- */
+/** A {@link DedupeStore} in Redis, one atomic Lua script per call (a failover may lose the last writes). */
 export function redisDedupeStore(options: RedisDedupeOptions): RedisDedupeStore {
   refuseUnknownOptions(options, REDIS_DEDUPE_STORE_OPTIONS, 'redisDedupeStore');
   const redis = options?.redis;
@@ -126,8 +121,7 @@ export async function runScript(
   }
 }
 
-// The store's scripts: a key holds `o:<owner>` (a claim, expiring with the lease) or `done`
-// (expiring with the retention); each script reads and writes it atomically.
+// The store's scripts: a key holds `o:<owner>` (a claim, for the lease) or `done` (for the retention).
 
 /** KEYS[1] key; ARGV[1] `o:<owner>`, ARGV[2] lease in ms. Answers `new`, `busy` or `done`. */
 const CLAIM = `

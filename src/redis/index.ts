@@ -1,14 +1,6 @@
 /**
- * A dedupe store in Redis, shared by every instance of your app:
- *
- *   import Redis from 'ioredis';
- *   import { createReceiver } from 'jobhook';
- *   import { redisDedupeStore } from 'jobhook/redis';
- *
- *   const redis = new Redis(process.env.REDIS_URL!);
- *   const receiver = createReceiver({ secret, dedupe: redisDedupeStore({ redis }) });
- *
- * `ioredis` is an optional peer dependency: install it yourself; this module never loads it.
+ * Redis for receivers shared by several instances: `redisDedupeStore({ redis })`, `redisJobTracker`,
+ * `redisResultChannel`. `ioredis` is an optional peer dependency this module never loads.
  *
  * @module jobhook/redis
  */

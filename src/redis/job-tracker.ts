@@ -20,7 +20,7 @@ import { IOREDIS, runScript, script, type RedisScriptClient, type Script } from 
 export interface RedisJobTrackerOptions extends TrackerTimes {
   /** An ioredis client (`new Redis(url)`); the tracker never closes it. */
   redis: RedisScriptClient;
-  /** Put before the tracker's five keys. Default `jobhook:jobs:`; on a Cluster, with a hash tag (`{jobhook-jobs}:`). */
+  /** Put before the tracker's five keys. Default `jobhook:jobs:`; on a Cluster, with a hash tag (`{jobs}:`). */
   prefix?: string;
   /** Longest wait for one Redis call, in ms, before it rejects. Default 5,000; 0 for none. */
   timeoutMs?: number;
@@ -30,7 +30,6 @@ export interface RedisJobTrackerOptions extends TrackerTimes {
 
 /** The Redis tracker: its options, resolved. */
 export interface RedisJobTracker extends JobTracker {
-  /** The key prefix in use. */
   readonly prefix: string;
 }
 
@@ -110,7 +109,6 @@ export function redisJobTracker(options: RedisJobTrackerOptions): RedisJobTracke
   };
 }
 
-/** A flat list `id, submittedAt, polls, tenant or '', …` as tracked jobs. */
 function trackedJobs(found: unknown): TrackedJob[] {
   const list = Array.isArray(found) ? (found as unknown[]) : [];
   const jobs: TrackedJob[] = [];
@@ -122,9 +120,8 @@ function trackedJobs(found: unknown): TrackedJob[] {
   return jobs;
 }
 
-// The tracker's scripts, over five keys: `entries` (task id to `submittedAt|polls|owner`), `age` and
-// `fresh` (by submission), `due` (by when due again) and `tenants` (apart, so that entries written
-// before tenants read as tasks without one). A tenant `''` means none.
+// The tracker's scripts, over `entries` (task id to `submittedAt|polls|owner`), `age` and `fresh` (by
+// submission), `due` and `tenants` (apart, so older entries read as tasks without one; `''`: none).
 
 /** KEYS entries, age, fresh, tenants; ARGV task id, submittedAt, tenant or ''. */
 const TRACK = `
@@ -140,7 +137,7 @@ end
 return 1
 `;
 
-/** KEYS entries, age, fresh, due, tenants; ARGV task id, tenant or ''. With a tenant, only a task tracked for it. */
+/** KEYS entries, age, fresh, due, tenants; ARGV task id, tenant or '' (with one, only a task tracked for it). */
 const SETTLE = `
 if ARGV[2] ~= '' and redis.call('HGET', KEYS[5], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('HDEL', KEYS[1], ARGV[1])

@@ -39,11 +39,7 @@ const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
 
 const REDIS_RESULT_CHANNEL_OPTIONS = optionNames<RedisResultChannelOptions>()(['redis', 'prefix']);
 
-/**
- * Shares job results between an app's instances over Redis pub/sub, subscribed on its own
- * `redis.duplicate()`: `createReceiver({ secret, results: redisResultChannel({ redis }) })`. Pub/sub
- * keeps nothing (a result missed is found by polling); whoever can publish can wake waiters.
- */
+/** Shares job results between instances over Redis pub/sub, on its own `redis.duplicate()`. */
 export function redisResultChannel(options: RedisResultChannelOptions): ResultChannel {
   refuseUnknownOptions(options, REDIS_RESULT_CHANNEL_OPTIONS, 'redisResultChannel');
   const redis = options?.redis;

@@ -4,7 +4,6 @@ import { isRecord } from '../common/errors.js';
 export interface JobResult {
   /** The task's id (`data.task_id`). */
   taskId: string;
-  /** How the job ended. */
   status: 'completed' | 'failed';
   /** What a waiter resolves with: `task_id`, `status`, and `image_url` or `error` (not the whole event: memory). */
   data: Readonly<Record<string, unknown>>;
@@ -24,10 +23,7 @@ const STATUS_OF_TYPE: Readonly<Record<string, JobResult['status']>> = {
   'job.failed': 'failed',
 };
 
-/**
- * A result as the receiver keeps it: the fields a waiter reads, copied from the event, with the
- * {@link JobResult} made only when something asks (most receivers never do).
- */
+/** A result as the receiver keeps it: the fields a waiter reads, the {@link JobResult} made only when asked. */
 export class KeptResult {
   #result: JobResult | undefined;
 
@@ -47,7 +43,6 @@ export class KeptResult {
     this.key = scopedKey(tenant, taskId);
   }
 
-  /** A result that came whole (over a channel from another process). */
   static of(result: JobResult): KeptResult {
     return new KeptResult(
       result.taskId,
@@ -117,10 +112,7 @@ export function isJobResult(value: unknown): value is JobResult {
   return isRecord(value.data) && value.data.task_id === value.taskId;
 }
 
-/**
- * Carries job results between an app's instances, so a waiter is woken by a delivery another one
- * received (`redisResultChannel`). Whoever can publish on it can wake waiters: keep it private.
- */
+/** Carries job results between an app's instances; whoever can publish on it can wake waiters. */
 export interface ResultChannel {
   /** Announces a result this instance received (not awaited: a failure is logged, waiters still poll). */
   publish(result: JobResult): void | Promise<void>;

@@ -21,7 +21,7 @@ export interface JobResultsOptions {
   maxAgeMs?: number;
 }
 
-/** The job results a receiver has seen (`receiver.results`), recorded once verified and valid, before handlers run. */
+/** The job results a receiver has seen (`receiver.results`), recorded once valid, before handlers run. */
 export interface JobResults {
   /** The result of `taskId` of `tenant` (with a `secret` function) if it arrived lately, else undefined. */
   get(taskId: string, tenant?: string): JobResult | undefined;
@@ -39,7 +39,6 @@ export interface JobResultsFeed extends JobResults {
   receive(type: string, event: unknown, at?: number, tenant?: string): void;
   /** The reconciler is polling `taskId`: {@link JobResults.polling} gives `poll` until it settles. */
   notePoll(taskId: string, tenant: string | undefined, poll: Promise<void>): void;
-  /** Stops the channel's subscription; idempotent. */
   close(): Promise<void>;
 }
 

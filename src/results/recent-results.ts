@@ -1,13 +1,8 @@
 import type { JobResult, KeptResult } from './job-result.js';
 
-/**
- * The results received lately, bounded in count and age, so a waiter that starts after its result
- * came still finds it. Most receivers never look one up: adding is an append to a ring in arrival
- * (so expiry) order, and the map by task id catches up only when a lookup comes.
- */
+/** The results received lately, bounded in count and age: a ring, indexed by task id only when looked up. */
 export function recentResults(options: { maxEntries: number; maxAgeMs: number; now: () => number }) {
   const { maxEntries, maxAgeMs, now } = options;
-  /** Slots of the ring, doubled up to `maxEntries` as needed. */
   let room = 0;
   let kept: (KeptResult | undefined)[] = [];
   let expiries = new Float64Array(0);

@@ -1,6 +1,4 @@
-// What jobhook needs from the platform, in two forms: node.ts (node:crypto and Buffer, synchronous)
-// and web.ts (Web APIs only, for Workers, Edge, Deno, Bun and browsers: crypto.subtle is
-// asynchronous). The core imports them as `#runtime`, resolved per runtime by package.json `imports`.
+// What jobhook needs of the platform, as node.ts and web.ts implement it (`#runtime`, by package.json).
 
 /** Secrets' key bytes, imported once per receiver (a node:crypto KeyObject or a CryptoKey). */
 export type HmacKeys = { readonly __brand: 'HmacKeys' };
@@ -11,10 +9,7 @@ export type SignedParts = readonly (Uint8Array | string)[];
 /** Imports HMAC-SHA256 keys once; `verifyHmac` then skips key preparation on each delivery. */
 export type ImportHmacKeys = (keys: readonly Uint8Array[]) => HmacKeys;
 
-/**
- * Whether any of `candidates` is the HMAC-SHA256 of `parts` under any of `keys`, in constant time;
- * one HMAC per key however many candidates the sender wrote. A promise on the Web form only.
- */
+/** Whether any of `candidates` is the HMAC-SHA256 of `parts` under any of `keys`, in constant time. */
 export type VerifyHmac = (
   keys: HmacKeys,
   parts: SignedParts,
@@ -24,10 +19,7 @@ export type VerifyHmac = (
 /** HMAC-SHA256 of `parts` under `key`, for signing. A promise on the Web form only. */
 export type SignHmac = (key: Uint8Array, parts: SignedParts) => Uint8Array | Promise<Uint8Array>;
 
-/**
- * `next(result, arg)` of an HMAC's result: at once on Node, where it is the value, once the promise
- * resolves on the Web; so that callers need not ask which (`arg` spares a closure per call).
- */
+/** `next(result, arg)` once an HMAC's result is there: at once on Node, after the promise on the Web. */
 export type AfterHmac = <T, R, A = undefined>(
   result: T | Promise<T>,
   next: (value: T, arg: A) => R,

@@ -3,7 +3,6 @@
 /** package.json `engines`: Node 20.19 or later. */
 const OLDEST = { major: 20, minor: 19 } as const;
 
-/** What is read of `process`: its `versions` and `release.name`. */
 interface ProcessInfo {
   versions?: Readonly<Record<string, string | undefined>>;
   release?: { name?: string };

@@ -15,7 +15,6 @@ import type {
 } from './contract.js';
 import { requireSupportedNode } from './node-version.js';
 
-// An older Node fails here, at startup, rather than on each delivery.
 requireSupportedNode();
 
 export const importHmacKeys: ImportHmacKeys = (keys) =>
@@ -63,8 +62,7 @@ export const decodeDigest: DecodeDigest = (text, encoding) => Buffer.from(text, 
 
 export const decodeBase64Digest: DecodeBase64Digest = (text) => {
   if (text.length !== 44 || text.charCodeAt(43) !== 0x3d) return undefined;
-  // Buffer skips what is not base64, so 32 bytes come only from 43 characters of the alphabet (and
-  // of the URL-safe `-` and `_`, refused here).
+  // Buffer skips what is not base64: 32 bytes come only from 43 characters (`-` and `_` refused here).
   const bytes = Buffer.from(text, 'base64');
   return bytes.byteLength === 32 && !text.includes('-') && !text.includes('_') ? bytes : undefined;
 };

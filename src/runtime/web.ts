@@ -1,5 +1,4 @@
-// The Web form of `#runtime` (contract.ts): Web APIs only, no node:* and no Buffer, so it loads on
-// Workers, the Edge Runtime, Deno, Bun and browsers. crypto.subtle makes HMACs promises.
+// The Web form of `#runtime` (contract.ts): Web APIs only, for Workers, Edge, Deno, Bun and browsers.
 import { concatBytes, fromBase64, fromHex, isBase64Digest, toHex } from '../common/bytes.js';
 import type {
   AfterHmac,

@@ -19,7 +19,7 @@ export interface HmacSha256Options {
   prefix?: string;
   /** How the digest is written. Default: `hex`. */
   encoding?: 'hex' | 'base64';
-  /** How the secret becomes key bytes. Default `whsec-base64`; `utf8` for a sender that signs with a `whsec_` text. */
+  /** How the secret becomes key bytes. Default `whsec-base64`; `utf8` for a sender signing with a `whsec_` text. */
   secretForm?: SecretForm;
 }
 
@@ -30,10 +30,7 @@ const HMAC_SHA256_OPTIONS = optionNames<HmacSha256Options>()(['header', 'prefix'
 
 const WHERE = 'hmacSha256';
 
-/**
- * "HMAC-SHA256 of the raw body in one header", hex or base64 (GitHub: `{ header:
- * 'x-hub-signature-256', prefix: 'sha256=' }`). No timestamp is signed: only dedupe stops replays.
- */
+/** HMAC-SHA256 of the raw body in one header (GitHub's with `prefix: 'sha256='`); only dedupe stops replays. */
 export function hmacSha256(options: HmacSha256Options): Verifier {
   refuseUnknownOptions(options, HMAC_SHA256_OPTIONS, WHERE);
   const header = typeof options?.header === 'string' ? options.header.toLowerCase() : '';

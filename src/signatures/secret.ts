@@ -6,10 +6,7 @@ import type { HmacKeys } from '../runtime/contract.js';
 const STANDARD_PREFIX = 'whsec_';
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/**
- * How a secret becomes HMAC key bytes: `whsec-base64` (Standard Webhooks, Svix, the default: base64
- * after a `whsec_` prefix, else UTF-8) or `utf8` (Stripe, GitHub: the whole string's UTF-8).
- */
+/** How a secret becomes key bytes: `whsec-base64` (base64 after `whsec_`, else UTF-8; the default) or `utf8`. */
 export type SecretForm = 'whsec-base64' | 'utf8';
 
 export const SECRET_FORMS: readonly SecretForm[] = ['whsec-base64', 'utf8'];

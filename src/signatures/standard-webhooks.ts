@@ -20,17 +20,13 @@ const MAX_ID_LENGTH = 256;
 
 /** Options of {@link standardWebhooks}. */
 export interface StandardWebhooksOptions {
-  /** How the secret becomes key bytes. Default `whsec-base64`; `utf8` for a sender that signs with a `whsec_` text. */
+  /** How the secret becomes key bytes. Default `whsec-base64`; `utf8` for a sender signing with a `whsec_` text. */
   secretForm?: SecretForm;
 }
 
 const STANDARD_WEBHOOKS_OPTIONS = optionNames<StandardWebhooksOptions>()(['secretForm']);
 
-/**
- * Standard Webhooks v1, jobhook's default (and Svix's, whose `svix-*` names are read too): HMAC-SHA256
- * of `${id}.${timestamp}.${body}`, written `v1,<base64>`, up to 32 signatures per header (rotation),
- * decoded strictly as the `standardwebhooks` package does (docs/design.md, "Signature").
- */
+/** Standard Webhooks v1, the default (Svix's names too): `v1,<base64>` of `${id}.${timestamp}.${body}`. */
 export function standardWebhooks(options: StandardWebhooksOptions = {}): Verifier {
   refuseUnknownOptions(options, STANDARD_WEBHOOKS_OPTIONS, 'standardWebhooks');
   const secretForm = secretFormOption('standardWebhooks', options?.secretForm, 'whsec-base64');
@@ -70,7 +66,6 @@ function outcome(matched: boolean, id: string): VerifyOutcome {
   return matched ? { ok: true, id } : refuse('no_match', 'No v1 signature matches any secret.');
 }
 
-/** The three headers of the set a delivery carries, named by `prefix`. */
 interface HeaderSet {
   ok: true;
   prefix: 'webhook' | 'svix';
@@ -154,7 +149,7 @@ function noWellFormedV1(prefix: HeaderSet['prefix']): VerifyRefusal {
   return refuse('malformed_header', `The ${prefix}-signature header holds no well-formed v1 signature.`);
 }
 
-/** The base64 of a `v1,<b64>` entry; `undefined` for other versions. Tolerates the `, ` that joins repeated headers. */
+/** The base64 of a `v1,<b64>` entry, `undefined` for other versions (tolerating the `, ` of joined headers). */
 function v1Value(entry: string): string | undefined {
   if (!entry.startsWith('v1,')) return undefined;
   return entry.endsWith(',') ? entry.slice(3, -1) : entry.slice(3);

@@ -35,10 +35,7 @@ interface TimestampedHeader {
   signatures: string[];
 }
 
-/**
- * Stripe's timestamped layout: `t=<Unix seconds>,v1=<hex>` signs `${t}.${body}`, up to 32 entries
- * (rotation). The timestamp is judged both ways (Stripe's library checks its age only).
- */
+/** Stripe's `t=<seconds>,v1=<hex>` layout, signing `${t}.${body}`; the timestamp is judged both ways. */
 export function stripeSignature(options: StripeSignatureOptions = {}): Verifier {
   refuseUnknownOptions(options, STRIPE_SIGNATURE_OPTIONS, WHERE);
   const given = options?.header ?? 'stripe-signature';

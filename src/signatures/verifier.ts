@@ -5,7 +5,7 @@ export interface SignedRequest {
   headers: HeaderReader;
   /** The body exactly as received. */
   body: Uint8Array;
-  /** The body as the well-formed string the receiver was handed, if so (`body` is then its UTF-8, made when read). */
+  /** The body as the well-formed string the receiver was handed, if so (`body` is its UTF-8, made when read). */
   text?: string | undefined;
   /** The receiver's clock, in milliseconds since the epoch. */
   now: number;
@@ -15,14 +15,14 @@ export interface SignedRequest {
   headersChecked?: boolean;
 }
 
-/** A refusal. `detail` goes to your logs only (redacted); the sender gets the fixed text of its {@link RefusalCode}. */
+/** A refusal: `detail` goes to your logs only; the sender gets the fixed text of its {@link RefusalCode}. */
 export interface VerifyRefusal {
   ok: false;
   code: RefusalCode;
   detail?: string | undefined;
 }
 
-/** A verifier's verdict; `id`, the delivery id when the scheme signs one, is the delivery's identity (`dedupeKey`). */
+/** A verifier's verdict; `id`, the delivery id when the scheme signs one, is its identity (`dedupeKey`). */
 export type VerifyOutcome = { ok: true; id?: string | undefined } | VerifyRefusal;
 
 /** What {@link VerifyFunction.checkHeaders} is given: everything but the body. */
@@ -31,7 +31,7 @@ export type HeaderCheckRequest = Omit<SignedRequest, 'body'>;
 /** Checks one delivery against secrets that were bound when the receiver was created. */
 export interface VerifyFunction {
   (request: SignedRequest): VerifyOutcome | Promise<VerifyOutcome>;
-  /** The checks that need no body, run before it is read so an unsigned upload is never held; `undefined` to go on. */
+  /** The checks that need no body, run before it is read (an unsigned upload is never held); `undefined`: go on. */
   checkHeaders?: (request: HeaderCheckRequest) => VerifyRefusal | undefined;
 }
 
@@ -71,10 +71,7 @@ export function refuse(code: RefusalCode, detail?: string): VerifyRefusal {
   return detail === undefined ? { ok: false, code } : { ok: false, code, detail };
 }
 
-/**
- * Why a signature was refused, from a closed list whose fixed texts are all a sender sees:
- * `missing_header`, `malformed_header`, `stale_timestamp` (either way) or `no_match`.
- */
+/** Why a signature was refused, from a closed list; the sender sees only each code's fixed text. */
 export type RefusalCode = 'missing_header' | 'malformed_header' | 'stale_timestamp' | 'no_match';
 
 const REFUSALS: Record<RefusalCode, string> = {
@@ -93,8 +90,6 @@ export function isRefusalCode(code: unknown): code is RefusalCode {
 export function refusalText(code: unknown): string {
   return isRefusalCode(code) ? REFUSALS[code] : REFUSALS.no_match;
 }
-
-// What signature headers carry, read the same way by every scheme: timestamps, digests, lists.
 
 /** Entries one signature header may carry: ten times a rotation's, bounding the work a stranger can ask for. */
 export const MAX_SIGNATURES = 32;

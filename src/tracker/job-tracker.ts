@@ -1,8 +1,5 @@
 import { positiveInteger, JobhookError } from '../common/errors.js';
 
-// The job tracker: which submitted tasks still wait for their outcome, so that the reconciler can
-// poll those whose webhook never came (docs/reconciliation.md).
-
 /** One tracked task, its outcome not handled yet; times are ms since the epoch on the writer's clock. */
 export interface TrackedJob {
   readonly taskId: string;
@@ -18,19 +15,13 @@ export interface TrackedJob {
 export interface ClaimDueRequest {
   /** A token unique to this claimant (one reconciler pass of one instance). */
   owner: string;
-  /** At most this many tasks. */
   limit: number;
   /** A task never polled is due this long after its submission. */
   afterMs: number;
-  /** The claimant's clock. */
   now: number;
 }
 
-/**
- * Where submitted tasks are remembered until their outcome is handled. `claimDue` hands each due
- * task to one claimant at a time, as a lease of `leaseMs`; only that claimant can `release` it;
- * `settle` with a tenant forgets only that tenant's task (docs/reconciliation.md has the contract).
- */
+/** Where submitted tasks wait for their outcome; each claimed by one at a time (docs/reconciliation.md). */
 export interface JobTracker {
   /** How long a claim lives, in ms. */
   readonly leaseMs: number;
@@ -84,7 +75,7 @@ export function checkTaskId(taskId: unknown): string {
   return taskId;
 }
 
-/** A task's tenant: none, or a non-empty string (`''` is refused, lest a lost tenant settle every tenant's tasks). */
+/** A task's tenant: none, or a non-empty string (`''` is refused, lest it settle every tenant's tasks). */
 export function checkTenant(tenant: unknown): string | undefined {
   if (tenant !== undefined && (typeof tenant !== 'string' || tenant.length === 0)) {
     throw new JobhookError(

@@ -23,7 +23,6 @@ export interface MemoryJobTracker extends JobTracker {
   claimDue(request: ClaimDueRequest): readonly TrackedJob[];
   release(taskId: string, owner: string, nextPollAt: number): void;
   pending(options?: { limit?: number }): readonly TrackedJob[];
-  /** Tasks tracked. */
   readonly size: number;
 }
 
@@ -35,10 +34,8 @@ interface Entry {
   owner: string | undefined;
   /** When it is due again; `undefined` until its first claim (then due `afterMs` after submission). */
   dueAt: number | undefined;
-  /** The order it was tracked in, which breaks ties. */
   order: number;
   agePlace: number;
-  /** Its place in the heap it waits in: `fresh` before its first claim, `scheduled` after. */
   duePlace: number;
 }
 
@@ -55,11 +52,7 @@ function sliceCount(limit: number, size: number): number {
   return end < 0 ? Math.max(size + end, 0) : Math.min(end, size);
 }
 
-/**
- * One process's tracker, gone with a restart (`redisJobTracker` or `postgresJobTracker` outlive
- * it). Tasks wait in two heaps, `fresh` (never claimed, by submission) and `scheduled` (by when
- * they are due again), so that a claim looks at few others; a third orders all for `pending`.
- */
+/** One process's tracker, gone with a restart; tasks wait in heaps by submission and by when due again. */
 export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJobTracker {
   refuseUnknownOptions(options, MEMORY_JOB_TRACKER_OPTIONS, 'memoryJobTracker');
   const { leaseMs, maxAgeMs } = resolveTrackerTimes('memoryJobTracker', options);

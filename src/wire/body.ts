@@ -17,7 +17,7 @@ export function rawBytes(body: unknown): Uint8Array | undefined {
 
 export type Decoded = { ok: true; value: unknown } | { ok: false; message: string };
 
-/** The JSON of a body; not UTF-8 (RFC 8259) is refused rather than altered. A well-formed string is parsed as is. */
+/** The JSON of a body; one not UTF-8 (RFC 8259) is refused, not altered; a well-formed string is parsed as is. */
 export function decodeJson(body: Uint8Array | string): Decoded {
   let text =
     typeof body !== 'string' ? decodeUtf8(body) : isWellFormed(body) ? body : decodeUtf8(utf8Bytes(body));
@@ -65,11 +65,7 @@ export class BodyReadError extends Error {
 /** A body read, its answer when it failed: what {@link readBodyWithin} resolves with. */
 export type ReadBody = (reader: BodyReader) => Promise<Uint8Array | ReceiverResponse>;
 
-/**
- * The receiver's body reads: each runs `reader` within `maxBytes` (413) and `timeoutMs` (408; 0 or
- * Infinity for none) and resolves with the bytes or the answer, never rejecting. The deadlines
- * share one timer ({@link deadlines}); a reader gets an AbortSignal only if it reads one.
- */
+/** The receiver's body reads, within `maxBytes` (413) and `timeoutMs` (408): the bytes or the answer. */
 export function readBodyWithin(maxBytes: number, timeoutMs: number): ReadBody {
   const due = timeoutMs > 0 && Number.isFinite(timeoutMs) ? deadlines(timeoutMs) : undefined;
   return (reader) =>
@@ -103,7 +99,7 @@ export function readBodyWithin(maxBytes: number, timeoutMs: number): ReadBody {
     });
 }
 
-/** The limits one body is read under; `signal` is made only when read (jobhook's readers use {@link onBodyAbort}). */
+/** The limits one body is read under; `signal` is made only when read (jobhook uses {@link onBodyAbort}). */
 export class BodyReading implements BodyLimits {
   #controller: AbortController | undefined = undefined;
   #aborted = false;

@@ -1,9 +1,7 @@
 import { ignore } from '../common/logging.js';
 import { BodyReadError, onBodyAbort, type CollectLimits } from './body.js';
 
-// The two capped body collectors, one per kind of stream, that every body jobhook reads goes
-// through (adapters, client, simulator): each keeps at most `maxBytes`, stops when `signal` aborts,
-// and rejects with a BodyReadError, never with what the stream threw.
+// The two capped collectors (Node and Web streams) every body jobhook reads goes through.
 
 /** Limits of `maxBytes` and `timeoutMs`, for readers outside the receiver (which has its own deadlines). */
 export function limitsWithin(maxBytes: number, timeoutMs: number): CollectLimits {
@@ -28,12 +26,7 @@ export interface NodeByteStream {
   pause(): unknown;
 }
 
-/**
- * Collects a Node stream's bytes within `limits`; a `declared` length (-1 for none) over the limit
- * is refused before reading, and a stream that ends short of it is `unreadable`. On a refusal the
- * stream is paused with the rest unread, for the caller to drain or close. The listeners stay on
- * success: the stream is done with, and a later `error` must still find one.
- */
+/** Collects a Node stream's bytes within `limits`; a refusal pauses it, the rest unread (its listeners stay). */
 export function collectNodeStream(
   stream: NodeByteStream,
   limits: CollectLimits,
@@ -73,11 +66,7 @@ export function collectNodeStream(
   });
 }
 
-/**
- * Collects a Web stream's bytes within `limits` (`null`: an empty body). `declared` (-1 for none)
- * is only compared with the limit: fetch decodes a `Response`'s stream and checks its length. A
- * body over the limit leaves the stream unlocked with the rest unread; `signal` cancels it.
- */
+/** Collects a Web stream's bytes within `limits`; over the limit, the stream is left unlocked, the rest unread. */
 export async function collectWebStream(
   stream: ReadableStream<Uint8Array> | null,
   limits: CollectLimits,
@@ -119,11 +108,7 @@ export async function collectWebStream(
 const EMPTY = new Uint8Array(0);
 const FIRST_CAPACITY = 16 * 1024;
 
-/**
- * A body's chunks, copied into one buffer that doubles as it fills (never past `maxBytes`): a
- * chunk is often a view of a larger read buffer, which keeping it would keep alive. A body that
- * comes in one chunk is kept as it is.
- */
+/** A body's chunks copied into one doubling buffer, so that no chunk keeps a larger read buffer alive. */
 export class BodyCollector {
   #first: Uint8Array | undefined = undefined;
   #buffer: Uint8Array | undefined = undefined;

@@ -13,10 +13,7 @@ type Receive = (input: {
 
 const DECIMAL = /^\d+$/;
 
-/**
- * The Web-standard `(Request) => Response` handler over `receive`. The body is handed over as a
- * reader: the receiver reads it only once the method and the signature headers passed.
- */
+/** The Web-standard `(Request) => Response` handler over `receive`, handing the body over as a reader. */
 export function createFetchHandler(receive: Receive) {
   // Not `async`: its promise would wrap `receive`'s for nothing.
   return (request: Request): Promise<Response> => {
@@ -74,7 +71,6 @@ class FetchDeliveryInput {
   }
 }
 
-/** Reads a `Request`'s body within `maxBytes`, refusing a declared length over it before reading. */
 function readFetchBody(request: Request, limits: BodyLimits): Promise<Uint8Array> {
   const { maxBytes } = limits;
   const length = request.headers.get('content-length');
@@ -102,7 +98,6 @@ function unreadable(error: unknown): BodyReadError {
   return error instanceof BodyReadError ? error : new BodyReadError('unreadable', { cause: error });
 }
 
-/** Reads a chunked body with the Web collector; whatever fails rejects with a {@link BodyReadError}. */
 function readLimited(request: Request, limits: BodyLimits): Promise<Uint8Array> {
   let stream: ReadableStream<Uint8Array> | null;
   try {

@@ -39,7 +39,6 @@ function isFetchHeaders(input: HeadersInput): input is Headers {
   return typeof (input as Headers).get === 'function' && typeof (input as Headers).has === 'function';
 }
 
-/** `name` among keys of any case, lowercasing only keys of its length. */
 function findCaseInsensitive(input: Readonly<Record<string, unknown>>, name: string): unknown {
   for (const key in input) {
     if (key.length === name.length && Object.hasOwn(input, key) && key.toLowerCase() === name) {
@@ -51,10 +50,7 @@ function findCaseInsensitive(input: Readonly<Record<string, unknown>>, name: str
 
 const MAX_SHOWN = 40;
 
-/**
- * 415 for a body sent with a content coding (gzip, …), before it is read: signatures cover the
- * bytes as sent, and a 401 or 400 would be final and wrong. `undefined` for none or `identity`.
- */
+/** 415 for a body sent with a content coding, before it is read (signatures cover the bytes as sent). */
 export function encodingRefusal(headers: HeaderReader): ReceiverResponse | undefined {
   const value = headers.get('content-encoding');
   if (value === undefined || isIdentity(value)) return undefined;

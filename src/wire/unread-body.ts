@@ -2,9 +2,7 @@ import { deadline } from '../common/deadline.js';
 import { ignore } from '../common/logging.js';
 import type { ReceiverResponse } from './answers.js';
 
-// A body an early answer left unread would stall a keep-alive connection, and closing at once makes
-// a proxy still sending it answer 502: so the rest is read and dropped within a bound before the
-// answer, which closes the connection when the bound is passed (docs/design.md, "A body left unread").
+// A body an early answer left unread would stall the connection (docs/design.md, "A body left unread").
 
 /** The most of a body left unread that is read and dropped before an answer (as Go's net/http). */
 export const DISCARD_BYTES = 256 * 1024;
