@@ -1,19 +1,9 @@
 /**
- * Mount a jobhook receiver in Fastify 5, next to routes that keep their JSON parsing:
- *
- *   import Fastify from 'fastify';
- *   import { createReceiver } from 'jobhook';
- *   import { fastifyPlugin } from 'jobhook/fastify';
- *
- *   const receiver = createReceiver({ secret: process.env.WEBHOOK_SECRET! });
- *   const app = Fastify();
- *   await app.register(fastifyPlugin(receiver)); // POST /webhooks; { path: '/hooks/gateway' } to move it
- *
+ * Mount a jobhook receiver in Fastify 5, beside routes that parse JSON: `app.register(fastifyPlugin(receiver))`.
  * @module jobhook/fastify
  */
-import { optionNames, refuseUnknownOptions } from '../src/common/options.js';
+import { optionNames, refuseUnknownOptions, JobhookError } from '../src/common/errors.js';
 import type { FastifyPluginCallback } from 'fastify';
-import { JobhookError } from '../src/common/errors.js';
 import { answers } from '../src/wire/answers.js';
 import {
   afterUnreadBody,
@@ -23,10 +13,7 @@ import {
   type NodeReceiver,
 } from './node-stream.js';
 
-/**
- * Options of {@link fastifyPlugin}: given to `fastifyPlugin(receiver, { path })` or to
- * `app.register(fastifyPlugin(receiver), { path })`, either way.
- */
+/** Options of {@link fastifyPlugin}, given to it or to `app.register(plugin, options)`. */
 export interface FastifyPluginOptions {
   /** The webhook route's path. Default `/webhooks`; `register`'s `prefix` is added before it. */
   path?: string;
@@ -34,12 +21,7 @@ export interface FastifyPluginOptions {
 
 const FASTIFY_PLUGIN_OPTIONS = optionNames<FastifyPluginOptions>()(['path']);
 
-/**
- * A Fastify plugin that adds the webhook route in its own encapsulated scope: there no content type
- * is parsed, and the receiver reads the raw bytes itself (within `maxBodyBytes` and
- * `bodyTimeoutMs`) once the signature headers passed, so the signature is checked on what was sent
- * while the app's other routes keep their parsers.
- */
+/** A Fastify plugin adding the webhook route in a scope of its own, where no content type is parsed. */
 export function fastifyPlugin(
   receiver: NodeReceiver,
   options: FastifyPluginOptions = {},
@@ -53,15 +35,12 @@ export function fastifyPlugin(
       return done(error as Error);
     }
     scope.removeAllContentTypeParsers();
-    // Leave the body unread: the receiver reads it (the one Node reader) only if the headers pass.
-    // JSON by name as well as '*': Fastify finds a named type's parser from a cache, where the
-    // catch-all costs a content-type parse per request (bench/NOTES.md).
+    // The receiver reads the body itself. JSON by name too: Fastify caches a named type's parser.
     const leaveUnread = (_request: unknown, _payload: unknown, parsed: (e: null, body: undefined) => void) =>
       parsed(null, undefined);
     scope.addContentTypeParser('application/json', leaveUnread);
     scope.addContentTypeParser('*', leaveUnread);
-    // Fastify refuses a body over the limit (declared or streamed) before the handler runs: answer it
-    // as every other adapter does, the rest of the body dealt with as they do.
+    // Fastify refuses a body over the limit before the handler runs: answered as every adapter does.
     scope.setErrorHandler(async (error, request, reply) => {
       const tooLarge = (error as { code?: unknown }).code === 'FST_ERR_CTP_BODY_TOO_LARGE';
       const answer = tooLarge ? answers.tooLarge(receiver.maxBodyBytes) : answers.bodyUnreadable();
@@ -75,7 +54,6 @@ export function fastifyPlugin(
       const answer = await receiver.receive(
         new NodeDeliveryInput(raw, (limits) => readNodeBody(raw, limits), request.headers),
       );
-      // A refusal given before the body was read to its end waits for the rest (afterUnreadBody).
       const { status, headers, body } = bodyDone(raw) ? answer : await afterUnreadBody(raw, answer);
       return reply.code(status).headers(headers).send(body);
     });
@@ -83,10 +61,6 @@ export function fastifyPlugin(
   };
 }
 
-/**
- * The route's path from the plugin's own options or `register`'s: a `path` given to `register`
- * used to be ignored silently, which left the route at `/webhooks`.
- */
 function routePath(own: unknown, registered: unknown): string {
   const fromPlugin = checkedPath(own, 'fastifyPlugin(receiver, { path })');
   const fromRegister = checkedPath(registered, 'app.register(plugin, { path })');

@@ -1,22 +1,8 @@
 /**
- * Mount a jobhook receiver in Koa (2 or 3), before or after `@koa/bodyparser`:
- *
- *   import Koa from 'koa';
- *   import { createReceiver } from 'jobhook';
- *   import { koaHandler } from 'jobhook/koa';
- *
- *   const receiver = createReceiver({ secret: process.env.WEBHOOK_SECRET! });
- *   const app = new Koa();
- *   app.use(koaHandler(receiver, { path: '/webhooks' }));
- *   app.use(bodyParser()); // parsers after it
- *
- * Mounted after `@koa/bodyparser`, it verifies the text the parser kept (`ctx.request.rawBody`)
- * only when that text is provably the bytes that arrived; otherwise it answers 500
- * `body_unavailable` (see {@link koaHandler}).
- *
+ * Mount a jobhook receiver in Koa 2 or 3, best before any body parser: `app.use(koaHandler(receiver, { path }))`.
  * @module jobhook/koa
  */
-import { optionNames, refuseUnknownOptions } from '../src/common/options.js';
+import { optionNames, refuseUnknownOptions } from '../src/common/errors.js';
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { answerNodeRequest, type NodeReceiver } from './node-stream.js';
@@ -29,17 +15,7 @@ export interface KoaHandlerOptions {
 
 const KOA_HANDLER_OPTIONS = optionNames<KoaHandlerOptions>()(['path']);
 
-/**
- * A Koa middleware that answers deliveries with `receiver`. Without `path` it answers every request
- * that reaches it (for a router's route). It writes the answer itself (`ctx.respond = false`).
- *
- * Mount it before any body parser. After `@koa/bodyparser`, the request's bytes are gone and only
- * the text the parser decoded is left, which may differ from what was signed: the parser strips a
- * byte-order mark, decodes other charsets and inflates compressed bodies. That text is verified
- * only when the request declared its length, with no content encoding, and the text's UTF-8 is
- * exactly that long; otherwise (a chunked body, a stripped byte-order mark) the answer is 500
- * `body_unavailable`, naming the fix, so the sender retries rather than getting a 401 for good.
- */
+/** A Koa middleware; after `@koa/bodyparser`, text not provably the bytes received gets 500 `body_unavailable`. */
 export function koaHandler(receiver: NodeReceiver, options: KoaHandlerOptions = {}): Middleware {
   refuseUnknownOptions(options, KOA_HANDLER_OPTIONS, 'koaHandler');
   const { path } = options;
@@ -49,9 +25,6 @@ export function koaHandler(receiver: NodeReceiver, options: KoaHandlerOptions = 
       return;
     }
     ctx.respond = false;
-    // @koa/bodyparser keeps the text it parsed as `rawBody`; without it the stream is read here.
-    // Text that may not be the bytes is not passed on: with the stream already read, the receiver
-    // then answers 500 body_unavailable.
     const { rawBody } = ctx.request as { rawBody?: unknown };
     const given =
       typeof rawBody === 'string' && isTheBytesThatArrived(rawBody, ctx.req) ? rawBody : undefined;
@@ -59,13 +32,7 @@ export function koaHandler(receiver: NodeReceiver, options: KoaHandlerOptions = 
   };
 }
 
-/**
- * Whether a parser's text re-encodes to the very bytes received: the request declared its length
- * and no content encoding, and the text's UTF-8 has that length. A decoding that loses or changes
- * bytes changes the length (a stripped byte-order mark is 3 bytes shorter, a Latin-1 byte above
- * 0x7f re-encodes as 2), except one that replaced invalid UTF-8 by U+FFFD, and such a body is
- * refused (400) by every mounting anyway.
- */
+/** Whether a parser's text is the bytes received: declared length, no encoding, and UTF-8 of that length. */
 function isTheBytesThatArrived(text: string, req: IncomingMessage): boolean {
   const declared = req.headers['content-length'];
   const encoding = req.headers['content-encoding'];

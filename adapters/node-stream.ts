@@ -1,22 +1,15 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { answers, type ReceiverResponse } from '../src/wire/answers.js';
-import type { BodyInput } from '../src/wire/body.js';
+import { deadline } from '../src/common/deadline.js';
+import type { BodyInput, BodyLimits, BodyReader } from '../src/wire/body.js';
 import { collectNodeStream, declaredLength } from '../src/wire/collect-stream.js';
 import { closing, DISCARD_BYTES, DISCARD_MS } from '../src/wire/unread-body.js';
-import type { BodyLimits, BodyReader } from '../src/wire/read-body.js';
 import type { DeliveryInput, Receiver } from '../src/receiver/types.js';
 
 /** What the Node-stream adapters need of a receiver (any event map has these). */
 export type NodeReceiver = Pick<Receiver, 'receive' | 'maxBodyBytes'>;
 
-/**
- * Answers one Node request: the single implementation behind the Express, Koa and Node adapters
- * (Fastify uses {@link readNodeBody} alone).
- * `body` is a raw copy a framework already holds (`req.rawBody`, `express.raw()`); without one,
- * the receiver reads the stream (within its limits) once the method and headers passed. An answer
- * given before the body was read to its end waits until the rest is discarded or the connection
- * is to be closed ({@link afterUnreadBody}). Never rejects.
- */
+/** Answers one Node request (Express, Koa, Node); `body`: a raw copy a framework holds. Never rejects. */
 export function answerNodeRequest(
   receiver: NodeReceiver,
   req: IncomingMessage,
@@ -29,31 +22,24 @@ export function answerNodeRequest(
   } catch {
     answer = Promise.resolve(answers.internal());
   }
-  // `receive` promises never to reject; a receiver-like object that does must not crash the process.
+  // A receiver-like object whose `receive` rejects must not crash the process.
   return answer.then(
     (result) => answerWhenBodyDone(req, res, result),
     () => answerWhenBodyDone(req, res, answers.internal()),
   );
 }
 
-/** Writes `result` at once when the body was read to its end, else after {@link afterUnreadBody}. */
 function answerWhenBodyDone(req: IncomingMessage, res: ServerResponse, result: ReceiverResponse) {
   if (bodyDone(req)) return writeAnswer(res, result);
   return afterUnreadBody(req, result).then((answer) => writeAnswer(res, answer));
 }
 
-/** Whether nothing of the request's body is left to deal with before answering (see {@link afterUnreadBody}). */
+/** Whether nothing of the request's body is left to deal with before answering. */
 export function bodyDone(req: IncomingMessage): boolean {
   return req.complete || req.httpVersionMajor !== 1;
 }
 
-/**
- * The answer to give once a request whose body was not read to its end is dealt with (see
- * src/wire/unread-body.ts): the rest of the body is read and dropped first, up to DISCARD_BYTES
- * and DISCARD_MS; once it has ended, `answer` is given as it is and the connection carries the
- * next request; larger, slower or cut off, `answer` closes the connection. A body that timed out
- * (408, which closes the connection) is not waited for. HTTP/1 only (see {@link bodyDone}).
- */
+/** `answer` once the rest of an unread body was dropped (src/wire/unread-body.ts), or closing the connection. */
 export async function afterUnreadBody(
   req: IncomingMessage,
   answer: ReceiverResponse,
@@ -61,7 +47,6 @@ export async function afterUnreadBody(
   return answer.status !== 408 && (await discardRest(req)) ? answer : closing(answer);
 }
 
-/** Reads and drops the rest of `req`'s body, within the bounds above: true once it has ended. */
 function discardRest(req: IncomingMessage): Promise<boolean> {
   if (req.destroyed || declaredLength(req.headers['content-length']) > DISCARD_BYTES) {
     return Promise.resolve(false);
@@ -69,12 +54,11 @@ function discardRest(req: IncomingMessage): Promise<boolean> {
   return new Promise((resolve) => {
     let left = DISCARD_BYTES;
     const done = (ended: boolean) => {
-      clearTimeout(timer);
+      due.cancel();
       req.removeListener('data', onData);
       req.removeListener('end', onEnd);
       req.removeListener('close', onCut);
       req.removeListener('error', onCut);
-      // Too much or too slow: nothing more is read; the answer closes the connection.
       if (!ended) req.pause();
       resolve(ended);
     };
@@ -84,7 +68,7 @@ function discardRest(req: IncomingMessage): Promise<boolean> {
     };
     const onEnd = () => done(true);
     const onCut = () => done(false);
-    const timer = setTimeout(onCut, DISCARD_MS);
+    const due = deadline(DISCARD_MS, onCut);
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('close', onCut);
@@ -93,15 +77,8 @@ function discardRest(req: IncomingMessage): Promise<boolean> {
   });
 }
 
-/**
- * Copies the receiver's answer onto the response, as one flat list of names and values given to
- * `writeHead`: about 0.4 µs less per answer than a `setHeader` per header, which files each one in
- * the response's own table first, and than an object spread into `writeHead` (bench/NOTES.md).
- * Headers a middleware set before are kept; ours replace those of the same name, as `setHeader`
- * did (`writeHead` removes them before adding a list's).
- */
+/** Writes the answer with one `writeHead` of a flat header list; ours replace a middleware's of the same name. */
 function writeAnswer(res: ServerResponse, result: ReceiverResponse): void {
-  // The client may have gone (an aborted upload) or another middleware may have answered.
   if (res.headersSent || res.destroyed) return;
   const { headers, body } = result;
   const list: (string | number)[] = [];
@@ -110,31 +87,19 @@ function writeAnswer(res: ServerResponse, result: ReceiverResponse): void {
   res.writeHead(result.status, list).end(body);
 }
 
-/**
- * The receiver's answer to one Node request, not yet written: `given` as in
- * {@link answerNodeRequest}. The Hono adapter uses it alone on @hono/node-server, where Hono
- * writes the answer.
- */
+/** The receiver's answer to one Node request, not yet written (Hono writes it on @hono/node-server). */
 export function receiveNodeRequest(
   receiver: Pick<Receiver, 'receive'>,
   req: IncomingMessage,
   given: BodyInput | undefined,
 ): Promise<ReceiverResponse> {
   if (given !== undefined) return receiver.receive(new NodeDeliveryInput(req, given));
-  // A body parser that ran first ended the stream and kept no raw copy: `undefined` makes the core
-  // answer 500 with the fix, where reading would fail or wait for data that never comes.
+  // A body parser ran first and kept no raw copy: the core answers 500 with the fix.
   if (!req.readable) return receiver.receive(new NodeDeliveryInput(req, undefined));
-  // Read only if the receiver asks: not for other methods, nor for refused signature headers
-  // (Node discards what was sent).
   return receiver.receive(new NodeDeliveryInput(req, (limits) => readNodeBody(req, limits)));
 }
 
-/**
- * A Node request as the core's input. Its `url` is made when it is read, and only a `secret`
- * function reads it: a receiver with a fixed secret (most of them) never pays for the pattern
- * test of Host and the string it costs (bench/NOTES.md). A class, so the getter is on its
- * prototype rather than made per request.
- */
+/** A Node request as the core's input; `url` is made only when a `secret` function reads it. */
 export class NodeDeliveryInput implements DeliveryInput {
   readonly method: string;
   readonly headers: IncomingHttpHeaders;
@@ -151,17 +116,13 @@ export class NodeDeliveryInput implements DeliveryInput {
     this.#req = req;
   }
 
-  /** The request's absolute URL ({@link requestUrl}), made on each read. */
+  /** The request's absolute URL ({@link requestUrl}). */
   get url(): string {
     return requestUrl(this.#req);
   }
 }
 
-/**
- * The request's absolute URL, for a `secret` function: the full path (`originalUrl` under an
- * Express or Connect mount point) on the Host the client named. A Host that is not a plain host
- * name is replaced by `localhost`, so that `new URL(url)` never throws in the user's function.
- */
+/** The request's absolute URL, for a `secret` function; a Host that is no plain host name becomes `localhost`. */
 export function requestUrl(req: IncomingMessage & { originalUrl?: unknown }): string {
   const path = typeof req.originalUrl === 'string' ? req.originalUrl : (req.url ?? '/');
   const host = req.headers.host;
@@ -171,16 +132,7 @@ export function requestUrl(req: IncomingMessage & { originalUrl?: unknown }): st
 
 const PLAIN_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
-/**
- * Reads a Node request's body with the Node collector ({@link collectNodeStream}): a declared
- * `Content-Length` over the limit is refused before anything is read, a streamed body as soon as it
- * passes the limit, so memory stays bounded by the limit either way, and the rest is left unread
- * for the answer to deal with ({@link afterUnreadBody}). Rejects with a `BodyReadError`.
- * Node has already refused a malformed `Content-Length`.
- *
- * Written here rather than with raw-body, which it replaced: on every delivery raw-body added and
- * then removed five listeners and copied even a single-chunk body (bench/NOTES.md).
- */
+/** Reads a Node request's body with the Node collector, within `limits`; rejects with a `BodyReadError`. */
 export function readNodeBody(req: IncomingMessage, limits: BodyLimits): Promise<Uint8Array> {
   return collectNodeStream(req, limits, declaredLength(req.headers['content-length']));
 }

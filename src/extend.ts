@@ -16,12 +16,12 @@ export type { DeliveryInput, EventMap } from './receiver/types.js';
 export type { ReceiverResponse, AnswerCode } from './wire/answers.js';
 export type { HeadersInput } from './wire/headers.js';
 export type { BodyInput } from './wire/body.js';
-export { BodyReadError, type BodyReader, type BodyLimits } from './wire/read-body.js';
+export { BodyReadError, type BodyReader, type BodyLimits } from './wire/body.js';
 
 // A dedupe store and a job tracker.
 export type { DedupeStore, ClaimResult } from './dedupe/dedupe-store.js';
-export type { JobTracker, TrackedJob, ClaimDueRequest } from './jobs/job-tracker.js';
-export type { TrackerTimes } from './jobs/options.js';
+export type { JobTracker, TrackedJob, ClaimDueRequest } from './tracker/job-tracker.js';
+export type { TrackerTimes } from './tracker/job-tracker.js';
 
 // A signature scheme.
 export type {
@@ -45,10 +45,10 @@ export type {
   WorkerHandle,
   WorkOptions,
 } from './handoff/handoff.js';
-export type { FailedEvent, FailedEvents } from './handoff/failed.js';
+export type { FailedEvent, FailedEvents } from './handoff/handoff.js';
 
 // Job results shared between instances.
-export type { ResultChannel } from './results/result-channel.js';
+export type { ResultChannel } from './results/job-result.js';
 export type { JobResults } from './results/job-results.js';
 
 // An observer's details (the observer itself, `ReceiverObserver`, is in `jobhook`).
@@ -64,7 +64,7 @@ export type {
   ReconcileResult,
   DeliveryFailures,
   ExpiredJob,
-} from './reconcile/observer.js';
+} from './reconcile/options.js';
 
 // What the receiver calls on a gateway client: `jobhook/client`'s client has both.
 export type { WebhookRegistrar } from './receiver/register.js';
@@ -72,4 +72,4 @@ export type { ReconcileClient } from './reconcile/options.js';
 
 // Events of a type with no schema, and the schema contract.
 export type { UnknownEvent } from './events/schemas.js';
-export type { StandardSchemaV1 } from './events/standard-schema.js';
+export type { StandardSchemaV1 } from './events/schemas.js';

@@ -6,7 +6,7 @@
  *
  * @module jobhook
  */
-import { BodyReadError as MovedBodyReadError } from './wire/read-body.js';
+import { BodyReadError as MovedBodyReadError } from './wire/body.js';
 
 export { createReceiver } from './receiver/create-receiver.js';
 export type { Receiver, AnyEvent, ErrorHandler } from './receiver/types.js';
@@ -14,13 +14,13 @@ export type { ReceiverOptions } from './receiver/options.js';
 export type { SecretLookup, TenantSecrets } from './receiver/tenants.js';
 export type { DeliveryContext, EventHandler } from './receiver/run-handlers.js';
 export type { ReceiverContract } from './contract/receiver-contract.js';
-export type { Logger } from './common/logger.js';
+export type { Logger } from './common/logging.js';
 export type { ReceiverObserver } from './receiver/observe.js';
 export type { JobResult } from './results/job-result.js';
 export { JobhookError, type JobhookErrorCode } from './common/errors.js';
 export { memoryDedupeStore } from './dedupe/memory-store.js';
 export type { ReconcileOptions } from './reconcile/options.js';
-export { memoryJobTracker } from './jobs/memory-tracker.js';
+export { memoryJobTracker } from './tracker/memory-tracker.js';
 export { standardWebhooks } from './signatures/standard-webhooks.js';
 export { hmacSha256 } from './signatures/hmac-sha256.js';
 export { stripeSignature } from './signatures/stripe-signature.js';

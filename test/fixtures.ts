@@ -1,7 +1,7 @@
 // The one fixtures module of the tests: the test secret, payloads in the design's shape, and
 // deferred(). Use these rather than a constant or helper of your own; a test that needs a secret
 // of a particular form (rotation, redaction, another runtime) says why beside its own.
-import { samplePayload } from '../src/events/sample-payload.js';
+import { samplePayload } from '../src/events/event-types.js';
 
 /** A Standard Webhooks secret (base64 after the prefix). */
 export const SECRET = `whsec_${Buffer.from('jobhook-test-secret-0123456789ab').toString('base64')}`;

@@ -6,22 +6,22 @@ import {
   optionNames,
   positiveInteger,
   refuseUnknownOptions,
-} from '../common/options.js';
+} from '../common/errors.js';
 import type { ConnectionOptions, Job, JobsOptions } from 'bullmq';
-import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
-import type { Handoff, HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
-import { storeWithin } from '../handoff/store-within.js';
-import { jobIdOf } from './job-id.js';
+import {
+  failedLimit,
+  type FailedEvent,
+  type FailedEvents,
+  type Handoff,
+  type HandoffJob,
+  type QueuedJobRunner,
+} from '../handoff/handoff.js';
+import { bounded } from '../common/deadline.js';
 import { startWorker, workerSettings, type WorkerHandle, type WorkOptions } from './worker.js';
-import { differentFromHandoff } from '../handoff/names.js';
+import { differentFromHandoff } from '../handoff/worker.js';
 
-/**
- * The part of a BullMQ `Queue` the hand-off uses. Typed here rather than imported, so that any
- * BullMQ 5 or 6 queue fits and `jobhook/bullmq` never loads bullmq for the hand-off. Its worker
- * also takes the queue's `opts.connection` and `opts.prefix`.
- */
+/** What the hand-off uses of a BullMQ 5 or 6 `Queue`, typed here so the hand-off never loads bullmq. */
 export interface BullmqQueue {
-  /** The queue's name: the hand-off's worker consumes it. */
   readonly name: string;
   /** `queue.add(name, data, opts)`. */
   add(name: string, data: HandoffJob, opts?: JobsOptions): Promise<unknown>;
@@ -35,47 +35,28 @@ export interface BullmqQueue {
 export interface BullmqHandoffOptions {
   /** A BullMQ queue: `new Queue('jobhook', { connection })`. The hand-off never closes it. */
   queue: BullmqQueue;
-  /**
-   * How long an event's key stays deduplicated after it was first queued, in ms, even once its
-   * job is removed from Redis (BullMQ's `deduplication.ttl`). Default 72 hours: longer than the
-   * gateway's retry window. Past it, a delivery of the same event is queued again.
-   */
+  /** How long an event's key stays deduplicated, in ms, even once its job is removed. Default 72 hours. */
   retentionMs?: number;
-  /**
-   * BullMQ job options, over the defaults: `attempts: 10`, `backoff: { type: 'exponential',
-   * delay: 2000, jitter: 0.5 }` (retries over about 17 minutes), `removeOnComplete: { age: 86400,
-   * count: 10000 }`, `removeOnFail: false` (a job that keeps failing stays in the failed set with
-   * its event, to retry from there). `jobId` and `deduplication` are the hand-off's own.
-   */
+  /** BullMQ job options over {@link DEFAULT_JOB_OPTIONS}; `jobId` and `deduplication` are the hand-off's own. */
   jobOptions?: Omit<JobsOptions, 'jobId' | 'deduplication'>;
-  /**
-   * Longest wait for Redis to store a job, in ms, before the delivery answers 503 and the sender
-   * retries (a job stored late is then found by its key). Default 5,000; 0 for no limit.
-   */
+  /** Longest wait for Redis to store a job, in ms, before the delivery answers 503. Default 5,000; 0: none. */
   timeoutMs?: number;
 }
 
 /** The hand-off to BullMQ: its options, resolved, its failed events, and its worker. */
 export interface BullmqHandoff extends Handoff<WorkOptions, WorkerHandle>, FailedEvents {
-  /** The name of the queue jobs go to. */
   readonly queueName: string;
   /** The queue's Redis key prefix (its `prefix` option, default `bull`). */
   readonly prefix: string;
-  /** How long a key stays deduplicated, in ms. */
   readonly retentionMs: number;
-  /**
-   * Starts a worker in this process on this hand-off's queue (its name, connection and prefix):
-   * each job's event goes to `receiver.handleQueued`, with BullMQ's retries; a job whose handlers
-   * keep failing stays in the failed set with its event, and a payload that no longer matches the
-   * receiver's schemas fails at once. Resolves once the worker is connected; loads `bullmq`.
-   */
+  /** Starts a worker on this hand-off's queue, with BullMQ's retries; resolves once connected (loads `bullmq`). */
   work(receiver: QueuedJobRunner, options?: WorkOptions): Promise<WorkerHandle>;
 }
 
 const HOUR = 60 * 60 * 1000;
 const WHERE = 'bullmqHandoff';
 
-/** The job options the hand-off uses unless `jobOptions` says otherwise. */
+/** The job options unless `jobOptions` says otherwise: ten tries over ~17 minutes, failed jobs kept. */
 export const DEFAULT_JOB_OPTIONS = {
   attempts: 10,
   backoff: { type: 'exponential', delay: 2000, jitter: 0.5 },
@@ -90,22 +71,7 @@ const BULLMQ_HANDOFF_OPTIONS = optionNames<BullmqHandoffOptions>()([
   'timeoutMs',
 ]);
 
-/**
- * Verify, then enqueue: passed as `createReceiver({ secret, handoff: bullmqHandoff({ queue }) })`,
- * the receiver answers 2xx once the verified, validated event is a job in the queue, and the
- * worker that `receiver.work()` (`handoff.work(receiver)`) starts runs the receiver's handlers for
- * it with BullMQ's retries.
- *
- * The job id is the event's dedupe key, and the key is also BullMQ's deduplication id for
- * `retentionMs`: the same event delivered twice, retried, or sent to two webhooks during a
- * rotation is one job, from any number of receivers, also after the job was removed. Both checks
- * run inside BullMQ's one Lua script that adds the job, so two receivers adding the same event at
- * once still make one job.
- *
- * Durable means what Redis makes of it: run Redis with `appendonly yes` (`appendfsync always` to
- * survive a crash of the Redis machine without losing the last second) and
- * `maxmemory-policy noeviction`, as BullMQ asks.
- */
+/** Verify, then enqueue to BullMQ (`handoff: bullmqHandoff({ queue })`): one job per dedupe key. */
 export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
   refuseUnknownOptions(options, BULLMQ_HANDOFF_OPTIONS, 'bullmqHandoff');
   const queue = options?.queue;
@@ -115,8 +81,7 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
   const timeoutMs = nonNegativeNumber(WHERE, 'timeoutMs', options.timeoutMs, 5000, { unit: MS_OR_NONE });
   const jobOptions: JobsOptions = { ...DEFAULT_JOB_OPTIONS, ...options.jobOptions };
 
-  // Read, not typed in BullmqQueue: a typed `opts` steers the inference of `new Queue(name)`'s
-  // connection type where the queue is passed, which TypeScript 5.7 then refuses without options.
+  // Read, not typed in BullmqQueue: a typed `opts` breaks inference of `new Queue(name)` on TypeScript 5.7.
   const opts = (queue as { opts?: { connection?: ConnectionOptions; prefix?: string } }).opts;
   const prefix = opts?.prefix ?? 'bull';
 
@@ -129,11 +94,15 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
         job.key === undefined
           ? jobOptions
           : { ...jobOptions, jobId: jobIdOf(job.key), deduplication: { id: job.key, ttl: retentionMs } };
-      await storeWithin(queue.add(job.type, job, keyed), timeoutMs);
+      await bounded(
+        queue.add(job.type, job, keyed),
+        timeoutMs,
+        'handoff_failed',
+        'The event could not be queued',
+      );
     },
     async listFailed(listOptions) {
       const limit = failedLimit(listOptions, 'bullmqHandoff.listFailed');
-      // BullMQ lists the failed set newest first.
       const jobs = await queueMethod(queue, 'getFailed')(0, limit - 1);
       return jobs.filter(Boolean).map(failedEventOf).reverse();
     },
@@ -141,11 +110,9 @@ export function bullmqHandoff(options: BullmqHandoffOptions): BullmqHandoff {
       const job = await queueMethod(queue, 'getJob')(id);
       if (!job || !(await job.isFailed())) return false;
       try {
-        // attemptsMade is kept: the handlers' `context.attempt` counts on.
         await job.retry('failed');
         return true;
       } catch (error) {
-        // Another caller retried it between the check and here: it runs once.
         if (!(await job.isFailed())) return false;
         throw error;
       }
@@ -192,4 +159,14 @@ function failedEventOf(job: Job<HandoffJob>): FailedEvent {
     attempts: job.attemptsMade,
     failedAt: job.finishedOn,
   };
+}
+
+/** The BullMQ job id for a dedupe key: BullMQ refuses integers and `:`, so those (and `%`) are escaped. */
+export function jobIdOf(key: string): string {
+  const escaped = key.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'));
+  // `${parseInt(id, 10)}` === id is BullMQ's own integer test: escape the first character then.
+  if (`${Number.parseInt(escaped, 10)}` === escaped) {
+    return `%${escaped.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}${escaped.slice(1)}`;
+  }
+  return escaped;
 }

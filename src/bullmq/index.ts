@@ -23,4 +23,4 @@
 export { bullmqHandoff, type BullmqHandoff, type BullmqHandoffOptions } from './handoff.js';
 export type { WorkOptions, WorkerHandle } from './worker.js';
 export { runWorker } from './run-worker.js';
-export { jobIdOf } from './job-id.js';
+export { jobIdOf } from './handoff.js';

@@ -1,41 +1,21 @@
 import type { ConnectionOptions, WorkerOptions } from 'bullmq';
-import { checkOption, optionNames, refuseUnknownOptions } from '../common/options.js';
+import { checkOption, optionNames, refuseUnknownOptions } from '../common/errors.js';
 import type { QueuedJobRunner } from '../handoff/handoff.js';
-import { differentFromHandoff, noQueue } from '../handoff/names.js';
+import { differentFromHandoff, noQueue } from '../handoff/worker.js';
 import type { BullmqHandoff } from './handoff.js';
 import { startWorker, workerSettings, type QueuePlace, type WorkerHandle } from './worker.js';
 
-/**
- * Options of {@link runWorker}.
- *
- * @deprecated Start the worker with `receiver.work(options)` (`handoff.work(receiver, options)`),
- * whose options are {@link WorkOptions}: it takes the queue, its connection and prefix from the
- * hand-off.
- */
+/** Options of {@link runWorker}. @deprecated Use `receiver.work(options)` ({@link WorkOptions}). */
 export interface RunWorkerOptions {
-  /**
-   * Where the queue lives: ioredis options (`{ host, port }`) or an ioredis client. Needed without
-   * `handoff`; with it, the worker uses the hand-off's queue's connection.
-   */
+  /** Where the queue lives: ioredis options or a client; needed without `handoff`. */
   connection?: ConnectionOptions;
-  /**
-   * The queue's name, as given to the `Queue` of `bullmqHandoff`. Default: the hand-off's, or
-   * `jobhook`; without `handoff`, the default is refused when no Queue was ever made with it.
-   */
+  /** The queue's name, as given to the `Queue` of `bullmqHandoff`. Default: the hand-off's, or `jobhook`. */
   queueName?: string;
-  /** Jobs this worker runs at once. Default 8. */
   concurrency?: number;
-  /** More BullMQ worker options (`prefix`, `lockDuration`, `limiter`, ...). */
   workerOptions?: Omit<WorkerOptions, 'connection' | 'concurrency' | 'autorun'>;
-  /**
-   * Receives the worker's own errors (Redis connection lost, a lock that could not be renewed),
-   * not the handlers' failures, which go to the receiver's `onError`. Default: `console.error`.
-   */
+  /** The worker's own errors, not the handlers'. Default: `console.error`. */
   onWorkerError?: (error: Error) => void;
-  /**
-   * The hand-off whose queue the worker must consume: the worker is then `handoff.work()`, and a
-   * `queueName` or `workerOptions.prefix` that differs from the hand-off's is refused.
-   */
+  /** The hand-off whose queue the worker consumes (a different `queueName` or prefix is refused). */
   handoff?: BullmqHandoff;
 }
 
@@ -48,15 +28,7 @@ const RUN_WORKER_OPTIONS = optionNames<RunWorkerOptions>()([
   'handoff',
 ]);
 
-/**
- * Runs the receiver's handlers for the jobs `bullmqHandoff` queued, in this process (see
- * `handoff.work`). Without `handoff`, it listens on `queueName` (default `jobhook`) under
- * `workerOptions.prefix` (default `bull`), and refuses the default name when no Queue was ever made
- * with it: a worker on another queue than the hand-off's would run nothing, silently.
- *
- * @deprecated Use `receiver.work(options)` (`handoff.work(receiver, options)`): the one way to
- * start a worker, on the hand-off's own queue.
- */
+/** Runs the handlers of the jobs `bullmqHandoff` queued. @deprecated Use `receiver.work(options)`. */
 export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOptions): Promise<WorkerHandle> {
   const where = 'runWorker';
   refuseUnknownOptions(options, RUN_WORKER_OPTIONS, where);
@@ -91,11 +63,7 @@ export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOpt
   return startWorker(place, settings);
 }
 
-/**
- * Refuses a queue no `Queue` was ever made with: a Queue writes its version and settings to the
- * queue's meta hash when it connects (unless made with `skipMetasUpdate`), a worker never does. A
- * bullmq without `getMeta` is trusted.
- */
+/** Refuses a queue no `Queue` was ever made with (a Queue writes its meta hash when it connects). */
 async function refuseUnmadeQueue(where: string, place: QueuePlace): Promise<void> {
   const { Queue } = await import('bullmq');
   const queue = new Queue(place.name, {

@@ -1,8 +1,6 @@
-import { workerErrorReporter } from '../handoff/worker-errors.js';
-import { optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
-import { checkReceiver } from '../handoff/queued-receiver.js';
+import { workerErrorReporter, checkReceiver } from '../handoff/worker.js';
+import { optionNames, positiveInteger, refuseUnknownOptions, JobhookError } from '../common/errors.js';
 import type { ConnectionOptions, Job, Worker, WorkerOptions } from 'bullmq';
-import { JobhookError } from '../common/errors.js';
 import type {
   HandoffJob,
   QueuedJobRunner,
@@ -14,15 +12,9 @@ import type {
 export interface WorkOptions extends AnyWorkOptions {
   /** Jobs this worker runs at once. Default 8. */
   concurrency?: number;
-  /**
-   * More BullMQ worker options (`lockDuration`, `limiter`, ...). The queue's name, connection and
-   * prefix are the hand-off's queue's.
-   */
+  /** More BullMQ worker options (`lockDuration`, `limiter`, ...); the queue is the hand-off's. */
   workerOptions?: Omit<WorkerOptions, 'connection' | 'concurrency' | 'autorun' | 'prefix'>;
-  /**
-   * Receives the worker's own errors (Redis connection lost, a lock that could not be renewed),
-   * not the handlers' failures, which go to the receiver's `onError`. Default: `console.error`.
-   */
+  /** The worker's own errors (a lost connection, a lock not renewed). Default: `console.error`. */
   onWorkerError?: (error: Error) => void;
 }
 
@@ -43,7 +35,6 @@ export interface QueuePlace {
 
 const WORK_OPTIONS = optionNames<WorkOptions>()(['concurrency', 'workerOptions', 'onWorkerError']);
 
-/** A worker's options, checked and resolved. */
 export interface WorkerSettings {
   receiver: QueuedJobRunner;
   concurrency: number;
@@ -67,24 +58,12 @@ export function workerSettings(
   };
 }
 
-/**
- * Runs the receiver's handlers for the jobs of the queue at `place`, in this process: each job's
- * event goes to `receiver.handleQueued`, with the receiver's handler time-out and `onError`
- * reporting, and, when the receiver has an `observer` (`jobhook/otel`), the time from hand-off to
- * the job's first start (`jobhook.handoff.latency`). A job whose handlers fail is retried by BullMQ
- * with the job's backoff; after its last attempt it stays in the failed set with its event, to be
- * retried from there. A payload that no longer matches the receiver's schemas fails at once,
- * without retries (retrying cannot fix it; the job waits in the failed set for a deploy that can).
- *
- * Resolves once the worker is connected. `bullmq` is loaded here, on the first call, so that
- * `jobhook/bullmq` itself loads without it.
- */
+/** Gives each job of the queue at `place` to `receiver.handleQueued`; loads `bullmq` on first call. */
 export async function startWorker(place: QueuePlace, settings: WorkerSettings): Promise<WorkerHandle> {
   const { receiver, concurrency, onWorkerError } = settings;
   const { Worker, UnrecoverableError } = await import('bullmq');
   const processJob = async (job: Job<HandoffJob>) => {
     try {
-      // The first attempt tells the receiver's observer the time from hand-off to start;
       // attemptsMade survives job.retry(), so a failed event retried by hand counts on.
       await receiver.handleQueued(job.data, { attempt: job.attemptsMade + 1 });
     } catch (error) {

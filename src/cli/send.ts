@@ -4,7 +4,7 @@ import { CommandError, UsageError, httpUrl, integer, out, parse, setting } from 
 import { sendHelp } from './help.js';
 import { readBodyCapped } from '../client/request.js';
 import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
-import { samplePayload } from '../events/sample-payload.js';
+import { samplePayload } from '../events/event-types.js';
 
 /**
  * Above the receiver's default handlerTimeoutMs (10 s): its 500 handler_timeout arrives before

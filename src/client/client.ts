@@ -1,7 +1,7 @@
 import { JobhookError } from '../common/errors.js';
-import { isRecord } from '../common/is-record.js';
-import { messageOf, safeLogger, type Logger } from '../common/logger.js';
-import { redactor, type Redact } from '../common/redact.js';
+import { isRecord } from '../common/errors.js';
+import { messageOf, safeLogger, type Logger } from '../common/logging.js';
+import { redactor, type Redact } from '../common/logging.js';
 import {
   checkOption,
   func,
@@ -10,8 +10,8 @@ import {
   positiveInteger,
   positiveNumber,
   refuseUnknownOptions,
-} from '../common/options.js';
-import { JOB_TRACKER } from '../jobs/options.js';
+} from '../common/errors.js';
+import { JOB_TRACKER } from '../tracker/job-tracker.js';
 import { invalidResponse } from './errors.js';
 import { markIncomplete, readPages } from './pages.js';
 import { registerWebhook, type RegisterWebhookOptions, type RegisterWebhookResult } from './register.js';
@@ -19,7 +19,7 @@ import { createTransport, type RequestOptions } from './request.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
 import { resolveWaitOptions, waitService, type CompletedImageTask, type WaitOptions } from './wait-for.js';
 import { requireSupportedNode } from '../runtime/node-version.js';
-import type { JobTracker } from '../jobs/job-tracker.js';
+import type { JobTracker } from '../tracker/job-tracker.js';
 import type {
   ApiKey,
   Balances,

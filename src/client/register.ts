@@ -6,7 +6,7 @@ import {
   optionNames,
   refuseUnknownOptions,
   wholeNumber,
-} from '../common/options.js';
+} from '../common/errors.js';
 import type { RequestOptions } from './request.js';
 import { resolveRetry, withRetries, type RetryOptions } from './retry.js';
 import { mayBeIncomplete } from './pages.js';

@@ -1,9 +1,9 @@
-import { ignore } from '../common/ignore.js';
-import { isRecord } from '../common/is-record.js';
-import { optionNames, positiveNumber, refuseUnknownOptions } from '../common/options.js';
-import { redactCause, redactor, type Redact } from '../common/redact.js';
+import { ignore } from '../common/logging.js';
+import { isRecord } from '../common/errors.js';
+import { optionNames, positiveNumber, refuseUnknownOptions } from '../common/errors.js';
+import { redactCause, redactor, type Redact } from '../common/logging.js';
 import { collectWebStream, declaredLength } from '../wire/collect-stream.js';
-import { BodyReadError } from '../wire/read-body.js';
+import { BodyReadError } from '../wire/body.js';
 import {
   GatewayError,
   GatewayNetworkError,

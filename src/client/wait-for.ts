@@ -1,14 +1,14 @@
 import { backoffDelay } from '../common/backoff.js';
-import { IndexedHeap } from '../common/indexed-heap.js';
+import { IndexedHeap } from '../common/structures.js';
 import {
   checkOption,
   invalidOption,
   optionNames,
   positiveNumber,
   refuseUnknownOptions,
-} from '../common/options.js';
-import { redactValues, type Redact } from '../common/redact.js';
-import { withGetters } from '../common/with-getters.js';
+} from '../common/errors.js';
+import { redactValues, type Redact } from '../common/logging.js';
+import { withGetters } from '../common/structures.js';
 import type { JobResult } from '../results/job-result.js';
 import type { JobResults } from '../results/job-results.js';
 import { GatewayError, JobFailedError, WaitTimeoutError } from './errors.js';

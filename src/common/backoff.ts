@@ -1,8 +1,4 @@
-/**
- * How long to wait between tries: the one back-off of jobhook. Every retry loop (the client's
- * calls, the reconciler's polls, the hand-off workers, acks and store writes) takes its delays
- * from {@link backoffDelay} and waits with {@link sleep}.
- */
+/** How long to wait between tries: every retry loop of jobhook takes its delays from {@link backoffDelay}. */
 export interface Backoff {
   /** The wait before the first retry, in ms. */
   firstMs: number;
@@ -10,11 +6,7 @@ export interface Backoff {
   maxMs: number;
   /** How much each retry's wait grows over the one before. Default 2. */
   factor?: number;
-  /**
-   * `'full'`: a random wait between 0 and the delay, so that many clients never retry in step; a
-   * fraction `f`: the delay times a random factor between 1 - f and 1 + f (still at most `maxMs`);
-   * 0 (default): the delay itself.
-   */
+  /** `'full'`: a random wait up to the delay; a fraction `f`: the delay times 1 ± f; 0 (default): none. */
   jitter?: 'full' | number;
 }
 

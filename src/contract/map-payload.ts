@@ -1,4 +1,4 @@
-import { isRecord } from '../common/is-record.js';
+import { isRecord } from '../common/errors.js';
 import type { HeaderReader } from '../wire/headers.js';
 
 /**

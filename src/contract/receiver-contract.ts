@@ -1,6 +1,6 @@
 import { JobhookError } from '../common/errors.js';
-import { checkOption, invalidOption, refuseUnknownOptions } from '../common/options.js';
-import { isRecord } from '../common/is-record.js';
+import { checkOption, invalidOption, refuseUnknownOptions } from '../common/errors.js';
+import { isRecord } from '../common/errors.js';
 import { SECRET_FORMS, type SecretForm } from '../signatures/secret.js';
 import type { Verifier } from '../signatures/verifier.js';
 import {

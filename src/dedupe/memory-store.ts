@@ -1,17 +1,11 @@
-import { func, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
-import { ExpiryList, type ExpiryLinks } from '../common/expiry-list.js';
+import { func, optionNames, positiveInteger, refuseUnknownOptions } from '../common/errors.js';
+import { ExpiryList, type ExpiryLinks, withGetters } from '../common/structures.js';
 import type { ClaimResult, DedupeStore } from './dedupe-store.js';
 import { HandledKeys } from './handled-keys.js';
-import { withGetters } from '../common/with-getters.js';
 
 /** Options of {@link memoryDedupeStore}. */
 export interface MemoryDedupeOptions {
-  /**
-   * Most handled keys remembered; past it the oldest handled ones are forgotten first. Claims in
-   * flight are bounded by the same number on their own: past it a new claim answers `busy` (the
-   * sender retries), so a flood of deliveries in flight never pushes out a handled key. Default
-   * 10,000.
-   */
+  /** Most handled keys kept (claims in flight bounded apart, so a flood never pushes one out). Default 10,000. */
   maxEntries?: number;
   /** How long a handled key is remembered, in milliseconds. Default 24 hours. */
   ttlMs?: number;
@@ -31,7 +25,6 @@ export interface MemoryDedupeStore extends DedupeStore {
   readonly size: number;
 }
 
-/** A claim in flight, on the `claimed` list in lease order. */
 interface Claimed extends ExpiryLinks<Claimed> {
   key: string;
   owner: string;
@@ -44,10 +37,7 @@ const MEMORY_DEDUPE_STORE_OPTIONS = optionNames<MemoryDedupeOptions>()([
   'now',
 ]);
 
-/**
- * The default store: one process's memory, bounded in size and age. Claims are leases, as the
- * {@link DedupeStore} contract says, so no key stays busy past `leaseMs` without renewal.
- */
+/** The default store: one process's memory, bounded in size and age, its claims leases as the contract says. */
 export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedupeStore {
   refuseUnknownOptions(options, MEMORY_DEDUPE_STORE_OPTIONS, 'memoryDedupeStore');
   const where = 'memoryDedupeStore';
@@ -55,16 +45,12 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
   const ttlMs = positiveInteger(where, 'ttlMs', options.ttlMs, 24 * 60 * 60 * 1000, 'ms');
   const leaseMs = positiveInteger(where, 'leaseMs', options.leaseMs, 30_000, 'ms');
   const now = func(where, 'now', options.now) ?? Date.now;
-  // Claims in flight are kept apart from handled keys. Most of the time there is one at a time
-  // (handlers that return no promise: claim and complete in one turn), held in `sole` alone; the
-  // others go to a Map and a list in lease order, so that pruning looks at the list's head only (a
-  // lease is the same length for every claim). Handled keys, one more per delivery, are where the
-  // size is: see HandledKeys.
+  // Claims in flight: usually one at a time, in `sole`; the others in a Map and a list in lease order.
   let sole: Claimed | undefined;
   const claims = new Map<string, Claimed>();
   const claimed = new ExpiryList<Claimed>();
   const handled = new HandledKeys(maxEntries);
-  // The claim completed or released last: the next claim takes it over rather than allocating one.
+  // The claim completed or released last, reused by the next.
   let spare: Claimed | undefined;
 
   function drop(entry: Claimed) {
@@ -77,7 +63,6 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
     spare = entry;
   }
 
-  /** The claim of `key`, live or not. */
   function claimHeld(key: string): Claimed | undefined {
     if (sole !== undefined && sole.key === key) return sole;
     return claims.size === 0 ? undefined : claims.get(key);
@@ -105,7 +90,6 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
       handled.prune(at);
       if (claimOf(key, at)) return 'busy';
       if (handled.has(key, at)) return 'done';
-      // Full of claims in flight: refuse rather than forget a handled key; the sender retries.
       if (claimed.size + (sole === undefined ? 0 : 1) >= maxEntries) return 'busy';
       let entry = spare;
       if (entry === undefined) {
@@ -139,7 +123,6 @@ export function memoryDedupeStore(options: MemoryDedupeOptions = {}): MemoryDedu
     complete(key, owner) {
       const at = now();
       const entry = claimOf(key, at);
-      // Another holder's live claim is never overwritten; a handled key keeps its first time.
       if (entry) {
         if (entry.owner !== owner) return;
         drop(entry);

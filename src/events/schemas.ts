@@ -1,12 +1,8 @@
-// The namespace import, not `{ z }`: bundlers then keep only the parts of zod used (about 85 KB
-// minified for a Workers app instead of 450 KB, which the `z` object's locales and JSON Schema code add).
+// The namespace import, not `{ z }`: bundlers then keep only the parts of zod used.
 import * as z from 'zod';
-import type { InferOutput, StandardSchemaV1 } from './standard-schema.js';
+import { isRecord } from '../common/errors.js';
 
-// The event types are written out, not inferred from zod: the published types then load none of
-// zod's declarations (most of an app's type-check time otherwise), and have no index signature,
-// so a misspelt field is a compile error. Run time keeps unknown fields all the same (loose
-// objects). test/types/events.test-d.ts checks that these and the schemas below agree.
+// Written out, not inferred from zod, so the published types load none of it (test/types checks they agree).
 
 /** A verified `job.completed` delivery, as handlers receive it (unknown fields kept at run time). */
 export interface JobCompletedEvent {
@@ -91,18 +87,83 @@ export interface DefaultEvents {
   'job.failed': JobFailedEvent;
 }
 
-/**
- * The `type` of an event with no schema: at run time any string other than the receiver's event
- * types. TypeScript cannot say "a string but not these", so it is typed as a string pattern no
- * event type has (event types have no spaces): comparing with `'job.completed'` then narrows
- * `onAny`'s event to the typed event, and the type still goes wherever a `string` does. The
- * pattern's text is what a type error shows, so it says the fix: compare it with a type that has
- * no schema as a plain string, `(event.type as string) === 'job.started'`.
- */
+/** The `type` of an event with no schema: a pattern no event type has, whose text says the fix. */
 export type UnknownEventType = `${string} (a type with no schema: compare it as a string)`;
 
 /** A verified delivery whose type has no schema; it reaches `onAny` handlers only, as it came. */
 export interface UnknownEvent {
   type: UnknownEventType;
   [field: string]: unknown;
+}
+
+// The Standard Schema v1 interface (https://standardschema.dev), inlined as its authors recommend.
+
+/** A validator of any library that implements Standard Schema v1 (zod, valibot, arktype, …). */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardSchemaProps<Input, Output>;
+}
+
+/** The properties every Standard Schema has under `~standard`. */
+export interface StandardSchemaProps<Input = unknown, Output = Input> {
+  readonly version: 1;
+  /** The library that made the schema. */
+  readonly vendor: string;
+  /** Validates a value; the result may be a promise for asynchronous schemas. */
+  readonly validate: (
+    value: unknown,
+    options?: { readonly libraryOptions?: Record<string, unknown> | undefined },
+  ) => StandardResult<Output> | Promise<StandardResult<Output>>;
+  /** The input and output types, for inference only. */
+  readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+}
+
+/** What `validate` gives: the output value, or the issues. */
+export type StandardResult<Output> =
+  { readonly value: Output; readonly issues?: undefined } | { readonly issues: readonly StandardIssue[] };
+
+/** One validation issue: a message and where in the value it is. */
+export interface StandardIssue {
+  readonly message: string;
+  /** The keys leading to the value at fault. */
+  readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
+}
+
+/** The type a schema's successful validation gives. */
+export type InferOutput<S extends StandardSchemaV1> = NonNullable<S['~standard']['types']>['output'];
+
+/** The default schemas' checks by hand, accepting exactly what zod does (a property test compares them). */
+const QUICK_CHECKS = new Map<StandardSchemaV1, (payload: Record<string, unknown>) => boolean>([
+  [
+    jobCompletedSchema,
+    (payload) => {
+      if (!isEnvelope(payload, 'job.completed')) return false;
+      const { data } = payload;
+      return (
+        isRecord(data) &&
+        typeof data.task_id === 'string' &&
+        data.status === 'completed' &&
+        typeof data.image_url === 'string'
+      );
+    },
+  ],
+  [
+    jobFailedSchema,
+    (payload) => {
+      if (!isEnvelope(payload, 'job.failed')) return false;
+      const { data } = payload;
+      if (!isRecord(data) || typeof data.task_id !== 'string' || data.status !== 'failed') return false;
+      const { error } = data;
+      return isRecord(error) && typeof error.code === 'string' && typeof error.message === 'string';
+    },
+  ],
+]);
+
+/** Whether `payload` passes `schema` for certain; `false` means "ask the schema". */
+export function passesQuickCheck(schema: StandardSchemaV1, payload: Record<string, unknown>): boolean {
+  const check = QUICK_CHECKS.get(schema);
+  return check !== undefined && check(payload);
+}
+
+function isEnvelope(payload: Record<string, unknown>, type: string): boolean {
+  return typeof payload.id === 'string' && payload.type === type && typeof payload.created_at === 'string';
 }

@@ -1,20 +1,8 @@
+import { positiveInteger } from '../common/errors.js';
+
 /**
- * What a receiver hands a verified, validated event to instead of running its handlers in the
- * request: a durable queue (`bullmqHandoff` from `jobhook/bullmq`, `pgBossHandoff`, `natsHandoff`,
- * or one of your own over SQS, ...). The receiver answers 2xx once `enqueue` resolves, and 503 when
- * it rejects or takes longer than the hand-off allows (the sender retries). A worker later takes
- * the job off the queue and gives it to `receiver.handleQueued(job)`, which runs the handlers:
- * `work()` starts one on this very queue.
- *
- * The contract an implementation keeps:
- *
- * - `enqueue` resolves only once the job is durably stored (a reply from the queue's store, not a
- *   buffer in this process): the sender forgets a delivery once it is answered 2xx.
- * - Jobs with one `key` are stored once: an event delivered twice, retried, or sent to two
- *   webhooks during a rotation carries one key, and `enqueue` of a key that is stored (or was,
- *   within the hand-off's retention) resolves without storing it again.
- * - The job is stored as plain JSON, as given: `handleQueued` validates its payload again.
- *
+ * A durable queue a receiver hands verified events to: `enqueue` resolves once the job is durably
+ * stored, once per `key`; a worker gives each job to `receiver.handleQueued` (docs/handoff.md).
  * @typeParam Options - the options of its worker (`work`): each engine's `WorkOptions`
  * @typeParam Handle - what `work` resolves to: each engine's `WorkerHandle`
  */
@@ -24,13 +12,7 @@ export interface Handoff<
 > {
   /** Stores `job` durably (once per `key`); rejects when it could not. */
   enqueue(job: HandoffJob): Promise<void>;
-  /**
-   * Starts a worker in this process that gives each job this hand-off stores to
-   * `runner.handleQueued` (the receiver), with the queue's retries; resolves once it is connected.
-   * It consumes the hand-off's own queue (stream, schema) over the hand-off's own connection, so it
-   * cannot listen on another; `options` are the worker's (how many jobs at once, ...), never where
-   * the jobs are. Optional: a hand-off of your own without it needs a consumer of your own.
-   */
+  /** Starts a worker on this hand-off's own queue that gives each job to `runner.handleQueued`; optional. */
   work?(runner: QueuedJobRunner, options?: Options): Promise<Handle>;
 }
 
@@ -38,10 +20,7 @@ export interface Handoff<
 export interface WorkOptions {
   /** Jobs the worker runs at once. Default 8. */
   concurrency?: number;
-  /**
-   * Receives the worker's own errors (a lost connection, an outcome it could not store), not the
-   * handlers' failures, which go to the receiver's `onError`. Default: `console.error`.
-   */
+  /** The worker's own errors (a lost connection), not the handlers' (`onError`). Default: `console.error`. */
   onWorkerError?: (error: Error) => void;
 }
 
@@ -53,19 +32,13 @@ export interface WorkerHandle {
 
 /** One verified event on its way to a worker: plain JSON, so any queue can carry it. */
 export interface HandoffJob {
-  /**
-   * The dedupe key: the event's `id` (or what the receiver's `dedupeKey` picks), the same for
-   * every copy and retry of the event. `undefined` only when the delivery had no id at all.
-   */
+  /** The dedupe key, the same for every copy of the event; `undefined` only when the delivery had no id. */
   key: string | undefined;
   /** The event type, e.g. `job.completed`. */
   type: string;
   /** The sender's delivery id (`webhook-id`), as handlers see it in `context.deliveryId`. */
   deliveryId: string | undefined;
-  /**
-   * The verified body decoded as JSON, before schema validation: the worker validates it with
-   * its receiver's schemas, so that a schema's transforms run where the handlers run.
-   */
+  /** The verified body decoded as JSON, validated again by the worker (transforms run where handlers run). */
   payload: unknown;
   /** When the receiver accepted the delivery, in ms since the epoch. */
   receivedAt: number;
@@ -75,25 +48,44 @@ export interface HandoffJob {
   tenant?: string;
 }
 
-/**
- * The worker side of a hand-off: what `handoff.work()` (or your own consumer) needs of a receiver.
- * `Receiver` has it.
- */
+/** What a hand-off's worker (or your own consumer) needs of a receiver. */
 export interface QueuedJobRunner {
-  /**
-   * Runs the handlers for one job a hand-off stored; resolves once they all succeeded, rejects
-   * (with the `JobhookError` also given to `onError`) when one failed or timed out, so that the
-   * queue retries the job.
-   */
+  /** Runs the handlers for one stored job; rejects when one failed or timed out, so the queue retries it. */
   handleQueued(job: HandoffJob, attempt?: QueuedAttempt): Promise<void>;
 }
 
 /** What a queue worker says about the attempt it gives to `receiver.handleQueued`. */
 export interface QueuedAttempt {
-  /**
-   * 1 for the job's first attempt, counting on for the queue's retries and when a failed event
-   * is retried by hand; handlers see it as `context.attempt`. On the first, the receiver's
-   * observer learns the time from hand-off to start (`jobhook.handoff.latency`).
-   */
+  /** 1 for the job's first attempt, counting on for retries (`context.attempt`). */
   attempt?: number;
+}
+
+/** Events whose handlers kept failing, kept with their error, listed and retried alike on every engine. */
+export interface FailedEvents {
+  /** The events kept as failed, oldest first, at most `limit` (default 100). */
+  listFailed(options?: { limit?: number }): Promise<FailedEvent[]>;
+  /** Queues the failed event `id` again; `false` when there is none (retried already), so twice runs once. */
+  retryFailed(id: string): Promise<boolean>;
+}
+
+/** One event kept as failed. */
+export interface FailedEvent {
+  /** The engine's id for it: what `retryFailed` takes. */
+  id: string;
+  /** The event's dedupe key (its `id`), as the receiver queued it. */
+  key: string | undefined;
+  type: string;
+  /** The sender's delivery id of the copy that was queued. */
+  deliveryId: string | undefined;
+  /** The event as queued (the verified body decoded as JSON). */
+  payload: unknown;
+  error: string;
+  attempts: number;
+  /** When it failed for good, in ms since the epoch, when the engine records it. */
+  failedAt: number | undefined;
+}
+
+/** The `limit` of `listFailed`, checked. */
+export function failedLimit(options: { limit?: number } | undefined, where = 'listFailed'): number {
+  return positiveInteger(where, 'limit', options?.limit, 100);
 }

@@ -5,13 +5,26 @@ import {
   optionNames,
   positiveNumber,
   refuseUnknownOptions,
-} from '../common/options.js';
-import { JobhookError } from '../common/errors.js';
-import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
-import type { Handoff, HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
-import { storeWithin } from '../handoff/store-within.js';
-import { ATTEMPTS_HEADER, type FailedRecord } from './failed-record.js';
-import { existingStream, isNotFound, NATS_NAME, natsPlace, streamEnsurer } from './stream.js';
+  JobhookError,
+} from '../common/errors.js';
+import {
+  failedLimit,
+  type FailedEvent,
+  type FailedEvents,
+  type Handoff,
+  type HandoffJob,
+  type QueuedJobRunner,
+} from '../handoff/handoff.js';
+import { bounded } from '../common/deadline.js';
+import {
+  ATTEMPTS_HEADER,
+  type FailedRecord,
+  existingStream,
+  isNotFound,
+  NATS_NAME,
+  natsPlace,
+  streamEnsurer,
+} from './stream.js';
 import { startWorker, workerSettings, type WorkerHandle, type WorkOptions } from './worker.js';
 
 /** Options of {@link natsHandoff}. */
@@ -22,22 +35,11 @@ export interface NatsHandoffOptions {
   stream?: string;
   /** The subject events are published on; failed ones go to `<subject>.failed`. Default `jobhook.events`. */
   subject?: string;
-  /**
-   * The duplicate window of the stream the hand-off creates, in ms: how long an event's key
-   * (`Nats-Msg-Id`) keeps a second copy out. Default 72 hours, longer than the gateway's retries;
-   * the server keeps every key of the window in memory (about 100 bytes each), so size it to your
-   * sender's retry window times your event rate. A stream that exists is not changed.
-   */
+  /** The duplicate window of a stream the hand-off creates, in ms (~100 bytes a key in memory). Default 72 h. */
   duplicateWindowMs?: number;
-  /**
-   * Longest wait for the stream's ack, in ms, before the delivery answers 503 and the sender
-   * retries (a copy stored late is then dropped by its key). Default 5,000.
-   */
+  /** Longest wait for the stream's ack, in ms, before the delivery answers 503. Default 5,000. */
   timeoutMs?: number;
-  /**
-   * The durable consumer the hand-off's workers share (created when missing): one per stream and
-   * subject, since a work-queue stream gives each message to one consumer. Default `jobhook-workers`.
-   */
+  /** The durable consumer the hand-off's workers share (created when missing). Default `jobhook-workers`. */
   consumer?: string;
   /** Where the warning about a short duplicate window goes. Default `console.warn`. */
   warn?: (line: string) => void;
@@ -45,19 +47,10 @@ export interface NatsHandoffOptions {
 
 /** The hand-off to JetStream: its options, resolved, its failed events, and its worker. */
 export interface NatsHandoff extends Handoff<WorkOptions, WorkerHandle>, FailedEvents {
-  /** The stream events are stored in. */
   readonly stream: string;
-  /** The subject events are published on. */
   readonly subject: string;
-  /** The durable consumer the hand-off's workers share. */
   readonly consumer: string;
-  /**
-   * Starts a worker in this process on this hand-off's stream, subject and consumer, over its
-   * client: each event goes to `receiver.handleQueued`, with the consumer's retries; an event whose
-   * handlers keep failing is kept as a record on `<subject>.failed`. Creates the stream when
-   * missing, as publishing does (with the hand-off's duplicate window), and the consumer. Resolves
-   * once the consumer is there.
-   */
+  /** Starts a worker on this hand-off's stream and consumer (created when missing), with the consumer's retries. */
   work(receiver: QueuedJobRunner, options?: WorkOptions): Promise<WorkerHandle>;
 }
 
@@ -71,18 +64,7 @@ const NATS_HANDOFF_OPTIONS = optionNames<NatsHandoffOptions>()([
   'warn',
 ]);
 
-/**
- * Verify, then enqueue, on NATS JetStream: passed as `createReceiver({ secret, handoff:
- * natsHandoff({ js }) })`, the receiver publishes each verified, validated event with
- * `Nats-Msg-Id` set to its dedupe key and answers 2xx once the stream acknowledged it (stored,
- * on file, on every replica the stream has). The worker that `receiver.work()`
- * (`handoff.work(receiver)`) starts runs its handlers.
- *
- * One message per event within the stream's duplicate window: JetStream drops a publish whose
- * `Nats-Msg-Id` it saw within the window (answering it as a duplicate, which the hand-off takes
- * as stored), from any number of receivers. After the window, a delivery of the same event is a
- * new message: size the window to outlast the sender's retries (`duplicateWindowMs`).
- */
+/** Verify, then enqueue on JetStream (`handoff: natsHandoff({ js })`): one message per dedupe key. */
 export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
   refuseUnknownOptions(options, NATS_HANDOFF_OPTIONS, 'natsHandoff');
   const js = options?.js;
@@ -105,7 +87,6 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
     'a consumer name (letters, digits, _ -)',
   );
   const ensureStream = streamEnsurer(js, place, options.warn ?? ((line) => console.warn(line)));
-  /** For listing and retrying: the stream must exist (a mistyped name is not created, it is refused). */
   const listedStream = () =>
     existingStream(
       js,
@@ -126,7 +107,7 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
     stream: place.stream,
     subject: place.subject,
     consumer,
-    enqueue: (job) => storeWithin(publish(job), timeoutMs),
+    enqueue: (job) => bounded(publish(job), timeoutMs, 'handoff_failed', 'The event could not be queued'),
     async listFailed(listOptions) {
       const limit = failedLimit(listOptions, 'natsHandoff.listFailed');
       const jsm = await listedStream();
@@ -172,7 +153,6 @@ export function natsHandoff(options: NatsHandoffOptions): NatsHandoff {
   };
 }
 
-/** A message that is not there (deleted, retried already) reads as null. */
 function missingAsNull(error: unknown): null {
   if (isNotFound(error)) return null;
   throw error;

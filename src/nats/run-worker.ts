@@ -1,52 +1,32 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { checkOption, nameMatching, optionNames, refuseUnknownOptions } from '../common/options.js';
+import { checkOption, nameMatching, optionNames, refuseUnknownOptions } from '../common/errors.js';
 import type { QueuedJobRunner } from '../handoff/handoff.js';
-import { differentFromHandoff, noQueue } from '../handoff/names.js';
+import { differentFromHandoff, noQueue } from '../handoff/worker.js';
 import type { NatsHandoff } from './handoff.js';
 import { existingStream, NATS_NAME, natsPlace } from './stream.js';
 import { startWorker, workerSettings, type WorkerHandle } from './worker.js';
 
-/**
- * Options of {@link runNatsWorker}.
- *
- * @deprecated Start the worker with `receiver.work(options)` (`handoff.work(receiver, options)`),
- * whose options are {@link WorkOptions}: it takes the client, stream, subject and consumer from
- * the hand-off.
- */
+/** Options of {@link runNatsWorker}. @deprecated Use `receiver.work(options)` ({@link WorkOptions}). */
 export interface RunNatsWorkerOptions {
-  /**
-   * A JetStream client: `jetstream(await connect({ servers }))`; the worker never closes it.
-   * Needed without `handoff`; with it, the worker uses the hand-off's client.
-   */
+  /** A JetStream client, needed without `handoff`; the worker never closes it. */
   js?: JetStreamClient;
   /** The stream, as given to `natsHandoff`. Default: the hand-off's, or `JOBHOOK`. */
   stream?: string;
   /** The subject, as given to `natsHandoff`. Default: the hand-off's, or `jobhook.events`. */
   subject?: string;
-  /** The durable consumer every worker shares (created when missing). Default: the hand-off's, or `jobhook-workers`. */
+  /** The durable consumer every worker shares. Default: the hand-off's, or `jobhook-workers`. */
   consumer?: string;
-  /** Attempts at an event before it is kept as failed. Default 10. */
   attempts?: number;
-  /** The pause before each retry of a failed attempt, in ms, by attempt (the last value repeats). */
   backoffMs?: readonly number[];
-  /** The consumer's `ack_wait`, in ms. Default 30,000. */
   ackWaitMs?: number;
-  /** Events this worker runs at once. Default 8. */
   concurrency?: number;
-  /** The worker's own errors (connection lost, a failed record not stored). Default `console.error`. */
+  /** The worker's own errors, not the handlers'. Default: `console.error`. */
   onWorkerError?: (error: Error) => void;
-  /**
-   * The hand-off whose stream the worker must consume: the worker is then `handoff.work()`, and a
-   * `stream`, `subject` or `consumer` that differs from the hand-off's is refused.
-   */
+  /** The hand-off whose stream the worker consumes (another `stream`, `subject` or `consumer` is refused). */
   handoff?: NatsHandoff;
 }
 
-/**
- * A running JetStream worker.
- *
- * @deprecated Use {@link WorkerHandle}, the same on every engine.
- */
+/** A running JetStream worker. @deprecated Use {@link WorkerHandle}. */
 export type NatsWorkerHandle = WorkerHandle;
 
 const RUN_NATS_WORKER_OPTIONS = optionNames<RunNatsWorkerOptions>()([
@@ -62,15 +42,7 @@ const RUN_NATS_WORKER_OPTIONS = optionNames<RunNatsWorkerOptions>()([
   'handoff',
 ]);
 
-/**
- * Runs the receiver's handlers for the events `natsHandoff` published, in this process (see
- * `handoff.work`). Without `handoff`, it consumes `stream` (default `JOBHOOK`), which must exist:
- * it never creates one, since a worker on another stream than the hand-off's would run nothing,
- * or another app's events.
- *
- * @deprecated Use `receiver.work(options)` (`handoff.work(receiver, options)`): the one way to
- * start a worker, on the hand-off's own stream.
- */
+/** Runs the handlers of the events `natsHandoff` published. @deprecated Use `receiver.work(options)`. */
 export async function runNatsWorker(
   receiver: QueuedJobRunner,
   options: RunNatsWorkerOptions,

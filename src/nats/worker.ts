@@ -5,43 +5,34 @@ import type {
   JetStreamManager,
   JsMsg,
 } from '@nats-io/jetstream';
-import { backoffDelay, sleep } from '../common/backoff.js';
-import { JobhookError } from '../common/errors.js';
-import { isRecord } from '../common/is-record.js';
-import { messageOf } from '../common/logger.js';
-import { numberList, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
+import { backoffDelay, sleep, type Backoff } from '../common/backoff.js';
+import {
+  JobhookError,
+  isRecord,
+  numberList,
+  optionNames,
+  positiveInteger,
+  refuseUnknownOptions,
+} from '../common/errors.js';
+import { messageOf } from '../common/logging.js';
 import type {
   HandoffJob,
   QueuedJobRunner,
   WorkerHandle as AnyWorkerHandle,
   WorkOptions as AnyWorkOptions,
 } from '../handoff/handoff.js';
-import { checkReceiver } from '../handoff/queued-receiver.js';
-import { workerErrorReporter } from '../handoff/worker-errors.js';
-import { ackUntilLanded, progressSignal, RESEND_BACKOFF } from './ack.js';
-import { doneKeys } from './done.js';
-import { ATTEMPTS_HEADER, type FailedRecord } from './failed-record.js';
-import { isNotFound, type NatsPlace } from './stream.js';
+import { checkReceiver, workerErrorReporter } from '../handoff/worker.js';
+import { doneKeys, ATTEMPTS_HEADER, type FailedRecord, isNotFound, type NatsPlace } from './stream.js';
 
 /** Options of a JetStream hand-off's worker (`handoff.work(receiver, options)`). */
 export interface WorkOptions extends AnyWorkOptions {
   /** Attempts at an event before it is kept as failed (the consumer's `max_deliver` is one more). Default 10. */
   attempts?: number;
-  /**
-   * The pause before each retry of a failed attempt, in ms, by attempt (the last value repeats).
-   * Default 2 s doubling to 8.5 minutes: retries over about 17 minutes.
-   */
+  /** The pause before each retry, in ms, by attempt (the last repeats). Default 2 s doubling to 8.5 minutes. */
   backoffMs?: readonly number[];
-  /**
-   * How long the server waits for a worker's answer before it gives the event to another worker,
-   * in ms (the consumer's `ack_wait`): a worker that died is noticed after this. A running
-   * handler tells the server it is still working every third of it. Default 30,000.
-   */
+  /** The consumer's `ack_wait`, in ms: after it a dead worker's event goes to another. Default 30,000. */
   ackWaitMs?: number;
-  /**
-   * Events this worker runs at once. It asks the server for one only when one of these slots is
-   * free, so an event it has not started is free for another worker. Default 8.
-   */
+  /** Events this worker runs at once, each pulled only when a slot is free. Default 8. */
   concurrency?: number;
   /** The worker's own errors (connection lost, a failed record not stored). Default `console.error`. */
   onWorkerError?: (error: Error) => void;
@@ -57,13 +48,10 @@ export interface WorkerHandle extends AnyWorkerHandle {
 export interface StreamPlace {
   js: JetStreamClient;
   place: NatsPlace;
-  /** The durable consumer every worker of the stream shares. */
   consumer: string;
-  /** The stream's manager, once the stream is there (created, or found). */
   stream: () => Promise<JetStreamManager>;
 }
 
-/** A worker's options, checked and resolved. */
 export interface WorkerSettings {
   receiver: QueuedJobRunner;
   attempts: number;
@@ -78,10 +66,7 @@ export const DEFAULT_BACKOFF_MS: readonly number[] = Array.from({ length: 9 }, (
   backoffDelay({ firstMs: 2000, maxMs: 512_000 }, i + 1),
 );
 
-/**
- * The job a message carries, or why it carries none and what it holds: the worker records such a
- * message as failed (and acks it) rather than leave it in the stream, delivered again and again.
- */
+/** The job a message carries, or why none (such a message is kept as failed, not redelivered forever). */
 function readJob(msg: JsMsg): { job: HandoffJob } | { unreadable: string; payload: unknown } {
   let value: unknown;
   try {
@@ -132,24 +117,7 @@ export function workerSettings(
   };
 }
 
-/**
- * Runs the receiver's handlers for the events of the stream at `target`, in this process, from a
- * durable pull consumer with explicit acks, pulled one event per free slot: an event is acked once
- * its handlers succeeded (the ack sent again until the server confirms it), after its key was
- * written to `<stream>_DONE` (created when missing), where the worker looks each event up before
- * it runs it: an event stored or delivered again after it ran (nats-server restarted and forgot
- * its `Nats-Msg-Id`, or crashed and forgot its ack) is acked without running. A failed attempt is
- * nak'ed with the next back-off pause; a worker that died (no ack, no progress within
- * `ackWaitMs`) has its event redelivered. After `attempts` attempts the event is
- * kept as failed: a record with the job and its last error goes to `<subject>.failed` in the
- * same stream (for `listFailed` and `retryFailed`), then the event is acked. The consumer's
- * `max_deliver` is `attempts + 1`: the one extra delivery records an event whose last attempt's
- * worker died.
- *
- * Handlers see `context.attempt`: the delivery count, plus the attempts an event made before it
- * was retried by hand. An event retried by hand gets one more attempt (as on BullMQ and pg-boss);
- * failing again, it is kept as failed again.
- */
+/** Gives each event of the stream at `target` to `receiver.handleQueued`, pulled one per free slot. */
 export async function startWorker(target: StreamPlace, settings: WorkerSettings): Promise<WorkerHandle> {
   const { js, place, consumer } = target;
   const { receiver, attempts, ackWaitMs, concurrency, backoffMs, onWorkerError } = settings;
@@ -176,8 +144,7 @@ export async function startWorker(target: StreamPlace, settings: WorkerSettings)
 
   const done = doneKeys(js, jsm, place);
   let closing = false;
-  // Each try at an ack waits this long for the server's answer: a quarter of ack_wait leaves
-  // room for a few more before the server would give the event to another worker.
+  // A quarter of ack_wait per try leaves room for a few before the event would go to another worker.
   const ackTryMs = Math.min(5000, Math.max(250, Math.floor(ackWaitMs / 4)));
   const ack = (msg: JsMsg) => ackUntilLanded(js, msg, { tryMs: ackTryMs, stopped: () => closing });
 
@@ -191,13 +158,7 @@ export async function startWorker(target: StreamPlace, settings: WorkerSettings)
     await ack(msg);
   }
 
-  /**
-   * One event, from its pull to its ack. The server hears that the worker is still on it every
-   * third of `ackWaitMs` until the ack is confirmed, not only while its handlers run: writing the
-   * done key and the ack can take a while when the link is down (each sent again until
-   * confirmed), and an event whose ack wait ran out meanwhile would go to another worker, find no
-   * done key yet and run a second time.
-   */
+  /** One event, from its pull to its ack, signalling progress until the ack is confirmed. */
   async function handle(msg: JsMsg) {
     const stillWorking = progressSignal(js, msg);
     const progress = setInterval(stillWorking, Math.max(1, Math.floor(ackWaitMs / 3)));
@@ -232,7 +193,6 @@ export async function startWorker(target: StreamPlace, settings: WorkerSettings)
       await receiver.handleQueued(job, { attempt });
     } catch (error) {
       const hopeless = error instanceof JobhookError && error.code === 'invalid_job';
-      // An event retried by hand gets one more attempt, as on BullMQ and pg-boss.
       const last = before > 0 || delivery >= attempts;
       if (hopeless || last) return recordFailed(msg, job, messageOf(error), attempt);
       msg.nak(backoffMs[Math.min(delivery - 1, backoffMs.length - 1)]);
@@ -242,11 +202,7 @@ export async function startWorker(target: StreamPlace, settings: WorkerSettings)
     await ack(msg);
   }
 
-  /**
-   * Writes the key as done, again until the server confirms it (as an ack). Each try waits as
-   * long as a try at an ack: a write lost with a connection gets no answer, and waiting out the
-   * client's default time-out (5 s) would leave the key unwritten long after the link is back.
-   */
+  /** Writes the key as done, again until confirmed, each try as short as an ack's (not the client's 5 s). */
   async function markDone(key: string) {
     for (let tries = 1; ; tries++) {
       try {
@@ -260,10 +216,8 @@ export async function startWorker(target: StreamPlace, settings: WorkerSettings)
 
   const pull = await js.consumers.get(place.stream, consumer);
   const fetching = new Set<ConsumerMessages>();
-  // Pulls fail together while the server is away: one report per outage, not one per pull.
   let pullsFailing = false;
 
-  /** One event, asked for when a slot is free; null when none came within the pull's expiry. */
   async function takeOne(): Promise<JsMsg | null> {
     const batch = await pull.fetch({ max_messages: 1, expires: PULL_EXPIRES_MS });
     fetching.add(batch);
@@ -275,10 +229,7 @@ export async function startWorker(target: StreamPlace, settings: WorkerSettings)
     }
   }
 
-  // One loop per slot, each asking the server for one event only once the slot is free: the
-  // worker holds no event it has not started. An event pulled ahead while every slot was busy
-  // would wait here with its ack_wait running and nothing telling the server it is being worked
-  // on; the server would give it to another worker, and both would run it.
+  // One loop per slot, pulling only once free: an event pulled ahead could go to another worker too.
   async function slot() {
     while (!closing) {
       let msg: JsMsg | null;
@@ -293,7 +244,6 @@ export async function startWorker(target: StreamPlace, settings: WorkerSettings)
         continue;
       }
       if (!msg) continue;
-      // Taken as the worker closes: given back for another worker at once, not after ack_wait.
       if (closing) msg.nak();
       else await handle(msg).catch(onWorkerError);
     }
@@ -307,4 +257,58 @@ export async function startWorker(target: StreamPlace, settings: WorkerSettings)
       await Promise.all(slots);
     },
   };
+}
+
+/** The pauses between tries at a write the server did not confirm (an ack, a done key). */
+export const RESEND_BACKOFF: Backoff = { firstMs: 50, maxMs: 1000 };
+
+interface Requester {
+  request(subject: string, payload: string, options: { timeout: number }): Promise<unknown>;
+  publish(subject: string, payload: string): void;
+  isClosed(): boolean;
+}
+
+function replyRoute(js: JetStreamClient, msg: JsMsg): { nc: Requester; reply: string } | undefined {
+  const nc = (js as { nc?: Requester }).nc;
+  const reply = (msg as { reply?: unknown }).reply;
+  return nc &&
+    typeof nc.request === 'function' &&
+    typeof nc.publish === 'function' &&
+    typeof reply === 'string' &&
+    reply.length > 0
+    ? { nc, reply }
+    : undefined;
+}
+
+/** Tells the server the worker is still on `msg` ("+WPI"), on the reply subject: `working()` stops at an ack. */
+export function progressSignal(js: JetStreamClient, msg: JsMsg): () => void {
+  const route = replyRoute(js, msg);
+  return () => {
+    try {
+      if (route) {
+        if (!route.nc.isClosed()) route.nc.publish(route.reply, '+WPI');
+      } else msg.working();
+    } catch {
+      // The next signal, or the server's redelivery after ack_wait, covers it.
+    }
+  };
+}
+
+/** Acks `msg` and sends it again until the server confirms it or `stopped()` (a lost ack reruns handlers). */
+export async function ackUntilLanded(
+  js: JetStreamClient,
+  msg: JsMsg,
+  options: { tryMs: number; stopped: () => boolean },
+): Promise<void> {
+  const route = replyRoute(js, msg);
+  const resend = route && (() => route.nc.request(route.reply, '+ACK', { timeout: options.tryMs }));
+  for (let tries = 1; ; tries++) {
+    try {
+      await (tries === 1 ? msg.ackAck({ timeout: options.tryMs }) : resend!());
+      return;
+    } catch (error) {
+      if (!route || options.stopped() || route.nc.isClosed()) throw error;
+    }
+    await sleep(backoffDelay(RESEND_BACKOFF, tries));
+  }
 }

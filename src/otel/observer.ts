@@ -1,4 +1,4 @@
-import { optionNames, refuseUnknownOptions } from '../common/options.js';
+import { optionNames, refuseUnknownOptions } from '../common/errors.js';
 import {
   context,
   metrics,
@@ -19,7 +19,7 @@ import type {
   ExpiredJob,
   ReconcileObserver,
   ReconcileResult,
-} from '../reconcile/observer.js';
+} from '../reconcile/options.js';
 
 /** Options of {@link otelObserver}. Both default to the globally registered providers. */
 export interface OtelObserverOptions {

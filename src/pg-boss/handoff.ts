@@ -1,17 +1,22 @@
+import { createHash } from 'node:crypto';
 import {
   checkOption,
   MS_OR_NONE,
   nonNegativeNumber,
   optionNames,
   refuseUnknownOptions,
-} from '../common/options.js';
+} from '../common/errors.js';
 import type PgBoss from 'pg-boss';
-import { failedLimit, type FailedEvent, type FailedEvents } from '../handoff/failed.js';
-import type { Handoff, HandoffJob, QueuedJobRunner } from '../handoff/handoff.js';
-import { storeWithin } from '../handoff/store-within.js';
-import { jobIdOf } from './job-id.js';
-import { checkQueueName, queueCreator } from './queue.js';
-import { schemaOf } from './schema.js';
+import {
+  failedLimit,
+  type FailedEvent,
+  type FailedEvents,
+  type Handoff,
+  type HandoffJob,
+  type QueuedJobRunner,
+} from '../handoff/handoff.js';
+import { bounded } from '../common/deadline.js';
+import { checkQueueName, queueCreator, schemaOf } from './queue.js';
 import { startWorker, workerSettings, type WorkerHandle, type WorkOptions } from './worker.js';
 
 /** Options of {@link pgBossHandoff}. */
@@ -20,36 +25,19 @@ export interface PgBossHandoffOptions {
   boss: PgBoss;
   /** The queue jobs go to; created on first use when missing. Default `jobhook`. */
   queue?: string;
-  /**
-   * The schema of pg-boss's tables, for `listFailed`. Leave it out: the hand-off takes it from
-   * `boss` (its `schema` option, default `pgboss`). Needed only for a boss made with a `db` of your
-   * own; refused when it names another schema than the boss's.
-   */
+  /** The schema of pg-boss's tables, for `listFailed`: needed only for a boss with a `db` of your own. */
   schema?: string;
-  /**
-   * pg-boss send options, over the defaults: `retryLimit: 9` (10 attempts), `retryDelay: 2`,
-   * `retryBackoff: true` (retries over 17 to 34 minutes: pg-boss adds up to as much again at random). `id` and `singletonKey` are the hand-off's.
-   */
+  /** pg-boss send options over {@link DEFAULT_SEND_OPTIONS}; `id` and `singletonKey` are the hand-off's. */
   sendOptions?: Omit<PgBoss.SendOptions, 'id' | 'singletonKey' | 'db'>;
-  /**
-   * Longest wait for PostgreSQL to store a job, in ms, before the delivery answers 503 and the
-   * sender retries (a job stored late is then found by its id). Default 5,000; 0 for no limit.
-   */
+  /** Longest wait for PostgreSQL to store a job, in ms, before the delivery answers 503. Default 5,000; 0: none. */
   timeoutMs?: number;
 }
 
 /** The hand-off to pg-boss: its options, resolved, its failed events, and its worker. */
 export interface PgBossHandoff extends Handoff<WorkOptions, WorkerHandle>, FailedEvents {
-  /** The name of the queue jobs go to. */
   readonly queue: string;
-  /** The schema of pg-boss's tables: the boss's. */
   readonly schema: string;
-  /**
-   * Starts a worker in this process on this hand-off's queue, over its boss (and so its schema):
-   * each job's event goes to `receiver.handleQueued`, with pg-boss's retries; a job whose handlers
-   * keep failing stays in the `failed` state with its event and error. Resolves once the queue
-   * exists (it is created when missing). Stop it with `close()` before `boss.stop()`.
-   */
+  /** Starts a worker on this hand-off's queue and boss, with pg-boss's retries; close it before `boss.stop()`. */
   work(receiver: QueuedJobRunner, options?: WorkOptions): Promise<WorkerHandle>;
 }
 
@@ -68,21 +56,7 @@ const PG_BOSS_HANDOFF_OPTIONS = optionNames<PgBossHandoffOptions>()([
   'timeoutMs',
 ]);
 
-/**
- * Verify, then enqueue, on PostgreSQL: passed as `createReceiver({ secret, handoff:
- * pgBossHandoff({ boss }) })`, the receiver answers 2xx once the verified, validated event is a
- * row in pg-boss's job table (committed), and the worker that `receiver.work()`
- * (`handoff.work(receiver)`) starts runs its handlers with pg-boss's retries.
- *
- * One job per event: its id is a UUID made from the dedupe key (the key is also its singleton
- * key, to find it by), and pg-boss inserts a job whose id it holds already as nothing. Before
- * inserting, the hand-off looks the id up in the job table and in pg-boss's archive, so the same
- * event delivered again is found for as long as pg-boss keeps the job anywhere: in the job table
- * until `archiveCompletedAfterSeconds` (default 12 hours) after it ran, then in the archive for
- * `deleteAfterDays` (default 7 days): longer than the sender's retries, unless you shorten them.
- * Two receivers inserting the same event at once still make one job (the table's primary key).
- * Past that retention, a delivery of the same event is queued again.
- */
+/** Verify, then enqueue on PostgreSQL (`handoff: pgBossHandoff({ boss })`): one job per dedupe key. */
 export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
   refuseUnknownOptions(options, PG_BOSS_HANDOFF_OPTIONS, 'pgBossHandoff');
   const boss = options?.boss;
@@ -117,7 +91,7 @@ export function pgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
   return {
     queue,
     schema,
-    enqueue: (job) => storeWithin(store(job), timeoutMs),
+    enqueue: (job) => bounded(store(job), timeoutMs, 'handoff_failed', 'The event could not be queued'),
     async listFailed(listOptions) {
       const limit = failedLimit(listOptions, 'pgBossHandoff.listFailed');
       await ensureQueue();
@@ -165,3 +139,14 @@ function failedEventOf(row: FailedRow): FailedEvent {
 }
 
 const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+
+const NAMESPACE = Buffer.from('6f1c2b4e8a0d4c57b9e3a1d2c4f6e8b0', 'hex');
+
+/** The pg-boss job id for a dedupe key: a name-based UUID (v5, RFC 9562), the same from every receiver. */
+export function jobIdOf(key: string): string {
+  const hash = createHash('sha1').update(NAMESPACE).update(key, 'utf8').digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50; // version 5
+  hash[8] = (hash[8]! & 0x3f) | 0x80; // RFC 9562 variant
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -22,4 +22,4 @@
 export { pgBossHandoff, type PgBossHandoff, type PgBossHandoffOptions } from './handoff.js';
 export type { WorkOptions, WorkerHandle } from './worker.js';
 export { runPgBossWorker } from './run-worker.js';
-export { jobIdOf } from './job-id.js';
+export { jobIdOf } from './handoff.js';

@@ -1,53 +1,26 @@
 import type PgBoss from 'pg-boss';
-import { checkOption, optionNames, refuseUnknownOptions } from '../common/options.js';
+import { checkOption, optionNames, refuseUnknownOptions } from '../common/errors.js';
 import type { QueuedJobRunner } from '../handoff/handoff.js';
-import { differentFromHandoff, noQueue } from '../handoff/names.js';
+import { differentFromHandoff, noQueue } from '../handoff/worker.js';
 import type { PgBossHandoff } from './handoff.js';
-import { checkQueueName, queueCreator } from './queue.js';
-import { bossSchema } from './schema.js';
+import { checkQueueName, queueCreator, bossSchema } from './queue.js';
 import { startWorker, workerSettings, type WorkerHandle } from './worker.js';
 
-/**
- * Options of {@link runPgBossWorker}.
- *
- * @deprecated Start the worker with `receiver.work(options)` (`handoff.work(receiver, options)`),
- * whose options are {@link WorkOptions}: it takes the boss, the queue and the schema from the
- * hand-off.
- */
+/** Options of {@link runPgBossWorker}. @deprecated Use `receiver.work(options)` ({@link WorkOptions}). */
 export interface RunPgBossWorkerOptions {
-  /**
-   * A started pg-boss 10 instance (`await boss.start()`); the worker never stops it. Needed
-   * without `handoff`; with it, the worker uses the hand-off's boss, and this one's schema must be
-   * the hand-off's.
-   */
+  /** A started pg-boss 10 instance; needed without `handoff` (with it, its schema must be the hand-off's). */
   boss?: PgBoss;
-  /**
-   * The queue's name, as given to `pgBossHandoff`. Default: the hand-off's, or `jobhook`; without
-   * `handoff`, the default is refused when it does not exist and other queues do.
-   */
+  /** The queue's name, as given to `pgBossHandoff`. Default: the hand-off's, or `jobhook`. */
   queue?: string;
-  /** Jobs this worker runs at once. Default 8. */
   concurrency?: number;
-  /** How often an idle worker asks PostgreSQL for a job, in seconds (at least 0.5). Default 2. */
   pollingIntervalSeconds?: number;
-  /**
-   * Receives the worker's own errors (a job's outcome that could not be stored before the job
-   * expired), not the handlers' failures, which go to the receiver's `onError`. Default:
-   * `console.error`.
-   */
+  /** The worker's own errors, not the handlers'. Default: `console.error`. */
   onWorkerError?: (error: Error) => void;
-  /**
-   * The hand-off whose queue the worker must consume: the worker is then `handoff.work()`, and a
-   * `queue`, or a `boss` in another schema, that differs from the hand-off's is refused.
-   */
+  /** The hand-off whose queue the worker consumes (another `queue` or schema is refused). */
   handoff?: PgBossHandoff;
 }
 
-/**
- * A running pg-boss worker.
- *
- * @deprecated Use {@link WorkerHandle}, the same on every engine.
- */
+/** A running pg-boss worker. @deprecated Use {@link WorkerHandle}. */
 export type PgBossWorkerHandle = WorkerHandle;
 
 const RUN_PG_BOSS_WORKER_OPTIONS = optionNames<RunPgBossWorkerOptions>()([
@@ -59,15 +32,7 @@ const RUN_PG_BOSS_WORKER_OPTIONS = optionNames<RunPgBossWorkerOptions>()([
   'handoff',
 ]);
 
-/**
- * Runs the receiver's handlers for the jobs `pgBossHandoff` queued, in this process (see
- * `handoff.work`). Without `handoff`, it consumes `queue` (default `jobhook`, created when
- * missing), and refuses the default when it does not exist while other queues do: a worker on
- * another queue than the hand-off's would run nothing, silently.
- *
- * @deprecated Use `receiver.work(options)` (`handoff.work(receiver, options)`): the one way to
- * start a worker, on the hand-off's own queue and schema.
- */
+/** Runs the handlers of the jobs `pgBossHandoff` queued. @deprecated Use `receiver.work(options)`. */
 export async function runPgBossWorker(
   receiver: QueuedJobRunner,
   options: RunPgBossWorkerOptions,

@@ -11,23 +11,9 @@ export interface RanJob {
   expiresAt: number;
 }
 
-/*
- * Why the outcomes are stored here: pg-boss's own worker (`boss.work`) sends the completion once,
- * without waiting for it. When a connection is cut under it, the job stays `active` until it
- * expires and pg-boss runs it again, although its handlers succeeded, and the rejection is not
- * handled (it ends a Node process by default). Here each outcome is awaited and tried again, on
- * whatever connection the pool gives next, until PostgreSQL answers or the job has expired.
- */
+// Outcomes are stored here, tried until the job expires: `boss.work` sends a completion once, unawaited.
 
-/**
- * Stores the completion of jobs whose handlers succeeded, all in one `complete` (one statement,
- * which only touches jobs still `active`: a completion that landed before a cut is not repeated).
- *
- * A completion is tried at least once even past the job's expiry: it lands while the job is still
- * `active` (pg-boss's supervision fails expired jobs only every `maintenanceIntervalSeconds`).
- * After a failed try, the next one carries only the jobs that have not expired yet; each job left
- * out is reported to `onError`. Never rejects.
- */
+/** Stores jobs' completion in one `complete`, tried until they expire (once even past). Never rejects. */
 export async function completeJobs(
   boss: PgBoss,
   queue: string,
@@ -38,12 +24,7 @@ export async function completeJobs(
   for (const job of lost) onError(notStored(job, 'its completion', error));
 }
 
-/**
- * Stores a failed attempt (with the error, kept in the job's `output`), tried again like a
- * completion. It is not stored past the job's expiry: the job may be running again on another
- * worker by then, and `fail` would fail that attempt too (pg-boss fails the expired job itself,
- * as timed out). Never rejects.
- */
+/** Stores a failed attempt, tried again until the job expires (it may then run elsewhere). Never rejects. */
 export async function failJob(
   boss: PgBoss,
   queue: string,
@@ -56,11 +37,7 @@ export async function failJob(
   for (const each of lost) onError(notStored(each, 'its failure', error));
 }
 
-/**
- * Calls `store` with the ids of the jobs not expired yet (of all of them on the first try when
- * `firstTryPastExpiry`) until it resolves or every job has expired, pausing `SETTLE_BACKOFF`
- * between tries; answers the jobs given up on and the last error.
- */
+/** Calls `store` with the jobs not expired yet until it resolves; answers those given up on and why. */
 async function untilExpired(
   jobs: readonly RanJob[],
   firstTryPastExpiry: boolean,
@@ -78,7 +55,6 @@ async function untilExpired(
     if (left.length === 0) return { lost, error };
     try {
       await store(left.map((job) => job.id));
-      // The last failure is still why the jobs left out were not stored.
       return { lost, error };
     } catch (caught) {
       error = caught;
@@ -96,8 +72,42 @@ function notStored(job: RanJob, what: string, last: unknown): Error {
   );
 }
 
-/** What `fail` keeps in the job's `output`: an Error as pg-boss's own worker keeps it, anything else as a message. */
 function errorOutput(error: unknown): object {
   if (error instanceof Error) return error;
   return { message: String(error) };
+}
+
+/** Completes a worker's jobs in batches, one `boss.complete` at a time. Never rejects. */
+export function completionBatcher(
+  boss: PgBoss,
+  queue: string,
+  onError: (error: Error) => void,
+): (job: RanJob) => Promise<void> {
+  let waiting: { job: RanJob; stored: () => void }[] = [];
+  let sending = false;
+  async function send() {
+    try {
+      while (waiting.length > 0) {
+        const batch = waiting;
+        waiting = [];
+        await completeJobs(
+          boss,
+          queue,
+          batch.map((entry) => entry.job),
+          onError,
+        );
+        for (const entry of batch) entry.stored();
+      }
+    } finally {
+      sending = false;
+    }
+  }
+  return (job) =>
+    new Promise<void>((stored) => {
+      waiting.push({ job, stored });
+      if (sending) return;
+      sending = true;
+      // A turn of the event loop first, so the jobs finishing in this one join the batch.
+      setImmediate(() => void send());
+    });
 }

@@ -1,16 +1,14 @@
 import type PgBoss from 'pg-boss';
 import { sleep } from '../common/backoff.js';
-import { checkOption, optionNames, positiveInteger, refuseUnknownOptions } from '../common/options.js';
+import { checkOption, optionNames, positiveInteger, refuseUnknownOptions } from '../common/errors.js';
 import type {
   HandoffJob,
   QueuedJobRunner,
   WorkerHandle as AnyWorkerHandle,
   WorkOptions as AnyWorkOptions,
 } from '../handoff/handoff.js';
-import { checkReceiver } from '../handoff/queued-receiver.js';
-import { workerErrorReporter } from '../handoff/worker-errors.js';
-import { completionBatcher } from './completions.js';
-import { failJob } from './settle.js';
+import { checkReceiver, workerErrorReporter } from '../handoff/worker.js';
+import { completionBatcher, failJob } from './settle.js';
 
 /** Options of a pg-boss hand-off's worker (`handoff.work(receiver, options)`). */
 export interface WorkOptions extends AnyWorkOptions {
@@ -18,11 +16,7 @@ export interface WorkOptions extends AnyWorkOptions {
   concurrency?: number;
   /** How often an idle worker asks PostgreSQL for a job, in seconds (at least 0.5). Default 2. */
   pollingIntervalSeconds?: number;
-  /**
-   * Receives the worker's own errors (a job's outcome that could not be stored before the job
-   * expired), not the handlers' failures, which go to the receiver's `onError`. Default:
-   * `console.error`.
-   */
+  /** The worker's own errors (an outcome not stored in time), not the handlers'. Default: `console.error`. */
   onWorkerError?: (error: Error) => void;
 }
 
@@ -32,7 +26,6 @@ export interface WorkerHandle extends AnyWorkerHandle {
   close(): Promise<void>;
 }
 
-/** A worker's options, checked and resolved. */
 export interface WorkerSettings {
   receiver: QueuedJobRunner;
   concurrency: number;
@@ -44,7 +37,6 @@ export interface WorkerSettings {
 export interface QueuePlace {
   boss: PgBoss;
   queue: string;
-  /** Creates the queue when missing (pg-boss 10 needs it before `fetch`). */
   ensureQueue: () => Promise<void>;
 }
 
@@ -71,23 +63,7 @@ export function workerSettings(
   return { receiver, concurrency, pollingSeconds, onWorkerError };
 }
 
-/**
- * Runs the receiver's handlers for the jobs of the queue at `place`, in this process: each job's
- * event goes to `receiver.handleQueued`, with `context.attempt` (pg-boss's retry count plus one)
- * and the receiver's handler time-out and `onError` reporting. A job whose handlers fail is retried
- * by pg-boss (the job's `retryLimit`, `retryDelay`, `retryBackoff`); after its last attempt it
- * stays in the `failed` state with its event and error, for `listFailed` and `retryFailed`. A job
- * whose worker died is retried once it expires (the job's `expireInSeconds`, default 15 minutes,
- * checked by pg-boss's supervision every `maintenanceIntervalSeconds`): keep it above the
- * receiver's `handlerTimeoutMs`.
- *
- * The worker takes jobs with `boss.fetch`, as many in one query as it has free slots, and stores
- * each outcome itself (`completeJobs`, `failJob`: the completions of jobs that finished together in
- * one statement), awaited and tried again when a connection is cut under it, rather than through
- * `boss.work`, which sends the completion once without waiting for it: a completion lost that way
- * made pg-boss run a job whose handlers had succeeded again, and its unhandled rejection ended the
- * worker's process.
- */
+/** Gives each job of the queue at `place` to `receiver.handleQueued`, fetching one per free slot. */
 export async function startWorker(place: QueuePlace, settings: WorkerSettings): Promise<WorkerHandle> {
   const { boss, queue } = place;
   const { receiver, concurrency, pollingSeconds, onWorkerError } = settings;
@@ -98,11 +74,9 @@ export async function startWorker(place: QueuePlace, settings: WorkerSettings): 
   /** Jobs taken and not yet settled: a job holds its slot until its outcome is stored. */
   let taken = 0;
   const settling = new Set<Promise<void>>();
-  /** Ends the fetch loop's pause (`close`), or its wait for a free slot (a job settled, or `close`). */
   let wakeUp: AbortController | undefined;
   let waitingForSlot = false;
   const wake = () => wakeUp?.abort();
-  /** Waits `ms` (the polling pause), or for a free slot (`undefined`), until then or `wake()`. */
   async function pause(ms: number | undefined): Promise<void> {
     const { signal } = (wakeUp = new AbortController());
     waitingForSlot = ms === undefined;
@@ -118,11 +92,9 @@ export async function startWorker(place: QueuePlace, settings: WorkerSettings): 
   }
 
   async function run(job: PgBoss.JobWithMetadata<HandoffJob>): Promise<void> {
-    // Counted from when this process got the job, a little after PostgreSQL started it: the
-    // expiry is only a bound on how long to keep trying to store the outcome.
+    // From when this process got the job: only a bound on how long to try storing the outcome.
     const ran = { id: job.id, expiresAt: Date.now() + Number(job.expireInSeconds) * 1000 };
     try {
-      // The first attempt tells the receiver's observer the time from hand-off to start.
       await receiver.handleQueued(job.data, { attempt: job.retryCount + 1 });
     } catch (error) {
       return failJob(boss, queue, ran, error, onWorkerError);
@@ -135,22 +107,17 @@ export async function startWorker(place: QueuePlace, settings: WorkerSettings): 
     const settled: Promise<void> = run(job).finally(() => {
       taken--;
       settling.delete(settled);
-      // Not during the polling pause: the queue was empty then, a free slot does not change that.
       if (waitingForSlot) wake();
     });
     settling.add(settled);
   }
 
-  // One loop asks for as many jobs as there are free slots, in one query. A fetch that came back
-  // full means more may be waiting: the loop asks again as soon as a slot frees. One that came
-  // back short found the queue empty (or PostgreSQL out of reach: pg-boss then answers []), so the
-  // loop pauses for the polling interval.
+  // A fetch that came back full asks again once a slot frees; a short one pauses for the interval.
   async function fetchLoop(): Promise<void> {
     while (!closing) {
       const free = concurrency - taken;
       if (free === 0) {
         await pause(undefined);
-        // One turn of the event loop, so that the slots freed together are fetched for together.
         await new Promise((resolve) => setImmediate(resolve));
         continue;
       }

@@ -5,17 +5,13 @@ import {
   positiveInteger,
   refuseUnknownOptions,
   wholeNumber,
-} from '../common/options.js';
+} from '../common/errors.js';
 import type { ClaimResult, DedupeStore } from '../dedupe/dedupe-store.js';
-import { withTimeout } from '../dedupe/with-timeout.js';
-import { DEFAULT_TABLE, lockedMigration, PG_POOL, quotedTable } from './table.js';
+import { bounded } from '../common/deadline.js';
 
 const WHERE = 'postgresDedupeStore';
 
-/**
- * The part of a `pg` Pool (or Client) the store uses. Typed here rather than imported, so that
- * `jobhook/postgres` loads without pg until you create the pool yourself.
- */
+/** What the stores use of a `pg` Pool (or Client), typed here so pg stays optional. */
 export interface PostgresQueryable {
   /** Runs one parameterised statement (a `pg` Pool or Client). */
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
@@ -29,34 +25,19 @@ export interface PostgresDedupeOptions {
   table?: string;
   /** How long a claim lives without renewal, in ms. Default 30,000. */
   leaseMs?: number;
-  /**
-   * How long a handled event is remembered, in ms. Default 72 hours. It must outlast the sender's
-   * retry window: a delivery retried after it runs its handlers again.
-   */
+  /** How long a handled event is remembered, in ms: longer than the sender retries. Default 72 hours. */
   ttlMs?: number;
-  /**
-   * Create the table (and its index) on first use. Default `true`; pass `false` when your own
-   * migrations run {@link postgresDedupeMigration}.
-   */
+  /** Create the table on first use. Default `true`; `false` if you run {@link postgresDedupeMigration}. */
   createTable?: boolean;
-  /**
-   * Delete forgotten rows (past their retention or lease), at most 1,000 at a time, at most once
-   * per this many ms per store, after a `complete`. Default 60,000; 0 turns it off (then run
-   * `DELETE FROM <table> WHERE expires_at < now()` yourself from time to time).
-   */
+  /** Delete up to 1,000 forgotten rows at most once per this many ms. Default 60,000; 0: never. */
   cleanupIntervalMs?: number;
-  /**
-   * Longest wait for one query, in ms, before it rejects (the delivery then answers 500 and the
-   * sender retries). Default 5,000; 0 leaves it to the pool's own settings.
-   */
+  /** Longest wait for one query, in ms, before the delivery answers 500. Default 5,000; 0: the pool's. */
   timeoutMs?: number;
 }
 
 /** The Postgres store: its options, resolved. */
 export interface PostgresDedupeStore extends DedupeStore {
-  /** The table in use, as given. */
   readonly table: string;
-  /** How long a handled event is remembered, in ms. */
   readonly ttlMs: number;
 }
 
@@ -74,12 +55,7 @@ const POSTGRES_DEDUPE_STORE_OPTIONS = optionNames<PostgresDedupeOptions>()([
   'timeoutMs',
 ]);
 
-/**
- * A {@link DedupeStore} in a PostgreSQL table, shared by every instance that reaches the database.
- * Each call is one statement (one round trip); the first call also creates the table unless
- * `createTable: false`. Claims are `INSERT ... ON CONFLICT DO UPDATE ... WHERE` the row expired,
- * so of concurrent claims exactly one inserts or takes over the row.
- */
+/** A {@link DedupeStore} in a PostgreSQL table, shared by every instance: one statement per call. */
 export function postgresDedupeStore(options: PostgresDedupeOptions): PostgresDedupeStore {
   refuseUnknownOptions(options, POSTGRES_DEDUPE_STORE_OPTIONS, 'postgresDedupeStore');
   const pool = options?.pool;
@@ -95,9 +71,7 @@ export function postgresDedupeStore(options: PostgresDedupeOptions): PostgresDed
   const timeoutMs = wholeNumber(WHERE, 'timeoutMs', options.timeoutMs, 5000, { min: 0, unit: MS_OR_NONE });
 
   const sql = {
-    // The CTE's SELECT sees the row as it was before this statement: when the claim lost, that
-    // row tells `done` from `busy`. A row that appeared concurrently is not visible to it, and
-    // reads as `busy` (a claim indeed), so the sender retries.
+    // The CTE's SELECT sees the row as before this statement: one that appeared meanwhile reads `busy`.
     claim: `WITH claimed AS (
         INSERT INTO ${name} AS d (key, owner, expires_at) VALUES ($1, $2, ${msFromNow(3)})
         ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
@@ -120,7 +94,6 @@ export function postgresDedupeStore(options: PostgresDedupeOptions): PostgresDed
     if (options.createTable === false) return undefined;
     if (!ready) {
       ready = pool.query(lockedMigration(table));
-      // A failed attempt (database down) is tried again by the next call.
       ready.catch(() => (ready = undefined));
     }
     return ready;
@@ -132,14 +105,13 @@ export function postgresDedupeStore(options: PostgresDedupeOptions): PostgresDed
       if (table) await table;
       return (await pool.query(text, values)).rows;
     };
-    return withTimeout(run(), timeoutMs, what);
+    return bounded(run(), timeoutMs, 'dedupe_store_failed', `The dedupe store failed to ${what}`);
   }
 
   let lastCleanup = Date.now();
   function maybeCleanup() {
     if (cleanupIntervalMs === 0 || Date.now() - lastCleanup < cleanupIntervalMs) return;
     lastCleanup = Date.now();
-    // Housekeeping only: a failure changes nothing the contract promises, the next one retries.
     pool.query(sql.cleanup).catch(() => undefined);
   }
 
@@ -165,4 +137,42 @@ export function postgresDedupeStore(options: PostgresDedupeOptions): PostgresDed
       await query('release', sql.release, [key, owner]);
     },
   };
+}
+
+/** What `pool` must be, for the stores on PostgreSQL. */
+export const PG_POOL = 'a pg Pool, e.g. new Pool({ connectionString: process.env.DATABASE_URL })';
+
+/** The default table name. */
+export const DEFAULT_TABLE = 'jobhook_deliveries';
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** `table` or `schema.table` as a quoted SQL name; only plain identifiers, since it is written into SQL. */
+export function quotedTable(table: string, where = 'postgresDedupeStore'): string {
+  const parts = typeof table === 'string' ? table.split('.') : [];
+  const valid = parts.length >= 1 && parts.length <= 2 && parts.every((part) => IDENTIFIER.test(part));
+  const rule = 'a name or schema.name of letters, digits and _ (not starting with a digit, at most 63 each)';
+  checkOption(where, 'table', table, valid, rule);
+  return parts.map((part) => `"${part}"`).join('.');
+}
+
+/** The SQL that creates the store's table, for your own migrations (`createTable: false`); safe to rerun. */
+export function postgresDedupeMigration(table: string = DEFAULT_TABLE): string {
+  const name = quotedTable(table, 'postgresDedupeMigration');
+  const index = `"${table.split('.').pop()!.slice(0, 50)}_expires_at_idx"`;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${name} (`,
+    `  key text PRIMARY KEY,`,
+    `  owner text,`,
+    `  expires_at timestamptz NOT NULL`,
+    `);`,
+    `CREATE INDEX IF NOT EXISTS ${index} ON ${name} (expires_at);`,
+    '',
+  ].join('\n');
+}
+
+/** The migration behind an advisory lock: CREATE ... IF NOT EXISTS races when two instances start at once. */
+export function lockedMigration(table: string): string {
+  quotedTable(table);
+  return `SELECT pg_advisory_xact_lock(hashtext('jobhook:${table}'));\n${postgresDedupeMigration(table)}`;
 }

@@ -13,7 +13,7 @@
  * @module jobhook/postgres
  */
 export { postgresDedupeStore, type PostgresDedupeOptions, type PostgresDedupeStore } from './dedupe-store.js';
-export { postgresDedupeMigration } from './table.js';
+export { postgresDedupeMigration } from './dedupe-store.js';
 export {
   postgresJobTracker,
   postgresJobTrackerMigration,

@@ -1,21 +1,14 @@
-import {
-  checkOption,
-  MS_OR_NONE,
-  optionNames,
-  refuseUnknownOptions,
-  wholeNumber,
-} from '../common/options.js';
-import { PG_POOL } from './table.js';
-import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
+import { bounded } from '../common/deadline.js';
+import { checkOption, MS_OR_NONE, optionNames, refuseUnknownOptions, wholeNumber } from '../common/errors.js';
+import { PG_POOL, quotedTable, type PostgresQueryable } from './dedupe-store.js';
 import {
   checkTaskId,
   checkTenant,
   resolveTrackerTimes,
-  trackerCall,
   type TrackerTimes,
-} from '../jobs/options.js';
-import type { PostgresQueryable } from './dedupe-store.js';
-import { quotedTable } from './table.js';
+  type JobTracker,
+  type TrackedJob,
+} from '../tracker/job-tracker.js';
 
 /** Options of {@link postgresJobTracker}. */
 export interface PostgresJobTrackerOptions extends TrackerTimes {
@@ -23,10 +16,7 @@ export interface PostgresJobTrackerOptions extends TrackerTimes {
   pool: PostgresQueryable;
   /** `name` or `schema.name`. Default `jobhook_jobs`. */
   table?: string;
-  /**
-   * Create the table (and its indexes) on first use. Default `true`; pass `false` when your own
-   * migrations run {@link postgresJobTrackerMigration}.
-   */
+  /** Create the table on first use. Default `true`; `false` if you run {@link postgresJobTrackerMigration}. */
   createTable?: boolean;
   /** Longest wait for one query, in ms, before it rejects. Default 5,000; 0 for none. */
   timeoutMs?: number;
@@ -36,13 +26,11 @@ export interface PostgresJobTrackerOptions extends TrackerTimes {
 
 /** The Postgres tracker: its options, resolved. */
 export interface PostgresJobTracker extends JobTracker {
-  /** The table in use, as given. */
   readonly table: string;
 }
 
 const DEFAULT_TABLE = 'jobhook_jobs';
 
-/** A row as the tracker's queries return it. */
 interface Row {
   task_id: string;
   submitted_at: string;
@@ -50,16 +38,7 @@ interface Row {
   tenant: string | null;
 }
 
-/**
- * The SQL that creates the tracker's table and indexes, for schemas you manage with your own
- * migrations (then pass `createTable: false`). Safe to run more than once.
- *
- * A row is one tracked task. `due_at` is null until its first claim (it is then due `afterMs`
- * after `submitted_at`), then the end of the claimant's lease while `owner` is set, then the
- * time the claimant gave back. `tenant` is the tenant the task was tracked for, null for none.
- * Times are milliseconds since the epoch. A table created before tenants gets its `tenant`
- * column from the `ALTER TABLE`: run this again after upgrading when you pass `createTable: false`.
- */
+/** The SQL that creates the tracker's table, for your own migrations; safe to rerun (rerun it after upgrades). */
 export function postgresJobTrackerMigration(table: string = DEFAULT_TABLE): string {
   const name = quotedTable(table, 'postgresJobTrackerMigration');
   const base = table.split('.').pop()!.slice(0, 48);
@@ -89,14 +68,7 @@ const POSTGRES_JOB_TRACKER_OPTIONS = optionNames<PostgresJobTrackerOptions>()([
   'maxAgeMs',
 ]);
 
-/**
- * A {@link JobTracker} in a PostgreSQL table, shared by every process that reaches the database.
- * Each call is one statement; a claim takes due rows with `FOR UPDATE SKIP LOCKED`, so concurrent
- * claimants never take the same task.
- *
- * A task's tenant is its row's nullable `tenant` column; `settle(taskId, tenant)` deletes the row
- * only when it holds that tenant. A table created before tenants gets the column on first use.
- */
+/** A {@link JobTracker} in a PostgreSQL table, shared by every process; claims `FOR UPDATE SKIP LOCKED`. */
 export function postgresJobTracker(options: PostgresJobTrackerOptions): PostgresJobTracker {
   refuseUnknownOptions(options, POSTGRES_JOB_TRACKER_OPTIONS, 'postgresJobTracker');
   const pool = options?.pool;
@@ -115,7 +87,6 @@ export function postgresJobTracker(options: PostgresJobTrackerOptions): Postgres
       ON CONFLICT (task_id) DO NOTHING`,
     settle: `DELETE FROM ${name} WHERE task_id = $1`,
     settleForTenant: `DELETE FROM ${name} WHERE task_id = $1 AND tenant = $2`,
-    // Due: never claimed and `afterMs` old, or due again. The oldest due first.
     claim: `UPDATE ${name} AS t SET owner = $1, polls = t.polls + 1, due_at = $5
       WHERE t.task_id IN (
         SELECT task_id FROM ${name}
@@ -144,7 +115,7 @@ export function postgresJobTracker(options: PostgresJobTrackerOptions): Postgres
       if (created) await created;
       return (await pool.query(text, values)).rows as Row[];
     };
-    return trackerCall(run(), timeoutMs, what);
+    return bounded(run(), timeoutMs, 'job_tracker_failed', `The job tracker failed to ${what}`);
   }
   const jobs = (rows: Row[]): TrackedJob[] =>
     rows.map((row) => {

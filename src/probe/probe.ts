@@ -15,7 +15,7 @@ import { contractOf, typescriptOf, type ContractCheck, type ProbeReport } from '
 import { retryFinding } from './listener.js';
 import { pathReader } from '../contract/map-payload.js';
 import { readHeaders } from '../wire/headers.js';
-import { isRecord } from '../common/is-record.js';
+import { isRecord } from '../common/errors.js';
 import { sleep } from '../common/backoff.js';
 
 export interface ProbeOptions {

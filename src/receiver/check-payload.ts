@@ -1,8 +1,11 @@
 import { answers, type ReceiverResponse } from '../wire/answers.js';
-import type { EventSchemas } from '../events/schemas.js';
-import { passesQuickCheck } from '../events/quick-checks.js';
-import type { StandardIssue, StandardResult } from '../events/standard-schema.js';
-import { isRecord } from '../common/is-record.js';
+import {
+  passesQuickCheck,
+  type EventSchemas,
+  type StandardIssue,
+  type StandardResult,
+} from '../events/schemas.js';
+import { isRecord } from '../common/errors.js';
 
 /**
  * A decoded payload checked against its type's schema: its type, the validated event and the

@@ -1,7 +1,6 @@
-import { TIMED_OUT, within } from '../common/bounded.js';
+import { TIMED_OUT, within, isThenable } from '../common/deadline.js';
 import { JobhookError } from '../common/errors.js';
-import { messageOf, quote, type SafeLogger } from '../common/logger.js';
-import { isThenable } from '../common/thenable.js';
+import { messageOf, quote, type SafeLogger } from '../common/logging.js';
 import { sleep } from '../common/backoff.js';
 import type { ClaimResult, DedupeStore } from '../dedupe/dedupe-store.js';
 import type { DeliveryInfo, ReportFailures } from './failures.js';

@@ -1,6 +1,5 @@
 import type { JobhookError } from '../common/errors.js';
-import { messageOf, quote, type SafeLogger } from '../common/logger.js';
-import type { Redact } from '../common/redact.js';
+import { messageOf, quote, type SafeLogger, type Redact } from '../common/logging.js';
 import type { InFlight } from './in-flight.js';
 import type { ErrorHandler } from './types.js';
 

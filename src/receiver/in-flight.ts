@@ -1,6 +1,6 @@
-import { TIMED_OUT, within } from '../common/bounded.js';
-import { ignore } from '../common/ignore.js';
-import { withGetters } from '../common/with-getters.js';
+import { TIMED_OUT, within } from '../common/deadline.js';
+import { ignore } from '../common/logging.js';
+import { withGetters } from '../common/structures.js';
 
 // setImmediate is Node's (and Bun's); the Web runtimes have only timers.
 const later: (callback: () => void) => void =

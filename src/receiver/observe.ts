@@ -1,7 +1,7 @@
-import type { ReconcileObserver } from '../reconcile/observer.js';
+import type { ReconcileObserver } from '../reconcile/options.js';
 import type { AnswerCode, ReceiverResponse } from '../wire/answers.js';
 import type { RefusalCode } from '../signatures/verifier.js';
-import { messageOf, type Logger } from '../common/logger.js';
+import { messageOf, type Logger } from '../common/logging.js';
 import type { SignatureAlarm } from './refusal-log.js';
 
 /** What became of a delivery, from its answer: 2xx `ok` or `duplicate`, 409 `in_progress`, 401 `refused`, other 4xx `rejected`, 5xx `failed`. */

@@ -7,7 +7,7 @@ import {
   positiveInteger,
   positiveNumber,
   refuseUnknownOptions,
-} from '../common/options.js';
+} from '../common/errors.js';
 import { tenantLookup, type SecretLookup, type TenantLookup } from './tenants.js';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import type { Handoff } from '../handoff/handoff.js';
@@ -22,15 +22,15 @@ import {
   safeLogger,
   type Logger,
   type SafeLogger,
-} from '../common/logger.js';
-import { redactor, type Redactor } from '../common/redact.js';
+} from '../common/logging.js';
+import { redactor, type Redactor } from '../common/logging.js';
 import type { HeaderReader } from '../wire/headers.js';
-import { isRefusalCode } from '../signatures/refusals.js';
+import { isRefusalCode } from '../signatures/verifier.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
 import type { JobResultsOptions } from '../results/job-results.js';
 import { resolveContract, type ResolvedContract } from '../contract/receiver-contract.js';
 import type { ReceiverContract } from '../contract/receiver-contract.js';
-import type { ResultChannel } from '../results/result-channel.js';
+import type { ResultChannel } from '../results/job-result.js';
 import {
   refuse,
   type CustomVerifyFunction,

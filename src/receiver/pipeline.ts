@@ -1,17 +1,15 @@
 import { answers, type ReceiverResponse } from '../wire/answers.js';
-import { decodeJson, isWellFormed, rawBytes } from '../wire/body.js';
+import { decodeJson, isWellFormed, rawBytes, readBodyWithin, type BodyReader } from '../wire/body.js';
 import { utf8Bytes } from '../common/bytes.js';
-import { readHeaders, type HeaderReader } from '../wire/headers.js';
-import { encodingRefusal } from '../wire/content-encoding.js';
-import { readBodyWithin, type BodyReader } from '../wire/read-body.js';
+import { readHeaders, type HeaderReader, encodingRefusal } from '../wire/headers.js';
 import { JobhookError } from '../common/errors.js';
-import { messageOf, quote } from '../common/logger.js';
+import { messageOf, quote } from '../common/logging.js';
 import type { EventSchemas } from '../events/schemas.js';
 import type { EventOutcome } from '../events/event-types.js';
 import type { JobResultsFeed } from '../results/job-results.js';
 import type { HandoffJob, QueuedAttempt } from '../handoff/handoff.js';
-import { refusalText } from '../signatures/refusals.js';
 import {
+  refusalText,
   refuse,
   type SignedRequest,
   type VerifyFunction,
@@ -30,7 +28,7 @@ import {
 } from './observe.js';
 import type { ResolvedOptions } from './options.js';
 import { checkPayload, type CheckedPayload } from './check-payload.js';
-import { isThenable } from '../common/thenable.js';
+import { isThenable } from '../common/deadline.js';
 import { runHandlers, type DeliverySource, type EventHandler, type HandlerRun } from './run-handlers.js';
 import { scopedKey } from '../results/job-result.js';
 import type { DeliveryInput } from './types.js';

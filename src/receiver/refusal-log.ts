@@ -1,5 +1,5 @@
-import type { SafeLogger } from '../common/logger.js';
-import type { RefusalCode } from '../signatures/refusals.js';
+import type { SafeLogger } from '../common/logging.js';
+import type { RefusalCode } from '../signatures/verifier.js';
 
 /** Lines about refused deliveries written in one minute, at most; the rest are counted. */
 export const REFUSAL_LINES_PER_MINUTE = 10;

@@ -1,4 +1,4 @@
-import { invalidOption } from '../common/options.js';
+import { invalidOption } from '../common/errors.js';
 import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 
 /**

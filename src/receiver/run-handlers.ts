@@ -1,8 +1,6 @@
-import { TIMED_OUT, within } from '../common/bounded.js';
+import { TIMED_OUT, within, isThenable } from '../common/deadline.js';
 import { JobhookError } from '../common/errors.js';
-import { messageOf } from '../common/logger.js';
-import { isThenable } from '../common/thenable.js';
-import { ignore } from '../common/ignore.js';
+import { messageOf, ignore } from '../common/logging.js';
 
 /** How an event reached the receiver: a webhook delivery, or a poll of the gateway (reconciling). */
 export type DeliverySource = 'webhook' | 'poll';

@@ -1,5 +1,4 @@
-import type { BodyInput } from '../wire/body.js';
-import type { BodyReader } from '../wire/read-body.js';
+import type { BodyInput, BodyReader } from '../wire/body.js';
 import type { ReceiverResponse } from '../wire/answers.js';
 import type { HeadersInput } from '../wire/headers.js';
 import type { JobhookError } from '../common/errors.js';
@@ -7,7 +6,7 @@ import type { DefaultEvents, UnknownEvent } from '../events/schemas.js';
 import type { JobResults } from '../results/job-results.js';
 import type { HandoffJob, QueuedAttempt, WorkerHandle, WorkOptions } from '../handoff/handoff.js';
 import type { EventHandler } from './run-handlers.js';
-import type { ReconcileResult } from '../reconcile/observer.js';
+import type { ReconcileResult } from '../reconcile/options.js';
 import type { ReceiverRegisterOptions, WebhookRegistrar } from './register.js';
 
 /** One delivery as it came off the wire. */

@@ -1,6 +1,5 @@
-import { checkOption, wholeNumber } from '../common/options.js';
-import { JOB_TRACKER } from '../jobs/options.js';
-import type { JobTracker } from '../jobs/job-tracker.js';
+import { checkOption, wholeNumber } from '../common/errors.js';
+import { JOB_TRACKER, type JobTracker } from '../tracker/job-tracker.js';
 
 /** What the reconciler calls on the gateway: a client from `jobhook/client` has both. */
 export interface ReconcileClient {
@@ -32,20 +31,13 @@ export interface ReconcileOptions {
   jobs: JobTracker;
   /** A task is polled once its outcome is this late after submission, in ms. Default 120,000. */
   afterMs?: number;
-  /**
-   * How often a pass runs, in ms, and the first back-off step of a task still running. Default
-   * 30,000. `0`: no timer (serverless: call `reconcileOnce()` from a cron).
-   */
+  /** How often a pass runs, in ms (a running task's first back-off). Default 30,000; 0: call `reconcileOnce()`. */
   intervalMs?: number;
   /** Status polls in flight at once, per instance. Default 2. */
   concurrency?: number;
   /** Most status polls in one pass, per instance. Default 50. */
   maxPollsPerPass?: number;
-  /**
-   * This receiver's webhook URL, whose delivery counters are read (`webhooks.list`, at most once
-   * per `intervalMs`) to warn when the gateway fails deliveries. Default: the URL given to
-   * `receiver.register()`; without either, the counters are not read.
-   */
+  /** This receiver's webhook URL, whose failure counters are watched. Default: the one given to `register()`. */
   webhookUrl?: string;
 }
 
@@ -62,7 +54,6 @@ export interface ResolvedReconcile {
 /** Longest wait between two polls of a task still running: a stuck task costs ~170 polls a week. */
 export const MAX_BACKOFF_MS = 60 * 60 * 1000;
 
-/** `reconcile` is an option of createReceiver: its mistakes are named there. */
 const WHERE = 'createReceiver';
 
 export function resolveReconcile(options: ReconcileOptions): ResolvedReconcile {
@@ -95,4 +86,48 @@ export function resolveReconcile(options: ReconcileOptions): ResolvedReconcile {
     maxPollsPerPass: whole('maxPollsPerPass', 50, 1),
     webhookUrl: url,
   };
+}
+
+/** What the reconciler tells the receiver's observer; a method that throws is logged once, then ignored. */
+export interface ReconcileObserver {
+  /** One reconcile pass ended: see {@link ReconcileResult}. */
+  reconciled?(pass: ReconcileResult): void;
+  /** The gateway's `total_failed` of this receiver's webhook grew. */
+  deliveriesFailed?(failures: DeliveryFailures): void;
+  /** A task reached the tracker's `maxAgeMs` without ending: it is no longer tracked. */
+  jobExpired?(job: ExpiredJob): void;
+}
+
+/** What one pass did (what `reconcileOnce()` resolves with). */
+export interface ReconcileResult {
+  /** Status polls made (each one gateway request). */
+  polled: number;
+  /** Outcomes found by polling whose handlers ran now. */
+  dispatched: number;
+  /** Polled tasks that have not ended yet: polled again later, with back-off. */
+  pending: number;
+  /** The gateway answered 429: the reconciler pauses until its Retry-After. */
+  rateLimited: boolean;
+}
+
+/** The gateway failed deliveries to this receiver's webhook since the last reading. */
+export interface DeliveryFailures {
+  /** The webhook's URL, without query or credentials. */
+  url: string;
+  /** Deliveries that failed since `since`. */
+  failed: number;
+  /** All failed deliveries the gateway counted for the webhook. */
+  totalFailed: number;
+  /** When the counters were read before (ms since the epoch). */
+  since: number;
+  /** The gateway's `last_error`, if any. */
+  lastError: string | undefined;
+}
+
+/** A task that was still running (or `unknown`) when it reached the tracker's `maxAgeMs`. */
+export interface ExpiredJob {
+  taskId: string;
+  /** Its last status: `pending`, `processing`, `unknown`, or `undefined` when the poll failed. */
+  status: string | undefined;
+  ageMs: number;
 }

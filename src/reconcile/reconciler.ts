@@ -1,53 +1,45 @@
 import { backoffDelay } from '../common/backoff.js';
-import { isRecord } from '../common/is-record.js';
-import { messageOf, quote, type SafeLogger } from '../common/logger.js';
-import type { TrackedJob } from '../jobs/job-tracker.js';
+import { isRecord } from '../common/errors.js';
+import { messageOf, quote, type SafeLogger } from '../common/logging.js';
+import type { TrackedJob } from '../tracker/job-tracker.js';
 import type { EventOutcome } from '../events/event-types.js';
-import { deliveryFailureWatch } from './delivery-failures.js';
-import type { ReconcileObserver, ReconcileResult } from './observer.js';
-import { MAX_BACKOFF_MS, type ResolvedReconcile } from './options.js';
-import { polledEvent, type PolledEvent } from './polled-event.js';
-import { rateLimitOf, statusOf } from './rate-limit.js';
+import { deliveryFailureWatch, rateLimitOf, statusOf } from './gateway.js';
+import {
+  MAX_BACKOFF_MS,
+  type ResolvedReconcile,
+  type ReconcileObserver,
+  type ReconcileResult,
+} from './options.js';
 
-/** What became of a polled outcome in the receiver: `failed` is polled again later, as the gateway would retry. */
+/** What became of a polled outcome in the receiver: `failed` is polled again later. */
 export type DispatchOutcome = EventOutcome;
 
-/** Runs a polled outcome through the receiver's dedupe and handlers, under `key`. */
 /** Runs a polled outcome through the receiver, as an event of the tenant the task was tracked for. */
 export type DispatchPolled = (
   event: PolledEvent & { tenant: string | undefined },
 ) => Promise<DispatchOutcome>;
 
 export interface Reconciler {
-  /** One bounded pass: at most `maxPollsPerPass` polls, `concurrency` at a time. */
   reconcileOnce(): Promise<ReconcileResult>;
   /** A webhook of `tenant` handled the task's outcome: it is not polled. Never rejects. */
   settled(taskId: string, tenant: string | undefined): Promise<void>;
-  /** The webhook URL whose counters to read, once the receiver learns it (`register`). */
   watchUrl(url: string): void;
-  /** Stops the timer and any poll in flight; resolves once the running pass ended. */
   close(): Promise<void>;
 }
 
-/**
- * The reconciler: every `intervalMs`, claims the tracked tasks whose outcome is overdue, polls
- * their status and dispatches the outcomes found. The gateway's rate limit is shared with the
- * app's own requests, so the reconciler spends little of it (a bounded pass, few polls in flight,
- * back-off per task) and stops at the first 429 until the gateway's Retry-After has passed.
- */
+/** Polls the overdue tracked tasks every `intervalMs`, dispatching what ended; a 429 stops it till Retry-After. */
 export function createReconciler(config: {
   options: ResolvedReconcile;
   dispatch: DispatchPolled;
   logger: SafeLogger;
   observer?: ReconcileObserver | undefined;
   now: () => number;
-  /** A task's poll (and the handling of the outcome it found) started: waits on the task join it. */
+  /** A task's poll (and the handling of its outcome) started: waits on the task join it. */
   polling?: (taskId: string, tenant: string | undefined, poll: Promise<void>) => void;
 }): Reconciler {
   const { options, logger, now } = config;
   const { client, jobs, intervalMs } = options;
-  // Made at the first pass, not here: Workers refuse such work in global scope, where receivers
-  // are made (and an AbortController there is enough to refuse the script).
+  // Made at the first pass: Workers refuse an AbortController (or random values) in global scope.
   let closingController: AbortController | undefined;
   const closing = () => (closingController ??= new AbortController());
   let closed = false;
@@ -57,11 +49,9 @@ export function createReconciler(config: {
   let ownerPrefix: string | undefined;
   let passes = 0;
   const backoffBase = intervalMs > 0 ? intervalMs : 30_000;
-  // A poll must end well within the tracker's lease, or another instance could take the task.
   const pollTimeoutMs = Math.max(100, Math.min(30_000, Math.floor(jobs.leaseMs / 4)));
 
   const warned = new Set<string>();
-  /** One line per kind of trouble until a pass goes well: a broken tracker would repeat every pass. */
   const warnOnce = (kind: string, message: string) => {
     if (warned.has(kind)) return;
     warned.add(kind);
@@ -144,9 +134,7 @@ export function createReconciler(config: {
     claimedAt: number,
     result: ReconcileResult,
   ): Promise<void> {
-    // A poll starts within half the lease of the claim and ends (its time-out) within a quarter
-    // more: a slow pass hands back what it could not start in time rather than poll it while
-    // another instance, finding the lease ended, polls it too.
+    // A poll must start within half the lease and ends within a quarter more, before another instance may take it.
     const late = now() - claimedAt > jobs.leaseMs / 2;
     if (closed || late || now() < pausedUntil) return release(job, owner, Math.max(pausedUntil, now()));
     let task: unknown;
@@ -179,7 +167,6 @@ export function createReconciler(config: {
       );
       return release(job, owner, backoffAt(job));
     }
-    // A client of your own may resolve with anything: what is no task record is polled again later.
     if (!isRecord(task)) {
       if (now() - job.submittedAt >= jobs.maxAgeMs) return expire(job, undefined);
       warnOnce(
@@ -225,7 +212,6 @@ export function createReconciler(config: {
       result.rateLimited = true;
       return result;
     }
-    // Workers refuse random values in global scope, where receivers are made: taken at the first pass.
     ownerPrefix ??= globalThis.crypto.randomUUID();
     const owner = `${ownerPrefix}.${(++passes).toString(36)}`;
     let claimed: readonly TrackedJob[];
@@ -247,7 +233,6 @@ export function createReconciler(config: {
         try {
           await pollOne(job, owner, claimedAt, result);
         } catch (error) {
-          // Nothing a poll meets may end the pass: the task is handed back, to be polled again later.
           warnOnce(
             'poll',
             `jobhook: polling task ${quote(job.taskId)} failed (polled again later): ${messageOf(error)}`,
@@ -263,7 +248,6 @@ export function createReconciler(config: {
   }
 
   function reconcileOnce(): Promise<ReconcileResult> {
-    // Passes never overlap: one asked for while another runs starts when it ends.
     const next = (running ?? Promise.resolve()).then(pass, pass);
     running = next;
     // then(done, done), not finally(): the promise finally() returns would reject unhandled.
@@ -278,13 +262,11 @@ export function createReconciler(config: {
   if (intervalMs > 0) {
     try {
       timer = setInterval(() => {
-        // A pass that rejected would be an unhandled rejection, which ends a Node process.
         if (!running)
           reconcileOnce().catch((error: unknown) =>
             warnOnce('pass', `jobhook: a reconcile pass failed: ${messageOf(error)}`),
           );
       }, intervalMs);
-      // The reconciler alone never keeps a process alive.
       timer.unref?.();
     } catch (error) {
       logger.warn(
@@ -307,4 +289,38 @@ export function createReconciler(config: {
       await running?.catch(() => undefined);
     },
   };
+}
+
+/** The event a poll found, as a webhook would carry it; its `id` is `poll_<task_id>` (the gateway keeps none). */
+export interface PolledEvent {
+  type: 'job.completed' | 'job.failed';
+  taskId: string;
+  payload: {
+    id: string;
+    type: 'job.completed' | 'job.failed';
+    created_at: string;
+    data: Record<string, unknown>;
+  };
+}
+
+export function polledEvent(
+  taskId: string,
+  task: Record<string, unknown>,
+  now: number,
+): PolledEvent | undefined {
+  const status = task.status;
+  if (status !== 'completed' && status !== 'failed') return undefined;
+  const type = status === 'completed' ? 'job.completed' : 'job.failed';
+  const data: Record<string, unknown> = { ...task, task_id: taskId, status };
+  // A failed task's record may hold no error: the event keeps its promise of one, saying so.
+  if (status === 'failed' && !isError(task.error)) {
+    data.error = { code: 'unknown', message: 'The gateway reported the job failed without saying why.' };
+  }
+  const at = typeof task.updated_at === 'string' ? task.updated_at : new Date(now).toISOString();
+  return { type, taskId, payload: { id: `poll_${taskId}`, type, created_at: at, data } };
+}
+
+function isError(value: unknown): boolean {
+  const error = value as { code?: unknown; message?: unknown } | null | undefined;
+  return typeof error?.code === 'string' && typeof error.message === 'string';
 }

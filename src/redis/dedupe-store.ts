@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   checkOption,
   MS_OR_NONE,
@@ -5,18 +6,12 @@ import {
   optionNames,
   positiveInteger,
   refuseUnknownOptions,
-} from '../common/options.js';
-import { IOREDIS } from './client.js';
+  JobhookError,
+} from '../common/errors.js';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
-import { withTimeout } from '../dedupe/with-timeout.js';
-import { JobhookError } from '../common/errors.js';
-import { scripts, type Script } from './scripts.js';
+import { bounded } from '../common/deadline.js';
 
-/**
- * The part of an ioredis client (`Redis` or `Cluster`, ioredis 5 or 6) the store uses. Typed
- * here rather than imported, so that `jobhook/redis` loads without ioredis until you create the
- * client yourself.
- */
+/** What the store uses of an ioredis client (`Redis` or `Cluster`), typed here so ioredis stays optional. */
 export interface RedisScriptClient {
   /** Runs a loaded Lua script by its SHA-1. */
   evalsha(sha: string, numKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
@@ -32,23 +27,15 @@ export interface RedisDedupeOptions {
   prefix?: string;
   /** How long a claim lives without renewal, in ms. Default 30,000. */
   leaseMs?: number;
-  /**
-   * How long a handled event is remembered, in ms. Default 72 hours. It must outlast the sender's
-   * retry window: a delivery retried after it runs its handlers again.
-   */
+  /** How long a handled event is remembered, in ms: longer than the sender retries. Default 72 hours. */
   ttlMs?: number;
-  /**
-   * Longest wait for one Redis call, in ms, before it rejects (the delivery then answers 500 and
-   * the sender retries). Default 5,000; 0 leaves it to the client's own settings.
-   */
+  /** Longest wait for one Redis call, in ms, before the delivery answers 500. Default 5,000; 0: the client's. */
   timeoutMs?: number;
 }
 
 /** The Redis store: its options, resolved. */
 export interface RedisDedupeStore extends DedupeStore {
-  /** The key prefix in use. */
   readonly prefix: string;
-  /** How long a handled event is remembered, in ms. */
   readonly ttlMs: number;
 }
 
@@ -63,15 +50,7 @@ const REDIS_DEDUPE_STORE_OPTIONS = optionNames<RedisDedupeOptions>()([
   'timeoutMs',
 ]);
 
-/**
- * A {@link DedupeStore} shared by every instance that reaches one Redis. Each call is one round
- * trip: a Lua script that compares the owner and writes in one step (EVALSHA, falling back to
- * EVAL once after Redis lost its script cache, for instance on a restart).
- *
- * Limits: with asynchronous replication, a failover can lose the last writes, so an event being
- * claimed or just marked done at that moment may run once more; past `ttlMs` an event is
- * forgotten.
- */
+/** A {@link DedupeStore} in Redis, one atomic Lua script per call (a failover may lose the last writes). */
 export function redisDedupeStore(options: RedisDedupeOptions): RedisDedupeStore {
   refuseUnknownOptions(options, REDIS_DEDUPE_STORE_OPTIONS, 'redisDedupeStore');
   const redis = options?.redis;
@@ -82,17 +61,13 @@ export function redisDedupeStore(options: RedisDedupeOptions): RedisDedupeStore 
   const ttlMs = positiveInteger(WHERE, 'ttlMs', options.ttlMs, 72 * HOUR, 'ms');
   const timeoutMs = nonNegativeNumber(WHERE, 'timeoutMs', options.timeoutMs, 5000, { unit: MS_OR_NONE });
 
-  async function run(script: Script, key: string, ...args: (string | number)[]): Promise<unknown> {
-    try {
-      return await redis.evalsha(script.sha, 1, prefix + key, ...args);
-    } catch (error) {
-      if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-      // EVAL runs the script and caches it again: the next EVALSHA finds it.
-      return redis.eval(script.source, 1, prefix + key, ...args);
-    }
-  }
   const call = (what: string, script: Script, key: string, ...args: (string | number)[]) =>
-    withTimeout(run(script, key, ...args), timeoutMs, what);
+    bounded(
+      runScript(redis, script, [prefix + key], args),
+      timeoutMs,
+      'dedupe_store_failed',
+      `The dedupe store failed to ${what}`,
+    );
   // The owner's value is tagged, so that no owner token can pass for the `done` marker.
   const tag = (owner: string) => `o:${owner}`;
 
@@ -116,3 +91,70 @@ export function redisDedupeStore(options: RedisDedupeOptions): RedisDedupeStore 
     },
   };
 }
+
+/** What `redis` must be, in the message that refuses anything else (the same for every Redis part). */
+export const IOREDIS = 'an ioredis client, e.g. new Redis(process.env.REDIS_URL)';
+
+/** A Lua script and its SHA-1, the name EVALSHA runs it by. */
+export interface Script {
+  readonly source: string;
+  readonly sha: string;
+}
+
+export const script = (source: string): Script => ({
+  source,
+  sha: createHash('sha1').update(source).digest('hex'),
+});
+
+/** Runs `script` by its SHA-1, loading it with EVAL once Redis lost it (a restart). */
+export async function runScript(
+  redis: RedisScriptClient,
+  script: Script,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> {
+  try {
+    return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
+  } catch (error) {
+    if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+    return redis.eval(script.source, keys.length, ...keys, ...args);
+  }
+}
+
+// The store's scripts: a key holds `o:<owner>` (a claim, for the lease) or `done` (for the retention).
+
+/** KEYS[1] key; ARGV[1] `o:<owner>`, ARGV[2] lease in ms. Answers `new`, `busy` or `done`. */
+const CLAIM = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'new' end
+if redis.call('GET', KEYS[1]) == 'done' then return 'done' end
+return 'busy'
+`;
+
+/** KEYS[1] key; ARGV[1] `o:<owner>`, ARGV[2] lease in ms. 1 when the owner held it and still does. */
+const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
+/** KEYS[1] key; ARGV[1] `o:<owner>`, ARGV[2] retention in ms. Done when the owner holds it or nobody does. */
+const COMPLETE = `
+local value = redis.call('GET', KEYS[1])
+if value == ARGV[1] or value == false then
+  redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2])
+  return 1
+end
+return 0
+`;
+
+/** KEYS[1] key; ARGV[1] `o:<owner>`. Frees the key only while the owner holds it. */
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+const scripts = {
+  claim: script(CLAIM),
+  renew: script(RENEW),
+  complete: script(COMPLETE),
+  release: script(RELEASE),
+};

@@ -1,32 +1,26 @@
+import { bounded } from '../common/deadline.js';
 import {
   checkOption,
   MS_OR_NONE,
   nonNegativeNumber,
   optionNames,
   refuseUnknownOptions,
-} from '../common/options.js';
-import { IOREDIS } from './client.js';
-import type { JobTracker, TrackedJob } from '../jobs/job-tracker.js';
+} from '../common/errors.js';
 import {
   checkTaskId,
   checkTenant,
   resolveTrackerTimes,
-  trackerCall,
   type TrackerTimes,
-} from '../jobs/options.js';
-import type { RedisScriptClient } from './dedupe-store.js';
-import type { Script } from './scripts.js';
-import { trackerScripts as scripts } from './job-tracker-scripts.js';
+  type JobTracker,
+  type TrackedJob,
+} from '../tracker/job-tracker.js';
+import { IOREDIS, runScript, script, type RedisScriptClient, type Script } from './dedupe-store.js';
 
 /** Options of {@link redisJobTracker}. */
 export interface RedisJobTrackerOptions extends TrackerTimes {
   /** An ioredis client (`new Redis(url)`); the tracker never closes it. */
   redis: RedisScriptClient;
-  /**
-   * Put before the tracker's five keys (`entries`, `age`, `fresh`, `due`, `tenants`). Default
-   * `jobhook:jobs:`. On a Redis Cluster give one with a hash tag (`{jobhook-jobs}:`): each call
-   * is one script over several of them, so all five must share a slot.
-   */
+  /** Put before the tracker's five keys. Default `jobhook:jobs:`; on a Cluster, with a hash tag (`{jobs}:`). */
   prefix?: string;
   /** Longest wait for one Redis call, in ms, before it rejects. Default 5,000; 0 for none. */
   timeoutMs?: number;
@@ -36,7 +30,6 @@ export interface RedisJobTrackerOptions extends TrackerTimes {
 
 /** The Redis tracker: its options, resolved. */
 export interface RedisJobTracker extends JobTracker {
-  /** The key prefix in use. */
   readonly prefix: string;
 }
 
@@ -49,15 +42,7 @@ const REDIS_JOB_TRACKER_OPTIONS = optionNames<RedisJobTrackerOptions>()([
   'maxAgeMs',
 ]);
 
-/**
- * A {@link JobTracker} shared by every process that reaches one Redis: a client in a batch script
- * tracks, receivers on any number of instances poll, each task by one instance at a time. Each
- * call is one Lua script (one round trip), atomic.
- *
- * A task's tenant is kept in a hash of its own (`<prefix>tenants`), written only for a task
- * tracked with one: entries tracked before tenants existed read as tasks without one, so a
- * deployment upgraded in place keeps its tasks.
- */
+/** A {@link JobTracker} shared by every process that reaches one Redis, one atomic Lua script per call. */
 export function redisJobTracker(options: RedisJobTrackerOptions): RedisJobTracker {
   refuseUnknownOptions(options, REDIS_JOB_TRACKER_OPTIONS, 'redisJobTracker');
   const redis = options?.redis;
@@ -77,16 +62,13 @@ export function redisJobTracker(options: RedisJobTrackerOptions): RedisJobTracke
     tenants: `${prefix}tenants`,
   };
 
-  async function run(script: Script, keys: string[], args: (string | number)[]): Promise<unknown> {
-    try {
-      return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-      return redis.eval(script.source, keys.length, ...keys, ...args);
-    }
-  }
   const call = (what: string, script: Script, keys: string[], ...args: (string | number)[]) =>
-    trackerCall(run(script, keys, args), timeoutMs, what);
+    bounded(
+      runScript(redis, script, keys, args),
+      timeoutMs,
+      'job_tracker_failed',
+      `The job tracker failed to ${what}`,
+    );
 
   return {
     prefix,
@@ -127,7 +109,6 @@ export function redisJobTracker(options: RedisJobTrackerOptions): RedisJobTracke
   };
 }
 
-/** A flat list `id, submittedAt, polls, tenant or '', …` as tracked jobs. */
 function trackedJobs(found: unknown): TrackedJob[] {
   const list = Array.isArray(found) ? (found as unknown[]) : [];
   const jobs: TrackedJob[] = [];
@@ -138,3 +119,101 @@ function trackedJobs(found: unknown): TrackedJob[] {
   }
   return jobs;
 }
+
+// The tracker's scripts, over `entries` (task id to `submittedAt|polls|owner`), `age` and `fresh` (by
+// submission), `due` and `tenants` (apart, so older entries read as tasks without one; `''`: none).
+
+/** KEYS entries, age, fresh, tenants; ARGV task id, submittedAt, tenant or ''. */
+const TRACK = `
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2] .. '|0|') == 1 then
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+  redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
+  if ARGV[3] ~= '' then
+    redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
+  else
+    redis.call('HDEL', KEYS[4], ARGV[1])
+  end
+end
+return 1
+`;
+
+/** KEYS entries, age, fresh, due, tenants; ARGV task id, tenant or '' (with one, only a task tracked for it). */
+const SETTLE = `
+if ARGV[2] ~= '' and redis.call('HGET', KEYS[5], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('HDEL', KEYS[5], ARGV[1])
+return 1
+`;
+
+/** KEYS entries, fresh, due, tenants; ARGV now, afterMs, limit, owner, lease end. Answers as PENDING does. */
+const CLAIM_DUE = `
+local limit = tonumber(ARGV[3])
+local out = {}
+local function take(id)
+  local entry = redis.call('HGET', KEYS[1], id)
+  if not entry then
+    redis.call('ZREM', KEYS[2], id)
+    redis.call('ZREM', KEYS[3], id)
+    redis.call('HDEL', KEYS[4], id)
+    return
+  end
+  local submitted, polls = string.match(entry, '^([^|]*)|([^|]*)|')
+  polls = tonumber(polls) + 1
+  redis.call('HSET', KEYS[1], id, submitted .. '|' .. polls .. '|' .. ARGV[4])
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('ZADD', KEYS[3], ARGV[5], id)
+  table.insert(out, id)
+  table.insert(out, submitted)
+  table.insert(out, tostring(polls))
+  table.insert(out, redis.call('HGET', KEYS[4], id) or '')
+end
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[1], 'LIMIT', 0, limit)) do
+  take(id)
+end
+local left = limit - #out / 4
+if left > 0 then
+  local cutoff = tonumber(ARGV[1]) - tonumber(ARGV[2])
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', cutoff, 'LIMIT', 0, left)) do
+    take(id)
+  end
+end
+return out
+`;
+
+/** KEYS entries, due; ARGV task id, owner, nextPollAt. Only while `owner` holds the task. */
+const RELEASE = `
+local entry = redis.call('HGET', KEYS[1], ARGV[1])
+if not entry then return 0 end
+local submitted, polls, owner = string.match(entry, '^([^|]*)|([^|]*)|(.*)$')
+if owner ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], submitted .. '|' .. polls .. '|')
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+return 1
+`;
+
+/** KEYS age, entries, tenants; ARGV limit. Answers `id, submittedAt, polls, tenant or ''` per task. */
+const PENDING = `
+local out = {}
+for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)) do
+  local entry = redis.call('HGET', KEYS[2], id)
+  if entry then
+    local submitted, polls = string.match(entry, '^([^|]*)|([^|]*)|')
+    table.insert(out, id)
+    table.insert(out, submitted)
+    table.insert(out, polls)
+    table.insert(out, redis.call('HGET', KEYS[3], id) or '')
+  end
+end
+return out
+`;
+
+const scripts = {
+  track: script(TRACK),
+  settle: script(SETTLE),
+  claimDue: script(CLAIM_DUE),
+  release: script(RELEASE),
+  pending: script(PENDING),
+};

@@ -1,12 +1,8 @@
-import { checkOption, optionNames, refuseUnknownOptions } from '../common/options.js';
-import { IOREDIS } from './client.js';
-import { isJobResult, type JobResult } from '../results/job-result.js';
-import type { ResultChannel } from '../results/result-channel.js';
+import { checkOption, optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { IOREDIS } from './dedupe-store.js';
+import { isJobResult, type JobResult, type ResultChannel } from '../results/job-result.js';
 
-/**
- * What the channel uses of an ioredis client. Written here rather than imported, so that the
- * types of `jobhook/redis` need no ioredis installed to compile (as the store's do).
- */
+/** What the channel uses of an ioredis client, typed here so ioredis stays optional. */
 export interface RedisPubSubClient {
   /** Publishes one result. */
   publish(channel: string, message: string): Promise<unknown>;
@@ -43,19 +39,7 @@ const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
 
 const REDIS_RESULT_CHANNEL_OPTIONS = optionNames<RedisResultChannelOptions>()(['redis', 'prefix']);
 
-/**
- * Shares job results between the instances of an app over Redis pub/sub:
- * `createReceiver({ secret, results: redisResultChannel({ redis }) })`. A delivery received by any
- * instance then wakes `client.images.waitFor(taskId, { receiver })` on every instance, with no
- * poll, in about a millisecond on a local network.
- *
- * A subscribed connection can do nothing else, so the channel opens its own with
- * `redis.duplicate()` and closes it on `receiver.close()`; the `redis` you pass stays yours.
- * Pub/sub keeps nothing: an instance learns the results published while it is subscribed (and
- * keeps them for a while, for waits that start late); anything else is found by polling.
- * Whoever can publish on this Redis can wake waiters, as they could forge dedupe state: keep it
- * private.
- */
+/** Shares job results between instances over Redis pub/sub, on its own `redis.duplicate()`. */
 export function redisResultChannel(options: RedisResultChannelOptions): ResultChannel {
   refuseUnknownOptions(options, REDIS_RESULT_CHANNEL_OPTIONS, 'redisResultChannel');
   const redis = options?.redis;

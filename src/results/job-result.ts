@@ -1,21 +1,11 @@
-import { isRecord } from '../common/is-record.js';
+import { isRecord } from '../common/errors.js';
 
-/**
- * A job's outcome, as the receiver learned it from a verified, valid `job.completed` or
- * `job.failed` delivery. What `client.images.waitFor({ receiver })` is woken with.
- */
+/** A job's outcome from a verified, valid `job.completed` or `job.failed`: what a `waitFor` is woken with. */
 export interface JobResult {
   /** The task's id (`data.task_id`). */
   taskId: string;
-  /** How the job ended. */
   status: 'completed' | 'failed';
-  /**
-   * What a waiter resolves with, taken from the event's `data`: `task_id`, `status`, and
-   * `image_url` once completed or `error: { code, message }` once failed. Only these fields are
-   * kept: results are held for waiters that start late (up to 10,000 for 60 s by default), and a
-   * copy of every field of every event would let large payloads fill memory. The whole event goes
-   * to your handlers.
-   */
+  /** What a waiter resolves with: `task_id`, `status`, and `image_url` or `error` (not the whole event: memory). */
   data: Readonly<Record<string, unknown>>;
   /** When this process learned it, in ms since the epoch (the receiver's clock). */
   receivedAt: number;
@@ -23,11 +13,7 @@ export interface JobResult {
   tenant?: string;
 }
 
-/**
- * A key within its tenant's space: a job result's index, and a dedupe key. The tenant's length
- * leads, so that no tenant and key can be read as another pair; without a tenant (a receiver with
- * one secret) the key is as it always was.
- */
+/** A key within its tenant's space (the tenant's length leads, so no pair reads as another); as is without one. */
 export function scopedKey(tenant: string | undefined, key: string): string {
   return tenant === undefined ? key : `tenant:${tenant.length}:${tenant}:${key}`;
 }
@@ -37,18 +23,10 @@ const STATUS_OF_TYPE: Readonly<Record<string, JobResult['status']>> = {
   'job.failed': 'failed',
 };
 
-/**
- * A result as the receiver keeps it (src/results/recent-results.ts): the fields a waiter reads,
- * copied from the event so that the event itself is not kept alive, with the {@link JobResult}
- * made of them only when something asks for it (a lookup, a watcher, the channel). Every verified
- * job event is kept for a minute and most receivers never ask: one object per result rather than
- * three (the result, its `data`, its place in the list) is less for the garbage collector to copy
- * on every delivery (bench/NOTES.md).
- */
+/** A result as the receiver keeps it: the fields a waiter reads, the {@link JobResult} made only when asked. */
 export class KeptResult {
   #result: JobResult | undefined;
 
-  /** What the result is found by: its task id within its tenant's space. */
   readonly key: string;
 
   constructor(
@@ -56,7 +34,6 @@ export class KeptResult {
     readonly tenant: string | undefined,
     readonly status: JobResult['status'],
     readonly receivedAt: number,
-    /** `data.status`, `data.image_url` (a string) and `data.error` (`{ code, message }`) as copied. */
     private readonly dataStatus: unknown,
     private readonly imageUrl: string | undefined,
     private readonly error: { code: unknown; message: unknown } | undefined,
@@ -66,7 +43,6 @@ export class KeptResult {
     this.key = scopedKey(tenant, taskId);
   }
 
-  /** A result that came whole (over a channel from another process). */
   static of(result: JobResult): KeptResult {
     return new KeptResult(
       result.taskId,
@@ -80,7 +56,6 @@ export class KeptResult {
     );
   }
 
-  /** The result, made at the first call: the same object on every call. */
   get result(): JobResult {
     if (this.#result) return this.#result;
     const result: JobResult = {
@@ -94,10 +69,7 @@ export class KeptResult {
   }
 }
 
-/**
- * The result an event of `type` carries, or undefined when it carries none: another event type,
- * or a payload (under a custom schema) without a string `data.task_id`.
- */
+/** The result an event of `type` carries, or undefined (another type, or no string `data.task_id`). */
 export function resultOf(
   type: string,
   event: unknown,
@@ -120,7 +92,6 @@ export function resultOf(
   );
 }
 
-/** The fields of `data` a waiter reads (a copy, so the event itself is not kept alive). */
 function waitedFor(
   taskId: string,
   status: unknown,
@@ -139,4 +110,23 @@ export function isJobResult(value: unknown): value is JobResult {
   if (value.status !== 'completed' && value.status !== 'failed') return false;
   if (value.tenant !== undefined && typeof value.tenant !== 'string') return false;
   return isRecord(value.data) && value.data.task_id === value.taskId;
+}
+
+/** Carries job results between an app's instances; whoever can publish on it can wake waiters. */
+export interface ResultChannel {
+  /** Announces a result this instance received (not awaited: a failure is logged, waiters still poll). */
+  publish(result: JobResult): void | Promise<void>;
+  /** Gives every result any instance publishes to `onResult`, later failures to `onError`; called once. */
+  subscribe(onResult: (result: JobResult) => void, onError: (error: unknown) => void): void | Promise<void>;
+  /** Stops the subscription and frees what the channel holds; called by `receiver.close()`. */
+  close?(): void | Promise<void>;
+}
+
+export function isResultChannel(value: unknown): value is ResultChannel {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ResultChannel).publish === 'function' &&
+    typeof (value as ResultChannel).subscribe === 'function'
+  );
 }

@@ -1,64 +1,44 @@
-import { positiveInteger } from '../common/options.js';
-import { messageOf, type Logger } from '../common/logger.js';
-import { withGetters } from '../common/with-getters.js';
-import { ignore } from '../common/ignore.js';
-import { KeptResult, resultOf, scopedKey, type JobResult } from './job-result.js';
+import { positiveInteger } from '../common/errors.js';
+import { messageOf, type Logger, ignore } from '../common/logging.js';
+import { withGetters } from '../common/structures.js';
+import {
+  KeptResult,
+  resultOf,
+  scopedKey,
+  type JobResult,
+  isResultChannel,
+  type ResultChannel,
+} from './job-result.js';
 import { recentResults } from './recent-results.js';
-import { isResultChannel, type ResultChannel } from './result-channel.js';
 
 /** Options of the receiver's `results`; pass a {@link ResultChannel} alone to keep the defaults. */
 export interface JobResultsOptions {
   /** Shares results between instances (e.g. `redisResultChannel`). Default: none, this process only. */
   channel?: ResultChannel;
-  /**
-   * Results kept for waiters that start late, at most: the latest ones (a task's result that
-   * arrives again, say in a redelivery, counts again). Default 10,000.
-   */
+  /** Most results kept for waiters that start late, the latest ones. Default 10,000. */
   maxEntries?: number;
   /** How long a result is kept for a waiter that starts late, in ms. Default 60,000. */
   maxAgeMs?: number;
 }
 
-/**
- * The job results a receiver has seen, for `client.images.waitFor({ receiver })` and
- * `generateAndWait`: `receiver.results`. A result is recorded as soon as its delivery is verified
- * and valid (before the handlers run, whatever they do), and also when another instance publishes
- * one on the `channel`.
- */
+/** The job results a receiver has seen (`receiver.results`), recorded once valid, before handlers run. */
 export interface JobResults {
-  /**
-   * The result of `taskId` if it arrived lately (see `maxAgeMs`, `maxEntries`), else undefined.
-   * With a `secret` function, results belong to the tenant whose delivery carried them: name the
-   * `tenant` to find its results (without one, only results of no tenant are found).
-   */
+  /** The result of `taskId` of `tenant` (with a `secret` function) if it arrived lately, else undefined. */
   get(taskId: string, tenant?: string): JobResult | undefined;
-  /**
-   * Calls `listener` once, when a result for `taskId` (of `tenant`, see `get`) arrives (never
-   * synchronously, never for one that arrived before: check `get` first). Returns the function
-   * that stops watching; call it when the wait ends another way. Each watcher costs one map
-   * entry: no timer, no listener.
-   */
+  /** Calls `listener` once when a result for `taskId` arrives (not one that came before); returns the stop. */
   watch(taskId: string, listener: (result: JobResult) => void, tenant?: string): () => void;
   /** How many watchers are waiting now (for diagnostics and leak tests). */
   readonly watching: number;
-  /**
-   * While the receiver's reconciler polls `taskId` (of `tenant`), a promise that settles once
-   * that poll and the handling of what it found are over; `undefined` otherwise. A wait joins it
-   * rather than asking the gateway the same question at the same time.
-   */
+  /** While the reconciler polls `taskId`, a promise that settles once that poll is handled, for a wait to join. */
   polling(taskId: string, tenant?: string): Promise<void> | undefined;
 }
 
 /** What the receiver holds: the public view plus the feed and the shutdown. */
 export interface JobResultsFeed extends JobResults {
-  /**
-   * Records the result a verified, valid event of `tenant` carries, if it carries one; `at`: when
-   * it arrived, if the caller read the clock already (the receiver's, the same).
-   */
+  /** Records the result a verified, valid event carries, if any; `at`: when it arrived, if known. */
   receive(type: string, event: unknown, at?: number, tenant?: string): void;
   /** The reconciler is polling `taskId`: {@link JobResults.polling} gives `poll` until it settles. */
   notePoll(taskId: string, tenant: string | undefined, poll: Promise<void>): void;
-  /** Stops the channel's subscription; idempotent. */
   close(): Promise<void>;
 }
 
@@ -83,10 +63,8 @@ export function jobResults(
   const channel = options?.channel;
   let closed: Promise<void> | undefined;
 
-  /** Keeps `kept` and wakes its watchers; `at`: when it arrived, if the caller read the clock already. */
   function record(kept: KeptResult, at?: number): void {
     recent.add(kept, at);
-    // Most receivers have no watcher: no lookup then, and no JobResult made.
     if (watchers.size === 0) return;
     const listeners = watchers.get(kept.key);
     if (!listeners) return;
@@ -119,7 +97,7 @@ export function jobResults(
       const key = scopedKey(tenant, taskId);
       let listeners = watchers.get(key);
       if (!listeners) watchers.set(key, (listeners = new Set()));
-      // Each call gets its own entry, so one caller's stop never removes another's listener.
+      // Its own entry, so one caller's stop never removes another's listener.
       const entry: Listener = (result) => listener(result);
       listeners.add(entry);
       watching++;
@@ -144,7 +122,6 @@ export function jobResults(
       if (!kept) return;
       record(kept, at);
       if (!channel) return;
-      // Not awaited: the delivery's answer does not wait on the channel.
       try {
         const published = channel.publish(kept.result);
         if (published !== undefined) Promise.resolve(published).catch(publishFailed);

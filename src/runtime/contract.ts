@@ -1,10 +1,4 @@
-/**
- * What jobhook needs from the platform, in the two forms it ships: `node.ts` (node:crypto and
- * Buffer, synchronous, the fastest on Node) and `web.ts` (Web APIs only: crypto.subtle,
- * TextDecoder; for Workers, Edge, Deno, Bun and browsers). The core imports them as `#runtime`,
- * which package.json `imports` resolves per runtime through conditions. Both files implement these
- * types, so callers must accept a promise wherever the Web form gives one.
- */
+// What jobhook needs of the platform, as node.ts and web.ts implement it (`#runtime`, by package.json).
 
 /** Secrets' key bytes, imported once per receiver (a node:crypto KeyObject or a CryptoKey). */
 export type HmacKeys = { readonly __brand: 'HmacKeys' };
@@ -15,28 +9,27 @@ export type SignedParts = readonly (Uint8Array | string)[];
 /** Imports HMAC-SHA256 keys once; `verifyHmac` then skips key preparation on each delivery. */
 export type ImportHmacKeys = (keys: readonly Uint8Array[]) => HmacKeys;
 
-/**
- * Whether any of `candidates` is the HMAC-SHA256 of `parts` under any of `keys`, compared in
- * constant time. One HMAC per key, whatever the number of candidates: the sender chooses how many
- * it writes. Synchronous on Node; a promise on the Web path (crypto.subtle is asynchronous).
- */
+/** Whether any of `candidates` is the HMAC-SHA256 of `parts` under any of `keys`, in constant time. */
 export type VerifyHmac = (
   keys: HmacKeys,
   parts: SignedParts,
   candidates: readonly Uint8Array[],
 ) => boolean | Promise<boolean>;
 
-/** HMAC-SHA256 of `parts` under `key`, for signing. Synchronous on Node, a promise on the Web path. */
+/** HMAC-SHA256 of `parts` under `key`, for signing. A promise on the Web form only. */
 export type SignHmac = (key: Uint8Array, parts: SignedParts) => Uint8Array | Promise<Uint8Array>;
+
+/** `next(result, arg)` once an HMAC's result is there: at once on Node, after the promise on the Web. */
+export type AfterHmac = <T, R, A = undefined>(
+  result: T | Promise<T>,
+  next: (value: T, arg: A) => R,
+  arg?: A,
+) => R | Promise<R>;
 
 /** The bytes of a digest as written, already checked to be well-formed hex or padded base64. */
 export type DecodeDigest = (text: string, encoding: 'hex' | 'base64') => Uint8Array;
 
-/**
- * The 32 bytes of a digest written in padded standard base64 (43 characters of the alphabet, then
- * `=`), or `undefined` when `text` is anything else: URL-safe characters, no padding, whitespace,
- * another length.
- */
+/** The 32 bytes of a digest in padded standard base64 (43 characters and `=`), or `undefined` for anything else. */
 export type DecodeBase64Digest = (text: string) => Uint8Array | undefined;
 
 /** The text of UTF-8 bytes, or `undefined` when they are not valid UTF-8. A BOM is kept. */

@@ -1,8 +1,8 @@
-// The Node form of `#runtime` (see contract.ts): node:crypto and Buffer, all synchronous, so the
-// receiver's hot path awaits nothing. Only Node loads this file (the `node` condition).
+// The Node form of `#runtime` (contract.ts): node:crypto and Buffer, all synchronous.
 import { isUtf8 } from 'node:buffer';
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type {
+  AfterHmac,
   DecodeBase64Digest,
   DecodeDigest,
   DecodeUtf8,
@@ -15,8 +15,6 @@ import type {
 } from './contract.js';
 import { requireSupportedNode } from './node-version.js';
 
-// Every part of jobhook that receives or signs loads this file on Node: an older Node fails here,
-// at startup, rather than on each delivery.
 requireSupportedNode();
 
 export const importHmacKeys: ImportHmacKeys = (keys) =>
@@ -26,7 +24,7 @@ export const verifyHmac: VerifyHmac = (keys, parts, candidates) => {
   for (const key of keys as unknown as KeyObject[]) {
     const expected = digest(key, parts);
     for (const candidate of candidates) {
-      // Length is not secret (it is the digest's): only equal lengths are compared, in constant time.
+      // A digest's length is no secret: only equal lengths are compared, in constant time.
       if (candidate.byteLength === expected.byteLength && timingSafeEqual(candidate, expected)) return true;
     }
   }
@@ -34,6 +32,12 @@ export const verifyHmac: VerifyHmac = (keys, parts, candidates) => {
 };
 
 export const signHmac: SignHmac = (key, parts) => digest(createSecretKey(key), parts);
+
+export const afterHmac: AfterHmac = <T, R, A>(
+  result: T | Promise<T>,
+  next: (value: T, arg: A) => R,
+  arg?: A,
+) => next(result as T, arg as A);
 
 /** HMAC-SHA256 over the concatenation of `parts`, without copying them into one buffer. */
 function digest(key: KeyObject, parts: SignedParts): Buffer {
@@ -47,8 +51,7 @@ export const decodeUtf8: DecodeUtf8 = (bytes) => {
     ? bytes
     : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const text = buffer.toString('utf8');
-  // Decoding turns each invalid sequence into U+FFFD, so a text without one came from valid UTF-8:
-  // the bytes are checked again (isUtf8, a second pass over them) only when it holds one.
+  // Invalid sequences decode to U+FFFD: only a text holding one needs the second pass of isUtf8.
   if (text.indexOf('\uFFFD') !== -1 && !isUtf8(bytes)) return undefined;
   return text;
 };
@@ -59,10 +62,7 @@ export const decodeDigest: DecodeDigest = (text, encoding) => Buffer.from(text, 
 
 export const decodeBase64Digest: DecodeBase64Digest = (text) => {
   if (text.length !== 44 || text.charCodeAt(43) !== 0x3d) return undefined;
-  // Buffer's decoder skips what is not base64 and stops at a `=`, so the 43 characters before the
-  // last decode to 32 bytes only if every one of them is of the alphabet; it also takes the
-  // URL-safe `-` and `_`, refused here. No loop over the characters in JavaScript: that loop was a
-  // visible share of a delivery (bench/NOTES.md).
+  // Buffer skips what is not base64: 32 bytes come only from 43 characters (`-` and `_` refused here).
   const bytes = Buffer.from(text, 'base64');
   return bytes.byteLength === 32 && !text.includes('-') && !text.includes('_') ? bytes : undefined;
 };

@@ -1,9 +1,7 @@
-// The Web form of `#runtime` (see contract.ts): Web APIs only (crypto.subtle, TextEncoder,
-// TextDecoder), no node:* import and no Buffer, so it loads unchanged on Cloudflare Workers, the
-// Vercel Edge Runtime, Deno, Bun and browsers. crypto.subtle is asynchronous: verifying and signing
-// give promises, which the receiver awaits (it awaits only thenables).
+// The Web form of `#runtime` (contract.ts): Web APIs only, for Workers, Edge, Deno, Bun and browsers.
 import { concatBytes, fromBase64, fromHex, isBase64Digest, toHex } from '../common/bytes.js';
 import type {
+  AfterHmac,
   DecodeBase64Digest,
   DecodeDigest,
   DecodeUtf8,
@@ -25,17 +23,12 @@ function importKey(key: Uint8Array): Promise<CryptoKey> {
 
 export const importHmacKeys: ImportHmacKeys = (keys) => {
   const imported = Promise.all(keys.map((key) => importKey(key)));
-  // A key WebCrypto refuses (an empty one) fails each delivery's check, which answers 401; until a
-  // delivery awaits it, the rejection must not count as unhandled.
+  // A key WebCrypto refuses fails each delivery's check (401); until then it is no unhandled rejection.
   imported.catch(() => undefined);
   return imported as unknown as HmacKeys;
 };
 
-/**
- * One HMAC per key, each compared with every candidate in constant time. Not crypto.subtle.verify
- * per candidate: that computes the HMAC of the whole body again for each one, and the candidates
- * are whatever the sender wrote, secret or not.
- */
+/** One HMAC per key, compared with each candidate: crypto.subtle.verify would hash the body once per candidate. */
 export const verifyHmac: VerifyHmac = async (keys, parts, candidates) => {
   const data = joinParts(parts);
   const expected = await Promise.all(
@@ -49,10 +42,7 @@ export const verifyHmac: VerifyHmac = async (keys, parts, candidates) => {
   return matched;
 };
 
-/**
- * Whether two byte arrays are equal, in time that depends on their length only (the length of a
- * digest is no secret). Every byte is compared, so the time does not tell how many matched.
- */
+/** Whether two byte arrays are equal, in time that depends on their (public) length only. */
 function equalInConstantTime(a: Uint8Array, b: Uint8Array): boolean {
   if (a.byteLength !== b.byteLength) return false;
   let difference = 0;
@@ -63,7 +53,12 @@ function equalInConstantTime(a: Uint8Array, b: Uint8Array): boolean {
 export const signHmac: SignHmac = async (key, parts) =>
   new Uint8Array(await crypto.subtle.sign('HMAC', await importKey(key), joinParts(parts)));
 
-/** crypto.subtle takes one buffer: the parts, strings as UTF-8, end to end. */
+export const afterHmac: AfterHmac = <T, R, A>(
+  result: T | Promise<T>,
+  next: (value: T, arg: A) => R,
+  arg?: A,
+) => Promise.resolve(result).then((value) => next(value, arg as A));
+
 function joinParts(parts: SignedParts): Uint8Array<ArrayBuffer> {
   const bytes = parts.map((part) => (typeof part === 'string' ? encoder.encode(part) : part));
   return concatBytes(bytes);

@@ -1,16 +1,15 @@
-import { checkOption, oneOf, optionNames, refuseUnknownOptions } from '../common/options.js';
-import { decodeDigest, signHmac, verifyHmac } from '#runtime';
+import { checkOption, oneOf, optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { afterHmac, decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { isBase64Digest, toBase64, toHex } from '../common/bytes.js';
-import { andThen, isThenable } from '../common/thenable.js';
-import { isHexDigest } from './header-values.js';
-import { hmacKeys, secretBytes, secretFormOption, type SecretForm } from './secret.js';
 import {
+  isHexDigest,
   refuse,
   type SignInput,
   type Verifier,
   type VerifyFunction,
   type VerifyOutcome,
 } from './verifier.js';
+import { hmacKeys, secretBytes, secretFormOption, type SecretForm } from './secret.js';
 
 /** Options of {@link hmacSha256}. */
 export interface HmacSha256Options {
@@ -20,15 +19,10 @@ export interface HmacSha256Options {
   prefix?: string;
   /** How the digest is written. Default: `hex`. */
   encoding?: 'hex' | 'base64';
-  /**
-   * How the secret becomes key bytes. Default `whsec-base64`: a `whsec_` secret is base64 after
-   * the prefix, any other string (a GitHub secret) its UTF-8 bytes. `utf8`: the whole string's
-   * UTF-8 bytes, for a sender that signs with a `whsec_` secret's text.
-   */
+  /** How the secret becomes key bytes. Default `whsec-base64`; `utf8` for a sender signing with a `whsec_` text. */
   secretForm?: SecretForm;
 }
 
-/** A 32-byte digest as written: hex of either case, or padded standard base64. Nothing else decodes. */
 const isDigest = (text: string, encoding: 'hex' | 'base64') =>
   encoding === 'hex' ? isHexDigest(text) : isBase64Digest(text);
 
@@ -36,11 +30,7 @@ const HMAC_SHA256_OPTIONS = optionNames<HmacSha256Options>()(['header', 'prefix'
 
 const WHERE = 'hmacSha256';
 
-/**
- * The common "HMAC-SHA256 of the raw body, hex or base64, in one header" scheme (GitHub-style
- * with `{ header: 'x-hub-signature-256', prefix: 'sha256=' }`). It signs no timestamp and no id,
- * so replays are stopped only by the dedupe store, keyed by the payload's `id`.
- */
+/** HMAC-SHA256 of the raw body in one header (GitHub's with `prefix: 'sha256='`); only dedupe stops replays. */
 export function hmacSha256(options: HmacSha256Options): Verifier {
   refuseUnknownOptions(options, HMAC_SHA256_OPTIONS, WHERE);
   const header = typeof options?.header === 'string' ? options.header.toLowerCase() : '';
@@ -68,15 +58,13 @@ export function hmacSha256(options: HmacSha256Options): Verifier {
         const refused = request.headersChecked === true ? undefined : checkHeaders(request);
         if (refused) return refused;
         const candidate = decodeDigest(written(request.headers.get(header))!, encoding);
-        // Synchronous on Node; on the Web path crypto.subtle answers with a promise.
-        const matched = verifyHmac(keys, [request.text ?? request.body], [candidate]);
-        return isThenable(matched) ? matched.then(outcome) : outcome(matched);
+        return afterHmac(verifyHmac(keys, [request.text ?? request.body], [candidate]), outcome);
       };
       verify.checkHeaders = checkHeaders;
       return verify;
     },
     sign({ secret, body }: SignInput) {
-      return andThen(signHmac(secretBytes(secret, 'signDelivery', secretForm), [body]), (digest) => ({
+      return afterHmac(signHmac(secretBytes(secret, 'signDelivery', secretForm), [body]), (digest) => ({
         [header]: prefix + (encoding === 'hex' ? toHex(digest) : toBase64(digest)),
       }));
     },

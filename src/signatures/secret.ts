@@ -1,4 +1,4 @@
-import { checkOption, oneOf } from '../common/options.js';
+import { checkOption, oneOf } from '../common/errors.js';
 import { fromBase64, utf8Bytes } from '../common/bytes.js';
 import { importHmacKeys } from '#runtime';
 import type { HmacKeys } from '../runtime/contract.js';
@@ -6,12 +6,7 @@ import type { HmacKeys } from '../runtime/contract.js';
 const STANDARD_PREFIX = 'whsec_';
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/**
- * How a secret string becomes HMAC key bytes, as each family of senders does:
- * - `whsec-base64` (Standard Webhooks, Svix, jobhook's default): a secret that starts with `whsec_`
- *   is base64 after the prefix; any other string is its UTF-8 bytes;
- * - `utf8` (Stripe, GitHub): the whole string's UTF-8 bytes, a `whsec_` prefix included.
- */
+/** How a secret becomes key bytes: `whsec-base64` (base64 after `whsec_`, else UTF-8; the default) or `utf8`. */
 export type SecretForm = 'whsec-base64' | 'utf8';
 
 export const SECRET_FORMS: readonly SecretForm[] = ['whsec-base64', 'utf8'];
@@ -21,10 +16,7 @@ export function secretFormOption(where: string, value: unknown, fallback: Secret
   return oneOf(where, 'secretForm', value, fallback, SECRET_FORMS);
 }
 
-/**
- * The key bytes of a secret in `form` (default `whsec-base64`: a `whsec_` secret is base64 after
- * the prefix, any other string its UTF-8 bytes, the gateway's `secret_key` form).
- */
+/** The key bytes of a secret in `form` (default `whsec-base64`, the gateway's `secret_key` form). */
 export function secretBytes(
   secret: string,
   where = 'createReceiver',

@@ -1,11 +1,10 @@
-import { decodeBase64Digest, decodeDigest, signHmac, verifyHmac } from '#runtime';
+import { afterHmac, decodeBase64Digest, decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { isBase64Digest, toBase64 } from '../common/bytes.js';
-import { optionNames, refuseUnknownOptions } from '../common/options.js';
-import { andThen, isThenable } from '../common/thenable.js';
-import { MAX_SIGNATURES, outsideTolerance, unixSeconds } from './header-values.js';
-import { hmacKeys, secretBytes, secretFormOption, type SecretForm } from './secret.js';
-import type { HeaderReader } from '../wire/headers.js';
+import { optionNames, refuseUnknownOptions } from '../common/errors.js';
 import {
+  MAX_SIGNATURES,
+  outsideTolerance,
+  unixSeconds,
   refuse,
   type HeaderCheckRequest,
   type SignInput,
@@ -14,33 +13,20 @@ import {
   type VerifyOutcome,
   type VerifyRefusal,
 } from './verifier.js';
+import { hmacKeys, secretBytes, secretFormOption, type SecretForm } from './secret.js';
+import type { HeaderReader } from '../wire/headers.js';
 
 const MAX_ID_LENGTH = 256;
 
 /** Options of {@link standardWebhooks}. */
 export interface StandardWebhooksOptions {
-  /**
-   * How the secret becomes key bytes. Default `whsec-base64`, the scheme's own: a `whsec_` secret
-   * is base64 after the prefix, any other string its UTF-8 bytes. `utf8` takes the whole string's
-   * UTF-8 bytes, for a sender that signs with a `whsec_` secret's text.
-   */
+  /** How the secret becomes key bytes. Default `whsec-base64`; `utf8` for a sender signing with a `whsec_` text. */
   secretForm?: SecretForm;
 }
 
 const STANDARD_WEBHOOKS_OPTIONS = optionNames<StandardWebhooksOptions>()(['secretForm']);
 
-/**
- * The Standard Webhooks v1 scheme (the one Svix and many senders use), jobhook's default:
- * headers `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature`; the signed
- * content is `${id}.${timestamp}.${body}`, HMAC-SHA256, written `v1,<base64>`. The signature
- * header may hold several space-separated signatures (key rotation), at most 32 entries, refused
- * as `malformed_header` past that; any one valid one passes, and a delivery costs one HMAC per
- * secret however many it holds.
- * Svix's names for the same headers (`svix-id`, `svix-timestamp`, `svix-signature`) are the same
- * scheme: a delivery carries one set; both sets, unless equal, are refused as `malformed_header`.
- * Signatures are decoded strictly, as the `standardwebhooks` package does: padded standard
- * base64 of 32 bytes, nothing else (no URL-safe alphabet, no missing padding, no junk).
- */
+/** Standard Webhooks v1, the default (Svix's names too): `v1,<base64>` of `${id}.${timestamp}.${body}`. */
 export function standardWebhooks(options: StandardWebhooksOptions = {}): Verifier {
   refuseUnknownOptions(options, STANDARD_WEBHOOKS_OPTIONS, 'standardWebhooks');
   const secretForm = secretFormOption('standardWebhooks', options?.secretForm, 'whsec-base64');
@@ -49,23 +35,17 @@ export function standardWebhooks(options: StandardWebhooksOptions = {}): Verifie
     prepare(secrets) {
       const keys = hmacKeys(secrets, secretForm);
       const verify: VerifyFunction = (request) => {
-        // Each header read once: the checks and the signature use the same values.
         const set = headerSet(request.headers);
         if (set.ok === false) return set;
         const { id, timestamp, signature } = set;
         if (request.headersChecked !== true) {
-          // The usual lone signature is checked as it is decoded, just below.
           const refused = checkHeaderValues(request, set, true);
           if (refused) return refused;
         }
         const candidates = v1Signatures(signature!);
         if (candidates === undefined) return noWellFormedV1(set.prefix);
-        // Synchronous on Node; on the Web path crypto.subtle answers with a promise. The header
-        // part as one string: each part is one `Hmac#update`, a call into C++ (bench/NOTES.md).
-        // A body handed over as a string is hashed as it is, not copied into bytes first.
         const matched = verifyHmac(keys, [`${id}.${timestamp}.`, request.text ?? request.body], candidates);
-        if (isThenable(matched)) return matched.then((ok) => outcome(ok, id!));
-        return outcome(matched, id!);
+        return afterHmac(matched, outcome, id);
       };
       verify.checkHeaders = checkStandardHeaders;
       return verify;
@@ -73,7 +53,7 @@ export function standardWebhooks(options: StandardWebhooksOptions = {}): Verifie
     sign({ secret, body, id, timestamp }: SignInput) {
       const key = secretBytes(secret, 'signDelivery', secretForm);
       const digest = signHmac(key, [id, '.', String(timestamp), '.', body]);
-      return andThen(digest, (bytes) => ({
+      return afterHmac(digest, (bytes) => ({
         'webhook-id': id,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': `v1,${toBase64(bytes)}`,
@@ -86,7 +66,6 @@ function outcome(matched: boolean, id: string): VerifyOutcome {
   return matched ? { ok: true, id } : refuse('no_match', 'No v1 signature matches any secret.');
 }
 
-/** The three headers of the set a delivery carries, named by `prefix`. */
 interface HeaderSet {
   ok: true;
   prefix: 'webhook' | 'svix';
@@ -95,12 +74,7 @@ interface HeaderSet {
   signature: string | undefined;
 }
 
-/**
- * The `webhook-*` headers, or Svix's `svix-*` names for them when only those are present. A set is
- * present when its signature is (a set without one verifies nothing), and two sets are one
- * delivery's only when equal: a sender or a proxy that wrote two different ones leaves unclear
- * which a receiver checked, so that is refused. One header more is read on the usual path.
- */
+/** The `webhook-*` headers, or the `svix-*` ones when only those are signed; two sets must be equal. */
 function headerSet(headers: HeaderReader): HeaderSet | VerifyRefusal {
   const id = headers.get('webhook-id');
   const timestamp = headers.get('webhook-timestamp');
@@ -108,7 +82,6 @@ function headerSet(headers: HeaderReader): HeaderSet | VerifyRefusal {
   const svixSignature = headers.get('svix-signature');
   if (!svixSignature) {
     if (id || timestamp || signature) return { ok: true, prefix: 'webhook', id, timestamp, signature };
-    // Neither signature: name the set whose other headers came, in the refusal that follows.
     const svixId = headers.get('svix-id');
     const svixTimestamp = headers.get('svix-timestamp');
     return svixId || svixTimestamp
@@ -126,13 +99,12 @@ function headerSet(headers: HeaderReader): HeaderSet | VerifyRefusal {
   return refuse('malformed_header', 'The webhook-* and svix-* headers differ; a delivery carries one set.');
 }
 
-/** Everything that can be refused before the body is read. */
 function checkStandardHeaders(request: HeaderCheckRequest): VerifyRefusal | undefined {
   const set = headerSet(request.headers);
   return set.ok === false ? set : checkHeaderValues(request, set);
 }
 
-/** `decodedNext`: a lone v1 signature is decoded (and so checked) by the caller right after. */
+/** `decodedNext`: the caller decodes (so checks) a lone v1 signature right after. */
 function checkHeaderValues(
   { now, toleranceSeconds }: HeaderCheckRequest,
   { prefix, id, timestamp, signature }: HeaderSet,
@@ -162,7 +134,6 @@ function checkHeaderValues(
   return checkSignatureList(signature, prefix);
 }
 
-/** A header of several entries: within the cap, and with at least one well-formed v1 signature. */
 function checkSignatureList(header: string, prefix: HeaderSet['prefix']): VerifyRefusal | undefined {
   const entries = header.split(/\s+/).filter((entry) => entry !== '');
   if (entries.length > MAX_SIGNATURES) {
@@ -178,27 +149,20 @@ function noWellFormedV1(prefix: HeaderSet['prefix']): VerifyRefusal {
   return refuse('malformed_header', `The ${prefix}-signature header holds no well-formed v1 signature.`);
 }
 
-/** The base64 of a `v1,<b64>` entry; `undefined` for other versions. Tolerates the `, ` that joins repeated headers. */
+/** The base64 of a `v1,<b64>` entry, `undefined` for other versions (tolerating the `, ` of joined headers). */
 function v1Value(entry: string): string | undefined {
   if (!entry.startsWith('v1,')) return undefined;
   return entry.endsWith(',') ? entry.slice(3, -1) : entry.slice(3);
 }
 
-/**
- * The usual header: one v1 signature and nothing else, 47 characters. A header of that shape is
- * one signature or none: an entry of a list is shorter.
- */
+/** The usual header, one v1 signature: a header of this length is one signature or none. */
 const SINGLE_V1_LENGTH = 'v1,'.length + 44;
 
 function isSingleV1(header: string): boolean {
   return header.length === SINGLE_V1_LENGTH && header.startsWith('v1,');
 }
 
-/**
- * `v1,<b64> v1,<b64> v1a,<other>` to the decoded, well-formed v1 signatures, once the header
- * checks passed; `undefined` when the usual lone signature is not well formed (the checks leave it
- * to this decoding).
- */
+/** The decoded well-formed v1 signatures of a header; `undefined` when a lone one is malformed. */
 function v1Signatures(header: string): Uint8Array[] | undefined {
   if (isSingleV1(header)) {
     const decoded = decodeBase64Digest(header.slice(3));

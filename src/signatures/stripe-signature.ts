@@ -1,10 +1,11 @@
-import { decodeDigest, signHmac, verifyHmac } from '#runtime';
+import { afterHmac, decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { toHex } from '../common/bytes.js';
-import { checkOption, optionNames, refuseUnknownOptions } from '../common/options.js';
-import { andThen } from '../common/thenable.js';
-import { isHexDigest, MAX_SIGNATURES, outsideTolerance, unixSeconds } from './header-values.js';
-import { hmacKeys, secretBytes, secretFormOption, type SecretForm } from './secret.js';
+import { checkOption, optionNames, refuseUnknownOptions } from '../common/errors.js';
 import {
+  isHexDigest,
+  MAX_SIGNATURES,
+  outsideTolerance,
+  unixSeconds,
   refuse,
   type HeaderCheckRequest,
   type SignInput,
@@ -13,16 +14,13 @@ import {
   type VerifyOutcome,
   type VerifyRefusal,
 } from './verifier.js';
+import { hmacKeys, secretBytes, secretFormOption, type SecretForm } from './secret.js';
 
 /** Options of {@link stripeSignature}. */
 export interface StripeSignatureOptions {
   /** The header that carries `t=<unix>,v1=<hex>`. Default: `stripe-signature`. */
   header?: string;
-  /**
-   * How the secret becomes key bytes. Default `utf8`, as Stripe does: the whole string's UTF-8
-   * bytes, its `whsec_` prefix included. `whsec-base64`: a `whsec_` secret is base64 after the
-   * prefix (the Standard Webhooks form).
-   */
+  /** How the secret becomes key bytes. Default `utf8`, as Stripe does (the `whsec_` prefix included). */
   secretForm?: SecretForm;
 }
 
@@ -30,7 +28,6 @@ const STRIPE_SIGNATURE_OPTIONS = optionNames<StripeSignatureOptions>()(['header'
 
 const WHERE = 'stripeSignature';
 
-/** A parsed header: the timestamp as written, and its well-formed v1 signatures (hex). */
 interface TimestampedHeader {
   ok: true;
   timestamp: string;
@@ -38,14 +35,7 @@ interface TimestampedHeader {
   signatures: string[];
 }
 
-/**
- * Stripe's layout of a timestamped HMAC: one header, `t=<Unix seconds>,v1=<hex>`, whose signature
- * is the HMAC-SHA256 of `${t}.${body}` in lower-case hex (either case is read). Several `v1`
- * entries may appear (rotation), at most 32 entries in all, and any one valid one passes; entries
- * of other schemes (`v0`) are ignored. The timestamp must lie within the receiver's tolerance in
- * both directions (Stripe's own library checks only its age). No delivery id is signed: the
- * event's `id` in the body is its identity.
- */
+/** Stripe's `t=<seconds>,v1=<hex>` layout, signing `${t}.${body}`; the timestamp is judged both ways. */
 export function stripeSignature(options: StripeSignatureOptions = {}): Verifier {
   refuseUnknownOptions(options, STRIPE_SIGNATURE_OPTIONS, WHERE);
   const given = options?.header ?? 'stripe-signature';
@@ -71,20 +61,18 @@ export function stripeSignature(options: StripeSignatureOptions = {}): Verifier 
       const verify: VerifyFunction = (request) => {
         const parsed = read(request);
         if (parsed.ok === false) return parsed;
-        // Told the headers were checked, the timestamp was judged when they arrived, not now.
         const stale = request.headersChecked === true ? undefined : checkTimestamp(request, parsed, header);
         if (stale) return stale;
         const candidates = parsed.signatures.map((hex) => decodeDigest(hex, 'hex'));
-        // Synchronous on Node; on the Web path crypto.subtle answers with a promise.
         const parts = [`${parsed.timestamp}.`, request.text ?? request.body];
-        return andThen(verifyHmac(keys, parts, candidates), outcome);
+        return afterHmac(verifyHmac(keys, parts, candidates), outcome);
       };
       verify.checkHeaders = checkHeaders;
       return verify;
     },
     sign({ secret, body, timestamp }: SignInput) {
       const key = secretBytes(secret, 'signDelivery', secretForm);
-      return andThen(signHmac(key, [`${timestamp}.`, body]), (digest) => ({
+      return afterHmac(signHmac(key, [`${timestamp}.`, body]), (digest) => ({
         [header]: `t=${timestamp},v1=${toHex(digest)}`,
       }));
     },

@@ -1,47 +1,28 @@
 import type { HeaderReader } from '../wire/headers.js';
-import type { RefusalCode } from './refusals.js';
 
 /** What a verifier is given for one delivery. */
 export interface SignedRequest {
   headers: HeaderReader;
   /** The body exactly as received. */
   body: Uint8Array;
-  /**
-   * The body as the string the receiver was handed, when it was given one (as serverless
-   * platforms hand it) and it is well formed: `body` is then its UTF-8 encoding, made only when
-   * read. A verifier that can hash a string (node:crypto's `Hmac#update` can) may use this
-   * rather than `body` and spare the copy. `undefined` for a body given or read as bytes.
-   */
+  /** The body as the well-formed string the receiver was handed, if so (`body` is its UTF-8, made when read). */
   text?: string | undefined;
   /** The receiver's clock, in milliseconds since the epoch. */
   now: number;
   /** Allowed distance between a signed timestamp and `now`, in seconds, in both directions. */
   toleranceSeconds: number;
-  /**
-   * `true` when the receiver already ran this verifier's own `checkHeaders` on these headers, with
-   * this `now` and tolerance, before reading the body, and it passed: the verifier may skip those
-   * checks rather than make them twice. Absent otherwise (a body given in hand, no `checkHeaders`).
-   */
+  /** `true` when this verifier's `checkHeaders` already passed on these headers, `now` and tolerance. */
   headersChecked?: boolean;
 }
 
-export type { RefusalCode } from './refusals.js';
-
-/**
- * A refusal. `detail` is for your logs only (it is logged at `warn`, with secrets redacted) and is
- * never sent to the sender, so it may name a header or a value; the answer text comes from
- * {@link RefusalCode} alone.
- */
+/** A refusal: `detail` goes to your logs only; the sender gets the fixed text of its {@link RefusalCode}. */
 export interface VerifyRefusal {
   ok: false;
   code: RefusalCode;
   detail?: string | undefined;
 }
 
-/**
- * A verifier's verdict. `id` (the sender's delivery id, when the scheme signs one) is the
- * delivery's identity: see the receiver's `dedupeKey` option.
- */
+/** A verifier's verdict; `id`, the delivery id when the scheme signs one, is its identity (`dedupeKey`). */
 export type VerifyOutcome = { ok: true; id?: string | undefined } | VerifyRefusal;
 
 /** What {@link VerifyFunction.checkHeaders} is given: everything but the body. */
@@ -50,18 +31,11 @@ export type HeaderCheckRequest = Omit<SignedRequest, 'body'>;
 /** Checks one delivery against secrets that were bound when the receiver was created. */
 export interface VerifyFunction {
   (request: SignedRequest): VerifyOutcome | Promise<VerifyOutcome>;
-  /**
-   * Optional: the checks that need no body (headers present and well formed, timestamp within the
-   * tolerance). The receiver runs it before reading the body, so an unsigned or stale request is
-   * refused without holding memory for its upload. A refusal, or `undefined` to go on.
-   */
+  /** The checks that need no body, run before it is read (an unsigned upload is never held); `undefined`: go on. */
   checkHeaders?: (request: HeaderCheckRequest) => VerifyRefusal | undefined;
 }
 
-/**
- * A custom verifier written as one function: it is also given the secrets. `true` means valid,
- * `false` a refusal with code `no_match`.
- */
+/** A custom verifier written as one function, also given the secrets: `false` is a `no_match` refusal. */
 export type CustomVerifyFunction = (
   request: SignedRequest & { secrets: readonly string[] },
 ) => VerifyOutcome | boolean | Promise<VerifyOutcome | boolean>;
@@ -82,25 +56,64 @@ export interface SignInput {
   timestamp: number;
 }
 
-/**
- * A signature scheme. `prepare` runs once per receiver and turns the secrets into a fast verify
- * function (keys are imported once, not per delivery). `sign` produces the headers a sender adds;
- * the testing kit and the gateway simulator sign with it, so each scheme has one implementation.
- */
+/** A signature scheme: `prepare` binds the secrets once per receiver; `sign` makes a sender's headers. */
 export interface Verifier {
   /** A short name for messages, such as `standard-webhooks`. */
   readonly name: string;
   /** Runs once per receiver: binds the secrets and returns the check run on each delivery. */
   prepare(secrets: readonly string[]): VerifyFunction;
-  /**
-   * The headers that sign one delivery; `signDelivery` and the gateway simulator use it. jobhook's
-   * schemes sign synchronously on Node, Deno and Bun, and give a promise on Workers, the Edge
-   * Runtime and in browsers, where only the asynchronous crypto.subtle can compute an HMAC.
-   */
+  /** The headers that sign one delivery (a promise where only crypto.subtle computes an HMAC). */
   sign?(input: SignInput): Record<string, string> | Promise<Record<string, string>>;
 }
 
 /** A refusal, for verifiers to return. */
 export function refuse(code: RefusalCode, detail?: string): VerifyRefusal {
   return detail === undefined ? { ok: false, code } : { ok: false, code, detail };
+}
+
+/** Why a signature was refused, from a closed list; the sender sees only each code's fixed text. */
+export type RefusalCode = 'missing_header' | 'malformed_header' | 'stale_timestamp' | 'no_match';
+
+const REFUSALS: Record<RefusalCode, string> = {
+  missing_header: 'A signature header is missing.',
+  malformed_header: 'A signature header is malformed.',
+  stale_timestamp: 'The signed timestamp is outside the allowed tolerance; check the clocks.',
+  no_match: 'No signature matches; check the secret.',
+};
+
+/** Whether `code` is one of the closed list (a custom verifier may return anything). */
+export function isRefusalCode(code: unknown): code is RefusalCode {
+  return typeof code === 'string' && Object.hasOwn(REFUSALS, code);
+}
+
+/** The text the sender gets for a refusal; `no_match`'s for anything off the list. */
+export function refusalText(code: unknown): string {
+  return isRefusalCode(code) ? REFUSALS[code] : REFUSALS.no_match;
+}
+
+/** Entries one signature header may carry: ten times a rotation's, bounding the work a stranger can ask for. */
+export const MAX_SIGNATURES = 32;
+
+/** A signed timestamp: 1 to 12 ASCII digits, nothing else (`Number` would take a sign or an exponent). */
+export function unixSeconds(text: string): number | undefined {
+  if (text.length === 0 || text.length > 12) return undefined;
+  let seconds = 0;
+  for (let i = 0; i < text.length; i++) {
+    const digit = text.charCodeAt(i) - 0x30;
+    if (digit < 0 || digit > 9) return undefined;
+    seconds = seconds * 10 + digit;
+  }
+  return seconds;
+}
+
+/** Whether `seconds` lies further than the tolerance from `now` (ms), in either direction. */
+export function outsideTolerance(now: number, seconds: number, toleranceSeconds: number): boolean {
+  return Math.abs(now / 1000 - seconds) > toleranceSeconds;
+}
+
+const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
+
+/** A 32-byte digest written in hex, of either case. */
+export function isHexDigest(text: string): boolean {
+  return HEX_DIGEST.test(text);
 }

@@ -4,9 +4,9 @@ import {
   optionNames,
   refuseUnknownOptions,
   wholeNumber,
-} from '../common/options.js';
+} from '../common/errors.js';
 import { decodeUtf8, randomHex } from '#runtime';
-import { isThenable } from '../common/thenable.js';
+import { isThenable } from '../common/deadline.js';
 import type { SignedDelivery, Verifier } from '../signatures/verifier.js';
 import { resolveSigning, signedHeaders, type Signing } from './signing.js';
 

@@ -32,8 +32,6 @@ function respond(status: number, body: string, extraHeaders?: Record<string, str
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',
   };
-  // Not a spread: most answers (every 200) have no extra header, and the spread's copy was a
-  // call on every delivery even then.
   if (extraHeaders) Object.assign(headers, extraHeaders);
   return { status, headers, body };
 }
@@ -53,14 +51,14 @@ export const answers = {
     failure(409, 'in_progress', 'This delivery is being handled right now; retry later.', {
       'retry-after': '1',
     }),
-  /** `text`: the refusal's fixed text (`refusalText` in src/signatures/refusals.ts), never a verifier's detail. */
+  /** `text`: the refusal's fixed text (`refusalText`), never a verifier's detail. */
   invalidSignature: (text: string) => failure(401, 'invalid_signature', text),
   invalidJson: (message: string) => failure(400, 'invalid_json', message),
   invalidPayload: (message: string) => failure(400, 'invalid_payload', message),
   methodNotAllowed: () =>
     failure(405, 'method_not_allowed', 'Webhook deliveries must be sent with POST.', { allow: 'POST' }),
   notFound: () => failure(404, 'not_found', 'No webhook endpoint at this path.'),
-  /** `encoding`: the request's Content-Encoding made printable and short (content-encoding.ts). */
+  /** `encoding`: the request's Content-Encoding made printable and short. */
   unsupportedEncoding: (encoding: string) =>
     failure(
       415,

@@ -1,13 +1,7 @@
-import { ignore } from '../common/ignore.js';
-import { BodyCollector, BodyReadError, onBodyAbort, type CollectLimits } from './read-body.js';
+import { ignore } from '../common/logging.js';
+import { BodyReadError, onBodyAbort, type CollectLimits } from './body.js';
 
-/**
- * The two capped body collectors, one per kind of stream: every body jobhook reads goes through
- * one of them (the receiver's adapters, the client's reading of the gateway's answers, the gateway
- * simulator's requests). Each keeps at most `maxBytes` (in one buffer, see {@link BodyCollector}),
- * refuses a declared length over it before reading, stops once the stream passes it, and stops
- * when `signal` aborts; each rejects with a {@link BodyReadError}, never with what the stream threw.
- */
+// The two capped collectors (Node and Web streams) every body jobhook reads goes through.
 
 /** Limits of `maxBytes` and `timeoutMs`, for readers outside the receiver (which has its own deadlines). */
 export function limitsWithin(maxBytes: number, timeoutMs: number): CollectLimits {
@@ -21,10 +15,7 @@ export function declaredLength(header: string | null | undefined): number {
   return Number.isSafeInteger(length) && length >= 0 ? length : -1;
 }
 
-/**
- * What the Node collector uses of a stream; a Node `Readable` (an `IncomingMessage`) has it. Typed
- * here rather than imported from node:stream: this layer runs on every runtime.
- */
+/** What the Node collector uses of a stream (a Node `Readable` has it), typed here: this layer runs anywhere. */
 export interface NodeByteStream {
   readonly readable: boolean;
   readonly readableEncoding: string | null;
@@ -35,18 +26,7 @@ export interface NodeByteStream {
   pause(): unknown;
 }
 
-/**
- * Collects a Node stream's bytes within `limits`; `declared` is the length the sender declared
- * (-1 for none): a declared length over the limit is refused before anything is read, and a
- * stream that ends short of it is `unreadable`. Rejects with `too_large`, or `unreadable` for a
- * body that never fully arrived (an aborted upload, a stream error, a stream already read or
- * decoded to text, `signal` aborted). On a refusal the stream is paused, with the rest unread:
- * what becomes of it is the caller's choice (a server answers and closes or drains the connection).
- *
- * It adds four listeners and removes none on success (removing them cost more per delivery than the
- * rest of reading a small body: bench/NOTES.md): the stream is done with, and a later `error` must
- * still find a listener.
- */
+/** Collects a Node stream's bytes within `limits`; a refusal pauses it, the rest unread (its listeners stay). */
 export function collectNodeStream(
   stream: NodeByteStream,
   limits: CollectLimits,
@@ -82,22 +62,11 @@ export function collectNodeStream(
       resolve(body.bytes());
     });
     stream.on('error', (error) => fail('unreadable', error));
-    // Closed before its end: the upload was cut off.
     stream.on('close', () => fail('unreadable'));
   });
 }
 
-const EMPTY = new Uint8Array(0);
-
-/**
- * Collects a Web stream's bytes within `limits`; a `null` stream is an empty body. `declared` (-1
- * for none) is only compared with the limit: a fetch `Response` declares its length as sent, and
- * its stream gives the bytes decoded (and fetch itself checks the length). A body over the limit is refused with the stream left unlocked
- * and the rest unread, for the caller to cancel or drain; a declared length over it, before
- * anything is read, with the stream cancelled; once `signal` aborts, the stream is cancelled.
- * Whatever fails rejects with a {@link BodyReadError} (`unreadable` with what the stream threw as
- * its `cause`).
- */
+/** Collects a Web stream's bytes within `limits`; over the limit, the stream is left unlocked, the rest unread. */
 export async function collectWebStream(
   stream: ReadableStream<Uint8Array> | null,
   limits: CollectLimits,
@@ -122,12 +91,10 @@ export async function collectWebStream(
         const { done, value } = await reader.read();
         if (done) break;
         if (!body.add(value)) {
-          // The rest is left to the caller: cancelled, or read and dropped (unread-body.ts).
           reader.releaseLock();
           throw new BodyReadError('too_large');
         }
       }
-      // A cancelled stream ends early: what came is not the body.
       if (cancelled) throw new BodyReadError('unreadable');
       return body.bytes();
     } finally {
@@ -135,5 +102,46 @@ export async function collectWebStream(
     }
   } catch (error) {
     throw error instanceof BodyReadError ? error : new BodyReadError('unreadable', { cause: error });
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+const FIRST_CAPACITY = 16 * 1024;
+
+/** A body's chunks copied into one doubling buffer, so that no chunk keeps a larger read buffer alive. */
+export class BodyCollector {
+  #first: Uint8Array | undefined = undefined;
+  #buffer: Uint8Array | undefined = undefined;
+  #length = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Adds a chunk; `false` (the chunk not kept) once the body would pass `maxBytes`. */
+  add(chunk: Uint8Array): boolean {
+    const length = this.#length + chunk.byteLength;
+    if (length > this.maxBytes) return false;
+    if (this.#length === 0 && this.#buffer === undefined) {
+      this.#first = chunk;
+      this.#length = length;
+      return true;
+    }
+    let buffer = this.#buffer;
+    if (buffer === undefined || buffer.byteLength < length) {
+      const grown = new Uint8Array(Math.min(this.maxBytes, Math.max(2 * length, FIRST_CAPACITY)));
+      grown.set(buffer ? buffer.subarray(0, this.#length) : this.#first!);
+      this.#first = undefined;
+      buffer = this.#buffer = grown;
+    }
+    buffer.set(chunk, this.#length);
+    this.#length = length;
+    return true;
+  }
+
+  bytes(): Uint8Array {
+    return this.#first ?? this.#buffer?.subarray(0, this.#length) ?? EMPTY;
   }
 }

@@ -1,6 +1,6 @@
 import type { ReceiverResponse } from './answers.js';
 import { collectWebStream, declaredLength } from './collect-stream.js';
-import { BodyReadError, type BodyLimits, type BodyReader } from './read-body.js';
+import { BodyReadError, type BodyLimits, type BodyReader } from './body.js';
 import type { HeadersInput } from './headers.js';
 import { closing, discardWebBody } from './unread-body.js';
 
@@ -13,21 +13,16 @@ type Receive = (input: {
 
 const DECIMAL = /^\d+$/;
 
-/**
- * The Web-standard `(Request) => Response` handler over `receive`. The body is handed over as a
- * reader: the receiver reads it only once the method and the signature headers passed.
- */
+/** The Web-standard `(Request) => Response` handler over `receive`, handing the body over as a reader. */
 export function createFetchHandler(receive: Receive) {
-  // Not an `async` function: its promise would wrap `receive`'s, a few more turns of the
-  // microtask queue on every request for nothing.
+  // Not `async`: its promise would wrap `receive`'s for nothing.
   return (request: Request): Promise<Response> => {
     const input = new FetchDeliveryInput(request);
     let answered: Promise<ReceiverResponse>;
     try {
       answered = receive(input);
     } catch (error) {
-      // Rejects with what was thrown, as the `async` function this replaced did.
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- as an async function would
       return Promise.reject(error);
     }
     return answered.then((result) => input.respond(result));
@@ -39,16 +34,12 @@ export function toResponse(result: ReceiverResponse): Response {
   return new Response(result.body, { status: result.status, headers: result.headers });
 }
 
-/**
- * A `Request` as the core's input. Its `url` is read from the request only when the core reads it
- * (only a `secret` function does): undici's `Request#url` serialises the URL on every read.
- */
+/** A `Request` as the core's input; `url` is read only when a `secret` function asks (undici serialises it). */
 class FetchDeliveryInput {
   readonly method: string;
   readonly headers: Headers;
   readonly body: BodyReader;
   readonly #request: Request;
-  /** Whether the receiver asked for the body. */
   #read = false;
 
   constructor(request: Request) {
@@ -65,11 +56,7 @@ class FetchDeliveryInput {
     return this.#request.url;
   }
 
-  /**
-   * The receiver's answer as a `Response`, once a body it left unread is dealt with
-   * (unread-body.ts): one it never asked for, or read only to refuse it as too large. A body read to
-   * its end, or cut off by the time-out (a 408 closes the connection), is done with.
-   */
+  /** The answer as a `Response`, once a body left unread (never asked for, or refused 413) is dealt with. */
   respond(result: ReceiverResponse): Response | Promise<Response> {
     if (this.#read && result.status !== 413) return toResponse(result);
     let body: ReadableStream<Uint8Array> | null;
@@ -84,20 +71,12 @@ class FetchDeliveryInput {
   }
 }
 
-/**
- * Reads a `Request`'s body within `maxBytes`: a declared length over it is refused before reading,
- * a streamed body as soon as it passes it. Rejects with a {@link BodyReadError}.
- */
 function readFetchBody(request: Request, limits: BodyLimits): Promise<Uint8Array> {
   const { maxBytes } = limits;
   const length = request.headers.get('content-length');
   if (Number(length) > maxBytes) return Promise.reject(new BodyReadError('too_large'));
-  // A chunked body is streamed and counted (readLimited).
   if (length === null || !DECIMAL.test(length)) return readLimited(request, limits);
-  // A declared length within the limit bounds what the server lets through, so the body is read
-  // in one call (servers such as @hono/node-server read it straight from the socket, where
-  // `request.body` would build a web stream). One `.then`, not an `async` function awaiting it:
-  // a promise and a turn of the microtask queue less per delivery (bench/NOTES.md).
+  // A declared length bounds what the server lets through, so it is read in one call.
   let read: Promise<ArrayBuffer>;
   try {
     read = request.arrayBuffer();
@@ -115,16 +94,10 @@ function readFetchBody(request: Request, limits: BodyLimits): Promise<Uint8Array
   );
 }
 
-/** What a failed read rejects with: a {@link BodyReadError} as it is, anything else as `unreadable`. */
 function unreadable(error: unknown): BodyReadError {
   return error instanceof BodyReadError ? error : new BodyReadError('unreadable', { cause: error });
 }
 
-/**
- * Reads a request's body stream with the Web collector ({@link collectWebStream}): to its end, or
- * until it passes the limit or the receiver gives up (the stream is then cancelled). Whatever
- * fails, `request.body` included, rejects with a {@link BodyReadError}.
- */
 function readLimited(request: Request, limits: BodyLimits): Promise<Uint8Array> {
   let stream: ReadableStream<Uint8Array> | null;
   try {

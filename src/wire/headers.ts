@@ -1,7 +1,6 @@
-/**
- * Request headers as adapters hand them over: a Fetch `Headers`, or a Node-style object whose
- * values may be arrays (repeated headers) and whose keys are usually, but not always, lowercase.
- */
+import { answers, type ReceiverResponse } from './answers.js';
+
+/** Request headers as adapters hand them over: a Fetch `Headers`, or a Node-style object (keys of any case). */
 export type HeadersInput =
   Headers | Readonly<Record<string, string | readonly string[] | number | undefined>>;
 
@@ -13,9 +12,7 @@ export interface HeaderReader {
 /** `name` must be lowercase. Repeated headers are joined with a space. */
 export function readHeaders(input: HeadersInput): HeaderReader {
   if (isFetchHeaders(input)) {
-    // Each name is looked up once: a Fetch `Headers#get` normalises the name and searches the list
-    // on every call (bench/NOTES.md), and a delivery reads its signature
-    // headers twice (before and after the body).
+    // Each name looked up once: `Headers#get` searches on every call, and signature headers are read twice.
     const seen = new Map<string, string | undefined>();
     return {
       get(name) {
@@ -30,7 +27,6 @@ export function readHeaders(input: HeadersInput): HeaderReader {
   }
   return {
     get(name) {
-      // hasOwn, not `in`: a plain object's prototype has keys like "constructor".
       const value = Object.hasOwn(input, name) ? input[name] : findCaseInsensitive(input, name);
       if (Array.isArray(value)) return value.join(' ');
       if (typeof value === 'string') return value;
@@ -43,11 +39,6 @@ function isFetchHeaders(input: HeadersInput): input is Headers {
   return typeof (input as Headers).get === 'function' && typeof (input as Headers).has === 'function';
 }
 
-/**
- * `name` among keys of any case. A header that is absent (Content-Encoding, on almost every
- * delivery) is looked for in every key: keys are compared by length first and walked with
- * `for…in`, which allocates no array and lowercases only keys of the right length.
- */
 function findCaseInsensitive(input: Readonly<Record<string, unknown>>, name: string): unknown {
   for (const key in input) {
     if (key.length === name.length && Object.hasOwn(input, key) && key.toLowerCase() === name) {
@@ -55,4 +46,30 @@ function findCaseInsensitive(input: Readonly<Record<string, unknown>>, name: str
     }
   }
   return undefined;
+}
+
+const MAX_SHOWN = 40;
+
+/** 415 for a body sent with a content coding, before it is read (signatures cover the bytes as sent). */
+export function encodingRefusal(headers: HeaderReader): ReceiverResponse | undefined {
+  const value = headers.get('content-encoding');
+  if (value === undefined || isIdentity(value)) return undefined;
+  return answers.unsupportedEncoding(shown(value));
+}
+
+function isIdentity(value: string): boolean {
+  for (const coding of value.split(',')) {
+    const name = coding.trim();
+    if (name !== '' && name.toLowerCase() !== 'identity') return false;
+  }
+  return true;
+}
+
+/** A stranger's value as an answer may repeat it: other characters than a coding list's become `?`, cut short. */
+function shown(value: string): string {
+  const kept = value
+    .trim()
+    .slice(0, MAX_SHOWN)
+    .replace(/[^A-Za-z0-9._+\-, ]/g, '?');
+  return value.trim().length > MAX_SHOWN ? `${kept}...` : kept;
 }

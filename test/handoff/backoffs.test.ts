@@ -4,8 +4,7 @@
 // (50 ms doubling to 2 s) and at creating its queue (a random part of 100, 200, 400 ms).
 import { describe, expect, it } from 'vitest';
 import { backoffDelay } from '../../src/common/backoff.js';
-import { RESEND_BACKOFF } from '../../src/nats/ack.js';
-import { DEFAULT_BACKOFF_MS } from '../../src/nats/worker.js';
+import { RESEND_BACKOFF, DEFAULT_BACKOFF_MS } from '../../src/nats/worker.js';
 import { QUEUE_CREATION_BACKOFF } from '../../src/pg-boss/queue.js';
 import { SETTLE_BACKOFF } from '../../src/pg-boss/settle.js';
 

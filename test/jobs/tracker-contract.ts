@@ -1,4 +1,4 @@
-// The JobTracker contract (src/jobs/job-tracker.ts) as one suite, run against every tracker:
+// The JobTracker contract (src/tracker/job-tracker.ts) as one suite, run against every tracker:
 // `trackerContract(target)` inside a test file. Times are given to the tracker by the caller
 // (`now` of claimDue, `submittedAt` of track), so the suite needs no waiting.
 import { randomUUID } from 'node:crypto';

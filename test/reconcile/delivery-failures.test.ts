@@ -6,9 +6,8 @@ import { memoryJobTracker } from 'jobhook';
 import { startGateway, type Gateway } from 'jobhook/testing';
 import { afterEach, expect, it } from 'vitest';
 import { createReconciler } from '../../src/reconcile/reconciler.js';
-import { resolveReconcile } from '../../src/reconcile/options.js';
-import type { DeliveryFailures } from '../../src/reconcile/observer.js';
-import { safeLogger } from '../../src/common/logger.js';
+import { resolveReconcile, type DeliveryFailures } from '../../src/reconcile/options.js';
+import { safeLogger } from '../../src/common/logging.js';
 import { capturingLogger } from '../support/traffic.js';
 import { startSink } from '../gateway/support.js';
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createReceiver, memoryJobTracker } from 'jobhook';
 import { createClient } from 'jobhook/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_RATE_LIMIT_PAUSE_MS } from '../../src/reconcile/rate-limit.js';
+import { MAX_RATE_LIMIT_PAUSE_MS } from '../../src/reconcile/gateway.js';
 import { SECRET } from '../fixtures.js';
 import { capturingLogger, withoutProcessErrors } from '../support/traffic.js';
 

@@ -11,9 +11,12 @@ import {
   type DispatchOutcome,
   type DispatchPolled,
 } from '../../src/reconcile/reconciler.js';
-import { resolveReconcile, type ReconcileOptions } from '../../src/reconcile/options.js';
-import type { ReconcileObserver } from '../../src/reconcile/observer.js';
-import { safeLogger } from '../../src/common/logger.js';
+import {
+  resolveReconcile,
+  type ReconcileOptions,
+  type ReconcileObserver,
+} from '../../src/reconcile/options.js';
+import { safeLogger } from '../../src/common/logging.js';
 import { capturingLogger, withoutProcessErrors } from '../support/traffic.js';
 
 let gateway: Gateway;

@@ -4,7 +4,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { collectNodeStream, collectWebStream, limitsWithin } from '../../src/wire/collect-stream.js';
-import { BodyReadError } from '../../src/wire/read-body.js';
+import { BodyReadError } from '../../src/wire/body.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (body: Uint8Array) => new TextDecoder().decode(body);

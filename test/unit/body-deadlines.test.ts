@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { bodyDeadlines } from '../../src/wire/read-body.js';
+import { deadlines as bodyDeadlines } from '../../src/common/deadline.js';
 
 // One timer for all of a receiver's body time-outs: each body still expires on its own time, and
 // an idle receiver holds no timer.

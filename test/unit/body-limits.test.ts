@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BodyReading, onBodyAbort } from '../../src/wire/read-body.js';
+import { BodyReading, onBodyAbort } from '../../src/wire/body.js';
 
 function bodyLimits(maxBytes: number) {
   const limits = new BodyReading(maxBytes);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExpiryList, type ExpiryLinks } from '../../src/common/expiry-list.js';
+import { ExpiryList, type ExpiryLinks } from '../../src/common/structures.js';
 
 // The one expiry queue of the memory dedupe store, the recent job results and the body deadlines.
 interface Item extends ExpiryLinks<Item> {

@@ -7,10 +7,10 @@ import { setFlagsFromString } from 'node:v8';
 import { runInThisContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { memoryDedupeStore } from 'jobhook';
-import { withGetters } from '../../src/common/with-getters.js';
+import { withGetters } from '../../src/common/structures.js';
 import { inFlightTracker } from '../../src/receiver/in-flight.js';
 import { jobResults } from '../../src/results/job-results.js';
-import { memoryJobTracker } from '../../src/jobs/memory-tracker.js';
+import { memoryJobTracker } from '../../src/tracker/memory-tracker.js';
 import { timerQueue } from '../../src/client/wait-for.js';
 
 setFlagsFromString('--allow-natives-syntax');

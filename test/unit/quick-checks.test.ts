@@ -3,9 +3,12 @@
 // removed, retyped or replaced anywhere in them, and on arbitrary JSON.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { passesQuickCheck } from '../../src/events/quick-checks.js';
-import { jobCompletedSchema, jobFailedSchema } from '../../src/events/schemas.js';
-import type { StandardSchemaV1 } from '../../src/events/standard-schema.js';
+import {
+  passesQuickCheck,
+  jobCompletedSchema,
+  jobFailedSchema,
+  type StandardSchemaV1,
+} from '../../src/events/schemas.js';
 import { completedPayload, failedPayload, SECRET } from '../fixtures.js';
 import { createReceiver } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';

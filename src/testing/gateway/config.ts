@@ -13,7 +13,7 @@ import {
   positiveNumber,
   refuseUnknownOptions,
   wholeNumber,
-} from '../../common/options.js';
+} from '../../common/errors.js';
 import type { Verifier } from '../../signatures/verifier.js';
 import { resolveSigning, type DeliverySigning, type Signing } from '../signing.js';
 import { PAYLOAD_SHAPES, type PayloadShape } from './payload-shapes.js';

@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { JobhookError } from '../../common/errors.js';
 import type { GatewayEventType } from '../../events/event-types.js';
-import { samplePayload } from '../../events/sample-payload.js';
+import { samplePayload } from '../../events/event-types.js';
 import { signedHeaders } from '../signing.js';
 import type { ResolvedGatewayOptions } from './config.js';
 import { shapedBody, shapeHeaders } from './payload-shapes.js';

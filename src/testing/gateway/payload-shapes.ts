@@ -1,6 +1,6 @@
 // The payload shapes the simulator can send, each written out in docs/gateway-simulator.md.
 import { JobhookError } from '../../common/errors.js';
-import type { SamplePayload } from '../../events/sample-payload.js';
+import type { SamplePayload } from '../../events/event-types.js';
 import type { JobCompletedEvent, JobFailedEvent } from '../../events/schemas.js';
 
 /**

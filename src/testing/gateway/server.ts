@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isIP, type AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { collectNodeStream, declaredLength, limitsWithin } from '../../wire/collect-stream.js';
-import { BodyReadError } from '../../wire/read-body.js';
+import { BodyReadError } from '../../wire/body.js';
 import { authenticate, authorize } from './accounts.js';
 import { GatewayFailure, invalid, match, type Route } from './routes.js';
 import type { Account, ApiKeyRecord, GatewayState } from './state.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { collectNodeStream, declaredLength, limitsWithin } from '../../../wire/collect-stream.js';
-import { BodyReadError } from '../../../wire/read-body.js';
+import { BodyReadError } from '../../../wire/body.js';
 import type { JobOutcome, ResolvedGatewayOptions } from '../config.js';
 import type { ApiKeyRecord } from '../state.js';
 

@@ -1,17 +1,71 @@
-/**
- * The one answer to "in which forms can a secret show up in a message?", used by the receiver's
- * logger and the gateway client. Web APIs only (TextEncoder, btoa, encodeURIComponent), so the
- * code runs wherever the receiver's core runs.
- */
+// The logger jobhook writes to, and the one redaction of secrets in every form (Web APIs only).
+import { toBase64, toHex, utf8Bytes } from './bytes.js';
+
+/** Console-compatible: `console` itself is a Logger. Only `error` is required. */
+export interface Logger {
+  /** Failures: a handler error with no `onError`, a consumed body, an unexpected error. */
+  error(message: string): void;
+  /** Refused deliveries (401, 400) with the detail of why; called when present. */
+  warn?(message: string): void;
+}
+
+/** The console: failures at error, refused deliveries at warn, so a wrong secret shows from the first delivery. */
+export const defaultLogger: Logger = {
+  error: (message) => console.error(message),
+  warn: (message) => console.warn(message),
+};
+
+/** A sender-controlled value made safe for one log line: quoted, escaped, short. */
+export function quote(value: string | undefined): string {
+  if (value === undefined) return '(none)';
+  return JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value);
+}
+
+/** Wraps `logger` so that no line carries a secret `redact` knows: lines quote code jobhook does not control. */
+export function redactingLogger(logger: Logger, redact: Redact): Logger {
+  const wrapped: Logger = { error: (message) => logger.error(redact(message)) };
+  if (typeof logger.warn === 'function') wrapped.warn = (message) => logger.warn!(redact(message));
+  return wrapped;
+}
+
+/** An error's message without its stack; never throws, even for a value that cannot be made a string. */
+export function messageOf(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return 'a value that cannot be printed';
+  }
+}
+
+/** The levels jobhook writes at, each always present and never throwing. */
+export interface SafeLogger {
+  error(message: string): void;
+  warn(message: string): void;
+}
+
+/** Wraps `logger` so that writing never throws nor rejects: a failing logger must not change an answer. */
+export function safeLogger(logger: Logger): SafeLogger {
+  const level =
+    (name: keyof Logger) =>
+    (message: string): void => {
+      try {
+        if (typeof logger[name] !== 'function') return;
+        const result: unknown = logger[name](message);
+        if (result !== undefined) Promise.resolve(result).then(undefined, ignore);
+      } catch {
+        // Nowhere left to report it.
+      }
+    };
+  return { error: level('error'), warn: level('warn') };
+}
+
+/** Does nothing: the handler of a settlement or a failure deliberately not acted on. */
+export function ignore(): void {}
 
 /** What a redacted secret is replaced with. */
 export const REDACTED = '[redacted]';
 
-/**
- * A form shorter than this would match ordinary text by chance, so it is not searched for (a
- * secret that short protects nothing anyway). The secret as given is searched for from
- * {@link MIN_SECRET_LENGTH} characters: an API key is usually quoted whole.
- */
+// Shorter forms would match ordinary text by chance; a secret as given is searched from 4 characters.
 const MIN_FORM_LENGTH = 8;
 const MIN_SECRET_LENGTH = 4;
 
@@ -20,15 +74,11 @@ export type Redact = (text: string) => string;
 
 /** A {@link Redact} that more secrets can join (the secrets a receiver's `secret` function found). */
 export interface Redactor extends Redact {
-  /** Adds the forms of `secrets` not seen before; the ones already known cost a set lookup each. */
+  /** Adds the forms of `secrets` not seen before. */
   add(secrets: readonly string[]): void;
 }
 
-/**
- * A redactor for `secrets`, and for those added later. The forms are indexed by their first
- * characters, so a text is scanned once whatever the number of secrets: a receiver serving
- * thousands of tenants redacts a line as fast as one serving one.
- */
+/** A redactor for `secrets` and those added later; a text is scanned once whatever the number of secrets. */
 export function redactor(secrets: readonly string[] = []): Redactor {
   const index = new FormIndex();
   const redact = ((text: string) => index.redact(text)) as Redactor;
@@ -39,20 +89,13 @@ export function redactor(secrets: readonly string[] = []): Redactor {
   return redact;
 }
 
-/** Forms of this many characters or more are found through the index by their first characters. */
 const PREFIX = MIN_FORM_LENGTH;
 
-/**
- * Every form of the secrets, found by exact lookup: at a place in a text whose first
- * {@link PREFIX} characters begin some form, each length a form there has is tried, longest first.
- * A form's lengths are few whatever the number of secrets, so the work per character stays flat.
- */
+/** Every form of the secrets, indexed by their first PREFIX characters and tried longest first. */
 class FormIndex {
   readonly #secrets = new Set<string>();
   readonly #forms = new Set<string>();
-  /** The lengths of the forms that start with each prefix, longest first. */
   readonly #lengths = new Map<string, number[]>();
-  /** Secrets of fewer than {@link PREFIX} characters, as given (they have no other form searched for). */
   readonly #short: string[] = [];
 
   add(secret: string): void {
@@ -92,7 +135,6 @@ class FormIndex {
     return copied === 0 ? text : out + text.slice(copied);
   }
 
-  /** The length of the longest form at `at`, 0 when none starts there. */
   #matchAt(text: string, at: number): number {
     const lengths = at + PREFIX <= text.length ? this.#lengths.get(text.slice(at, at + PREFIX)) : undefined;
     if (lengths) {
@@ -105,16 +147,7 @@ class FormIndex {
   }
 }
 
-/**
- * Every form in which `secrets` may appear in a message, longest first (so a form inside another
- * is not redacted piecemeal):
- * - as given, JSON-escaped (also with non-ASCII as `\uXXXX`), URL-encoded (percent-encoding in
- *   either case, and the `+`-for-space form encoding);
- * - the UTF-8 bytes of each of those, and of a `whsec_` secret's key bytes, as hex (either case),
- *   base64 and base64url, padded or not, and in each of the three alignments it takes inside a
- *   longer base64 text (an echoed request body, say), minus the edge characters it shares with
- *   its neighbours.
- */
+/** Every form in which `secrets` may appear in a message (escaped, encoded, inside base64), longest first. */
 export function secretForms(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
@@ -122,7 +155,7 @@ export function secretForms(secrets: readonly string[]): string[] {
     if (secret.length >= MIN_SECRET_LENGTH) forms.add(secret);
     const texts = textForms(secret);
     for (const text of texts) forms.add(text);
-    const byteForms: Uint8Array[] = [...texts].map((text) => utf8.encode(text));
+    const byteForms: Uint8Array[] = [...texts].map((text) => utf8Bytes(text));
     const key = keyBytes(secret);
     if (key) {
       byteForms.push(key);
@@ -139,9 +172,6 @@ export function secretForms(secrets: readonly string[]): string[] {
     .sort((a, b) => b.length - a.length);
 }
 
-const utf8 = new TextEncoder();
-
-/** The secret as text: as given, JSON-escaped and URL-encoded. */
 function textForms(secret: string): Set<string> {
   const json = JSON.stringify(secret).slice(1, -1);
   const percent = encodeURIComponent(secret);
@@ -155,15 +185,13 @@ function textForms(secret: string): Set<string> {
   ]);
 }
 
-/** Hex, base64 and base64url of `bytes`, standalone and as they sit inside longer encodings. */
 function encodedForms(bytes: Uint8Array): string[] {
-  const forms = [hex(bytes), hex(bytes).toUpperCase(), base64(bytes)];
+  const forms = [toHex(bytes), toHex(bytes).toUpperCase(), toBase64(bytes)];
   for (const offset of [0, 1, 2]) {
-    // Inside a longer base64 text the secret starts at some byte offset mod 3: encode it behind
-    // that many filler bytes and keep only the characters that depend on the secret alone.
+    // Behind `offset` filler bytes, keeping only the characters that depend on the secret alone.
     const shifted = new Uint8Array(offset + bytes.length);
     shifted.set(bytes, offset);
-    const encoded = base64(shifted).replace(/=+$/, '');
+    const encoded = toBase64(shifted).replace(/=+$/, '');
     const start = offset === 0 ? 0 : 4;
     const whole = Math.floor(shifted.length / 3) * 4;
     const core = encoded.slice(start, whole);
@@ -173,7 +201,6 @@ function encodedForms(bytes: Uint8Array): string[] {
   return forms;
 }
 
-/** A `whsec_` secret's key bytes (base64 after the prefix), or undefined. */
 function keyBytes(secret: string): Uint8Array | undefined {
   if (!secret.startsWith('whsec_')) return undefined;
   try {
@@ -192,27 +219,11 @@ function utf8Text(bytes: Uint8Array): string | undefined {
   }
 }
 
-function base64(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
 function toUrl(base64Text: string): string {
   return base64Text.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-function hex(bytes: Uint8Array): string {
-  let text = '';
-  for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
-  return text;
-}
-
-/**
- * A copy of JSON-like data (what a gateway or a sender answered) with `redact` applied to every
- * string in it, keys included, at any depth of arrays and plain objects. Other objects (a Date, a
- * class instance a schema made) are kept as they are; a cycle is kept as a cycle.
- */
+/** A copy of JSON-like data with `redact` applied to every string, keys included; other objects as they are. */
 export function redactValues<T>(value: T, redact: Redact): T {
   const copies = new Map<object, unknown>();
   const walk = (item: unknown): unknown => {
@@ -236,16 +247,9 @@ export function redactValues<T>(value: T, redact: Redact): T {
   return walk(value) as T;
 }
 
-/** How deep a chain of causes is copied; deeper ones are left out. */
 const MAX_CAUSE_DEPTH = 4;
 
-/**
- * A copy of a thrown value that is safe to keep as an error's `cause`, with `redact` applied to
- * every string in it: an Error becomes an Error with the same name, message and stack and the
- * same plain fields (`code`, `errno`, ...), its own `cause` and an AggregateError's `errors`
- * copied the same way; a plain object keeps its plain fields. Any other object it refers to (a
- * request, a socket, headers) is left out, since it could hold a secret that no text shows.
- */
+/** A redacted copy of a thrown value, safe as a `cause`: any object it refers to (a socket) is left out. */
 export function redactCause(value: unknown, redact: Redact, depth = 0): unknown {
   if (typeof value === 'string') return redact(value);
   if (typeof value !== 'object' || value === null) return typeof value === 'function' ? undefined : value;
@@ -264,7 +268,6 @@ export function redactCause(value: unknown, redact: Redact, depth = 0): unknown 
     }
     return copy;
   } catch {
-    // A getter that throws, a proxy: nothing of it is kept.
     return new Error('An error that could not be copied.');
   }
 }

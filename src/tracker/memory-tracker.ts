@@ -1,8 +1,14 @@
-import { optionNames, refuseUnknownOptions } from '../common/options.js';
-import { IndexedHeap } from '../common/indexed-heap.js';
-import { withGetters } from '../common/with-getters.js';
-import type { ClaimDueRequest, JobTracker, TrackedJob } from './job-tracker.js';
-import { checkTaskId, checkTenant, resolveTrackerTimes, type TrackerTimes } from './options.js';
+import { optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { IndexedHeap, withGetters } from '../common/structures.js';
+import {
+  checkTaskId,
+  checkTenant,
+  resolveTrackerTimes,
+  type TrackerTimes,
+  type ClaimDueRequest,
+  type JobTracker,
+  type TrackedJob,
+} from './job-tracker.js';
 
 /** Options of {@link memoryJobTracker}. */
 export interface MemoryJobTrackerOptions extends TrackerTimes {
@@ -17,7 +23,6 @@ export interface MemoryJobTracker extends JobTracker {
   claimDue(request: ClaimDueRequest): readonly TrackedJob[];
   release(taskId: string, owner: string, nextPollAt: number): void;
   pending(options?: { limit?: number }): readonly TrackedJob[];
-  /** Tasks tracked. */
   readonly size: number;
 }
 
@@ -25,17 +30,12 @@ interface Entry {
   taskId: string;
   submittedAt: number;
   polls: number;
-  /** The tenant it was tracked for, if any. */
   tenant: string | undefined;
-  /** The claimant while claimed. */
   owner: string | undefined;
   /** When it is due again; `undefined` until its first claim (then due `afterMs` after submission). */
   dueAt: number | undefined;
-  /** The order it was tracked in: of two tasks due (or submitted) at once, the first tracked comes first. */
   order: number;
-  /** Its place in the heap of every task by submission. */
   agePlace: number;
-  /** Its place in the heap it waits in: `fresh` before its first claim, `scheduled` after. */
   duePlace: number;
 }
 
@@ -52,19 +52,7 @@ function sliceCount(limit: number, size: number): number {
   return end < 0 ? Math.max(size + end, 0) : Math.min(end, size);
 }
 
-/**
- * One process's tracker: the tasks this process submitted, polled by this process. It does not
- * survive a restart: use `redisJobTracker` or `postgresJobTracker` when submitter and receiver
- * are different processes, or when a restart must not forget what was submitted.
- *
- * Tasks wait in two heaps, so that a claim looks at the tasks it takes and few others, however
- * many are tracked: `fresh` (never claimed, due `afterMs` after submission, a time each claim
- * gives: ordered by submission) and `scheduled` (ordered by the time they are due again). A third
- * orders every task by submission, for `pending`.
- *
- * Each task keeps the tenant it was first tracked for: `settle(taskId, tenant)` forgets it only
- * for that tenant.
- */
+/** One process's tracker, gone with a restart; tasks wait in heaps by submission and by when due again. */
 export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJobTracker {
   refuseUnknownOptions(options, MEMORY_JOB_TRACKER_OPTIONS, 'memoryJobTracker');
   const { leaseMs, maxAgeMs } = resolveTrackerTimes('memoryJobTracker', options);
@@ -81,7 +69,6 @@ export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJ
   const scheduled = new IndexedHeap<Entry>((a, b) => earlier(a.dueAt!, a.order, b.dueAt!, b.order), duePlace);
   const heapOf = (entry: Entry) => (entry.dueAt === undefined ? fresh : scheduled);
 
-  /** Sets when `entry` is due again (`undefined`: `afterMs` after submission), moving it between heaps. */
   function setDue(entry: Entry, dueAt: number | undefined) {
     const from = heapOf(entry);
     entry.dueAt = dueAt;
@@ -94,7 +81,6 @@ export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJ
     to.push(entry);
   }
 
-  /** The task due first at `at`, the first tracked of those due at once; `undefined` when none is due. */
   function firstDue(afterMs: number, at: number): Entry | undefined {
     const neverClaimed = fresh.peek();
     const again = scheduled.peek();
@@ -142,7 +128,6 @@ export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJ
     },
     claimDue({ owner, limit, afterMs, now: at }) {
       const most = Math.trunc(Math.max(0, limit)) || 0;
-      // Taken out of their heap while the claim picks, so that each is picked once.
       const taken: Entry[] = [];
       for (let entry = firstDue(afterMs, at); entry && taken.length < most; entry = firstDue(afterMs, at)) {
         heapOf(entry).remove(entry);
@@ -151,7 +136,6 @@ export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJ
       return taken.map((entry) => {
         entry.owner = owner;
         entry.polls++;
-        // The lease: nobody else finds it due until it ends.
         entry.dueAt = at + leaseMs;
         scheduled.push(entry);
         return view(entry);

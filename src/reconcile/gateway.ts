@@ -1,22 +1,34 @@
-import { isRecord } from '../common/is-record.js';
-import { messageOf, quote, type SafeLogger } from '../common/logger.js';
-import type { DeliveryFailures } from './observer.js';
-import type { ReconcileClient } from './options.js';
-import { rateLimitOf } from './rate-limit.js';
+import { isRecord } from '../common/errors.js';
+import { messageOf, quote, type SafeLogger } from '../common/logging.js';
+import type { DeliveryFailures, ReconcileClient } from './options.js';
 
-/** The counters of the webhook as last read. */
+// What the reconciler reads of the gateway besides task statuses: its 429s and the webhook's counters.
+
+/** The longest the reconciler stops for a 429, whatever Retry-After says (a year, say). */
+export const MAX_RATE_LIMIT_PAUSE_MS = 5 * 60 * 1000;
+
+/** A 429 from the gateway, with its Retry-After in ms (capped) when it gave one; `undefined` otherwise. */
+export function rateLimitOf(error: unknown): { retryAfterMs: number | undefined } | undefined {
+  const failure = error as { status?: unknown; retryAfterSeconds?: unknown } | null | undefined;
+  if (failure?.status !== 429) return undefined;
+  const seconds = failure.retryAfterSeconds;
+  const given = typeof seconds === 'number' && seconds >= 0; // NaN is not >= 0
+  return { retryAfterMs: given ? Math.min(MAX_RATE_LIMIT_PAUSE_MS, seconds * 1000) : undefined };
+}
+
+/** The HTTP status of a gateway failure, 0 when it had none. */
+export function statusOf(error: unknown): number {
+  const status = (error as { status?: unknown } | null | undefined)?.status;
+  return typeof status === 'number' ? status : 0;
+}
+
 interface Reading {
   webhookId: unknown;
   totalFailed: number;
   at: number;
 }
 
-/**
- * Reads this receiver's webhook counters (`GET /api/v1/webhooks`) at most once per `intervalMs`
- * and, each time `total_failed` grew, warns once and tells the observer: the gateway's own count
- * of deliveries it could not make, which polling recovers but nobody would otherwise notice. The
- * first reading is the baseline: failures from before the receiver started are not news.
- */
+/** Warns (and tells the observer) each time the webhook's `total_failed` grew, read at most once per interval. */
 export function deliveryFailureWatch(config: {
   client: ReconcileClient;
   url: () => string | undefined;
@@ -24,7 +36,6 @@ export function deliveryFailureWatch(config: {
   now: () => number;
   logger: SafeLogger;
   report: (failures: DeliveryFailures) => void;
-  /** The gateway answered 429 (with its Retry-After in ms, if any). */
   rateLimited: (retryAfterMs: number | undefined) => void;
 }) {
   let last: Reading | undefined;
@@ -51,7 +62,6 @@ export function deliveryFailureWatch(config: {
       }
       return;
     }
-    // A client of your own may resolve with anything: only webhook records are read.
     const list: readonly unknown[] = Array.isArray(webhooks) ? webhooks : [];
     warnedFailure = false;
     const own = list.find(
@@ -83,7 +93,7 @@ export function deliveryFailureWatch(config: {
   return { check };
 }
 
-/** `https://A.example/x` and `https://a.example/x` are one webhook, as the gateway compares them. */
+/** A URL as the gateway compares them (`https://A.example/x` is `https://a.example/x`). */
 function normalized(url: unknown): string | undefined {
   if (typeof url !== 'string') return undefined;
   try {

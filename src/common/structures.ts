@@ -1,17 +1,54 @@
-/**
- * Where an item sits in an {@link IndexedHeap}: the heap writes it as the item moves, so that an
- * item can be removed or re-ordered where it is, without a search. An item in two heaps has two.
- */
+/** The links an entry of an {@link ExpiryList} carries itself, so that keeping it allocates nothing. */
+export interface ExpiryLinks<E extends ExpiryLinks<E>> {
+  expiresAt: number;
+  list: ExpiryList<E> | undefined;
+  older: E | undefined;
+  newer: E | undefined;
+}
+
+/** Entries of one lifetime in expiry order, linked through themselves; a clock stepping back expires them late. */
+export class ExpiryList<E extends ExpiryLinks<E>> {
+  oldest: E | undefined = undefined;
+  newest: E | undefined = undefined;
+  size = 0;
+
+  push(entry: E, expiresAt: number): void {
+    entry.expiresAt = expiresAt;
+    entry.list = this;
+    entry.older = this.newest;
+    entry.newer = undefined;
+    if (this.newest) this.newest.newer = entry;
+    else this.oldest = entry;
+    this.newest = entry;
+    this.size++;
+  }
+
+  remove(entry: E): void {
+    if (entry.older) entry.older.newer = entry.newer;
+    else this.oldest = entry.newer;
+    if (entry.newer) entry.newer.older = entry.older;
+    else this.newest = entry.older;
+    entry.older = entry.newer = undefined;
+    entry.list = undefined;
+    this.size--;
+  }
+
+  /** Takes off and gives the oldest entry if it expired at `at` or the list holds over `max`; call in a loop. */
+  shift(at: number, max = Infinity): E | undefined {
+    const oldest = this.oldest;
+    if (oldest === undefined || (oldest.expiresAt > at && this.size <= max)) return undefined;
+    this.remove(oldest);
+    return oldest;
+  }
+}
+
+/** Where an item sits in an {@link IndexedHeap}, written by the heap so it can be removed without a search. */
 export interface HeapSlot<T> {
   get(item: T): number;
   set(item: T, index: number): void;
 }
 
-/**
- * A binary min-heap of items that know their place in it: `peek` the first in O(1), `push`, `pop`,
- * `remove` any item and `update` one whose key changed in O(log n), and list the `first` k in
- * order in O(k log k), without taking them. No stale entries are left behind.
- */
+/** A binary min-heap of items that know their place in it: any item can be removed or re-ordered in O(log n). */
 export class IndexedHeap<T> {
   private readonly items: T[] = [];
   private readonly before: (a: T, b: T) => boolean;
@@ -42,32 +79,27 @@ export class IndexedHeap<T> {
     return top;
   }
 
-  /** Takes `item`, which must be in this heap, out of it. */
   remove(item: T): void {
     const index = this.slot.get(item);
     this.slot.set(item, -1);
     const last = this.items.pop()!;
     if (index === this.items.length) return;
-    // The last item fills the hole, then moves up or down to where its key belongs.
     this.items[index] = last;
     this.slot.set(last, index);
     this.update(last);
   }
 
-  /** Restores the order after the key of `item`, which must be in this heap, changed. */
   update(item: T): void {
     const index = this.slot.get(item);
     if (index > 0 && this.before(item, this.items[(index - 1) >> 1]!)) this.up(index, item);
     else this.down(index, item);
   }
 
-  /** The `count` first items, in order, left in place. */
   first(count: number): T[] {
     const { items, before } = this;
     const found: T[] = [];
     if (count <= 0 || items.length === 0) return found;
-    // Best-first through the tree: the next item in order is the first of the children of those
-    // already found (and the root), so a small heap of those candidates' indices is enough.
+    // Best-first through the tree: the next in order is among the children of those found.
     const candidates = new IndexedHeap<number>((a, b) => before(items[a]!, items[b]!), NO_SLOT);
     candidates.push(0);
     while (found.length < count && candidates.size > 0) {
@@ -110,3 +142,14 @@ export class IndexedHeap<T> {
 
 /** For a heap whose items are never removed nor updated in place (only pushed and popped). */
 const NO_SLOT: HeapSlot<number> = { get: () => 0, set: () => undefined };
+
+/** `object` with getters defined after it was made: V8 makes a literal holding a getter a slow dictionary. */
+export function withGetters<T extends object, G extends Record<string, unknown>>(
+  object: T,
+  getters: { readonly [K in keyof G]: () => G[K] },
+): T & { readonly [K in keyof G]: G[K] } {
+  for (const name of Object.keys(getters) as (keyof G & string)[]) {
+    Object.defineProperty(object, name, { get: getters[name], enumerable: true });
+  }
+  return object as T & { readonly [K in keyof G]: G[K] };
+}
