@@ -37,7 +37,7 @@ export interface BullmqHandoffOptions {
   queue: BullmqQueue;
   /** How long an event's key stays deduplicated, in ms, even once its job is removed. Default 72 hours. */
   retentionMs?: number;
-  /** BullMQ job options over {@link DEFAULT_JOB_OPTIONS}; `jobId` and `deduplication` are the hand-off's own. */
+  /** BullMQ job options over the defaults (`attempts: 10`, exponential back-off from 2 s); `jobId` and `deduplication` are the hand-off's own. */
   jobOptions?: Omit<JobsOptions, 'jobId' | 'deduplication'>;
   /** Longest wait for Redis to store a job, in ms, before the delivery answers 503. Default 5,000; 0: none. */
   timeoutMs?: number;

@@ -107,8 +107,3 @@ export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T
     typeof (value as { then?: unknown }).then === 'function'
   );
 }
-
-/** `then(value)`, at once when `value` is not a promise, once it resolves when it is. */
-export function andThen<T, R>(value: T | PromiseLike<T>, then: (value: T) => R): R | Promise<R> {
-  return isThenable(value) ? Promise.resolve(value).then(then) : then(value);
-}

@@ -27,7 +27,7 @@ export interface PgBossHandoffOptions {
   queue?: string;
   /** The schema of pg-boss's tables, for `listFailed`: needed only for a boss with a `db` of your own. */
   schema?: string;
-  /** pg-boss send options over {@link DEFAULT_SEND_OPTIONS}; `id` and `singletonKey` are the hand-off's. */
+  /** pg-boss send options over the defaults (`retryLimit: 9`, `retryDelay: 2`, `retryBackoff`); `id` and `singletonKey` are the hand-off's. */
   sendOptions?: Omit<PgBoss.SendOptions, 'id' | 'singletonKey' | 'db'>;
   /** Longest wait for PostgreSQL to store a job, in ms, before the delivery answers 503. Default 5,000; 0: none. */
   timeoutMs?: number;

@@ -33,14 +33,9 @@ export interface Renewal {
 }
 
 /**
- * The dedupe store's side of a delivery: claim the key, renew the claim while the handlers run,
- * then complete it (success) or release it (failure). Whatever the store does, no key stays
- * claimed past its lease:
- *
- * - a store call that throws, rejects or hangs is reported as `dedupe_store_failed` and gives
- *   {@link STORE_FAILED}; the lease frees the key at worst;
- * - a complete that fails is retried in the background with the claim renewed meanwhile, so that
- *   a blip of a shared store does not let a duplicate delivery run its handlers again.
+ * The dedupe store's side of an event: claim, renew while handlers run, complete or release. A
+ * store call that fails or hangs is reported and gives {@link STORE_FAILED} (the lease frees the
+ * key at worst); a failed complete is retried in the background, the claim renewed meanwhile.
  */
 export function deliveryClaims(
   logger: SafeLogger,

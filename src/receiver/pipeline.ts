@@ -451,8 +451,7 @@ async function handle(p: PipelineState, d: EventRecord): Promise<ReceiverRespons
   const store = d.door === 'queued' ? undefined : p.config.dedupe;
   const key = store && keyOf(p, d);
   if (key !== undefined) {
-    let taken = p.claims.take(store!, key, d);
-    if (taken instanceof Promise) taken = await taken;
+    const taken = await p.claims.take(store!, key, d);
     d.trace?.claimed(typeof taken === 'object' ? 'new' : taken);
     if (typeof taken !== 'object') return notClaimed(d, taken);
     d.claim = taken;

@@ -1,11 +1,7 @@
 import { invalidOption } from '../common/errors.js';
 import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 
-/**
- * What `receiver.register()` needs of a client: `webhooks.register(...)`, which the client from
- * `jobhook/client` has. Taking the client as an argument, rather than importing it, keeps the
- * gateway client out of apps that only receive.
- */
+/** What `receiver.register()` needs of a client: given, not imported, so receive-only apps bundle no client. */
 export interface WebhookRegistrar {
   webhooks: {
     /** Creates or reuses the webhook; see `registerWebhook` in `jobhook/client`. */
@@ -13,36 +9,22 @@ export interface WebhookRegistrar {
   };
 }
 
-/**
- * The options of the client's `webhooks.register` (with `jobhook/client`'s client:
- * `RegisterWebhookOptions`), less `secret` and `events`, which the receiver fills in itself.
- */
+/** The client's `webhooks.register` options, less `secret` and `events`, which the receiver fills in. */
 export type RegistrarOptions<C extends WebhookRegistrar> = Omit<
   Parameters<C['webhooks']['register']>[0],
   'secret' | 'events'
 >;
 
-/**
- * What `receiver.register()` resolves with: whatever the client's `webhooks.register` resolves
- * with. With `jobhook/client`'s client, that is `RegisterWebhookResult`: `{ webhook, created }`.
- */
+/** What the client's `webhooks.register` resolves with (`{ webhook, created }` with `jobhook/client`'s). */
 export type RegistrarResult<C extends WebhookRegistrar> = ReturnType<C['webhooks']['register']>;
 
-/**
- * Options of `receiver.register()`: `client` (from `jobhook/client`'s `createClient`), `url`, and
- * every option of `client.webhooks.register`; `secret` defaults to the receiver's first secret and
- * `events`, which defaults to the types the receiver has handlers for (all the gateway sends when
- * an `onAny` handler exists) and may be given to override that.
- */
+/** Options of `receiver.register()`: `client`, `url`, and every option of `client.webhooks.register`. */
 export type ReceiverRegisterOptions<C extends WebhookRegistrar> = RegistrarOptions<C> & {
   /** The client to register with: `createClient({ apiKey, baseUrl })` from `jobhook/client`. */
   client: C;
-  /** Default: the gateway event types this receiver has handlers for. */
+  /** Default: the types with handlers, and both job outcomes while results are kept. */
   events?: readonly string[];
-  /**
-   * The secret the webhook is created with. Default: the receiver's first secret. Required when
-   * the receiver's `secret` is a function (one webhook per tenant: register each with its own).
-   */
+  /** Default: the receiver's first secret; required when `secret` is a function (one webhook per tenant). */
   secret?: string;
 };
 

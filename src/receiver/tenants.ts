@@ -10,18 +10,11 @@ import type { VerifyFunction } from '../signatures/verifier.js';
 export interface SecretLookupRequest {
   /** Case-insensitive access to the request's headers (`headers.get('webhook-id')`). */
   headers: HeaderReader;
-  /**
-   * The request's URL as the adapter saw it, absolute (`https://my.app/webhooks/acme?x=1`), or
-   * `undefined` when `receive()` was called without one. Pick secrets by its path, not its host:
-   * the host comes from a header the sender chose.
-   */
+  /** The request's absolute URL, if known: pick by its path, not its host (a header the sender chose). */
   url: string | undefined;
 }
 
-/**
- * A tenant and its secrets, as a `secret` function may return them: the tenant names whose events
- * these are (handlers see it as `context.tenant`), and stays the same when its secrets rotate.
- */
+/** A tenant and its secrets: the name (`context.tenant`) stays the same when the secrets rotate. */
 export interface TenantSecrets {
   /** Your name for the tenant, such as its account id: a non-empty string. */
   tenant: string;
@@ -30,15 +23,10 @@ export interface TenantSecrets {
 }
 
 /**
- * Picks the secrets for one delivery, for a receiver that serves several webhooks with their own
- * secrets (one per tenant). Returns a secret, a list (a rotation), `{ tenant, secret }` to name
- * the tenant, or nothing: a delivery with no secret is refused 401 `invalid_signature`, exactly as
- * a wrong signature is. May be async; a throw, a rejection or a lookup slower than
- * `bodyTimeoutMs` is answered 500 (the sender retries).
- *
- * Every dedupe key, job result and tracked task is scoped to the tenant whose secret verified the
- * delivery, so tenants never touch each other's events. Without a name, a tenant is known by its
- * secrets (every distinct list is a tenant): name it to keep one tenant across a rotation.
+ * Picks one delivery's secrets: a secret, a list (a rotation), `{ tenant, secret }`, or nothing
+ * (answered as a wrong signature). May be async; a throw or a lookup slower than `bodyTimeoutMs`
+ * is a 500. Keys, results and tracked tasks are scoped to the tenant; an unnamed tenant is known by
+ * its list of secrets, so name it to keep one tenant across a rotation.
  */
 export type SecretLookup = (
   request: SecretLookupRequest,

@@ -1,0 +1,51 @@
+// The shape the code keeps (issue 34): few files, few tiny ones, comments that say why rather
+// than measurement history, and the sync/async dual form in a handful of places only.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const files = [...sources('src'), ...sources('adapters')].map((path) => ({
+  path,
+  lines: readFileSync(path, 'utf8').split('\n').slice(0, -1),
+}));
+const commentLine = /^\s*(\/\/|\/\*|\*)/;
+
+describe('the shape of src and adapters', () => {
+  it('at most 130 source files, at most 5 of them of 20 lines or fewer', () => {
+    expect(files.length).toBeLessThanOrEqual(130);
+    expect(
+      files.filter((file) => file.lines.length <= 20).map((file) => file.path).length,
+    ).toBeLessThanOrEqual(5);
+  });
+
+  it('comment-only lines are at most 12 % of all lines, and none cites a measurement', () => {
+    const all = files.flatMap((file) => file.lines);
+    const comments = all.filter((line) => commentLine.test(line));
+    expect(comments.length / all.length).toBeLessThanOrEqual(0.12);
+    const citing = files.flatMap((file) =>
+      file.lines
+        .filter((line) => commentLine.test(line) && /µs|microsecond|\bns\b|bench\/NOTES|NOTES\.md/.test(line))
+        .map((line) => `${file.path}: ${line.trim()}`),
+    );
+    expect(citing).toEqual([]);
+  });
+
+  it('a value that may be a promise is told from one in at most 5 places', () => {
+    const sites = files.flatMap((file) =>
+      file.lines
+        .filter(
+          (line) => /isThenable\(|instanceof Promise/.test(line) && !/export function isThenable/.test(line),
+        )
+        .map((line) => `${file.path}: ${line.trim()}`),
+    );
+    expect(sites.length, sites.join('\n')).toBeLessThanOrEqual(5);
+  });
+});
