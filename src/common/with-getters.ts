@@ -7,7 +7,7 @@
  * methods called on each delivery included, is a hash lookup instead of an inline-cached load.
  * The receiver's in-flight count, job results and in-memory dedupe store are such objects, read on
  * every delivery (bench/NOTES.md). An accessor defined on the object afterwards leaves it in fast
- * mode. test/unit/fast-objects.test.ts checks the objects that need it.
+ * mode. test/receiver/fast-objects.test.ts checks the objects that need it.
  */
 export function withGetters<T extends object, G extends Record<string, unknown>>(
   object: T,

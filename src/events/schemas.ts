@@ -6,7 +6,7 @@ import type { InferOutput, StandardSchemaV1 } from './standard-schema.js';
 // The event types are written out, not inferred from zod: the published types then load none of
 // zod's declarations (most of an app's type-check time otherwise), and have no index signature,
 // so a misspelt field is a compile error. Run time keeps unknown fields all the same (loose
-// objects). test/types/events.test-d.ts checks that these and the schemas below agree.
+// objects). test/events/events.test-d.ts checks that these and the schemas below agree.
 
 /** A verified `job.completed` delivery, as handlers receive it (unknown fields kept at run time). */
 export interface JobCompletedEvent {

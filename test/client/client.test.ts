@@ -10,7 +10,7 @@ import {
   type Webhook,
 } from 'jobhook/client';
 import { startGateway, type Gateway } from 'jobhook/testing';
-import { startSink } from '../gateway/support.js';
+import { startSink } from '../testing/support.js';
 
 let gateway: Gateway;
 let client: GatewayClient;

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver, type FailedEvents, type Handoff, type Receiver } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
-import { completed, SECRET } from '../conformance/fixtures.js';
+import { completed, SECRET } from '../adapters/fixtures.js';
 import { startChild, stopChild } from '../many-instances/processes.js';
 
 /** One engine, as the suite drives it. */

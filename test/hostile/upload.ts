@@ -12,7 +12,7 @@ import {
 import { connect, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { signDelivery } from 'jobhook/testing';
-import { completed, LIMIT, SECRET } from '../conformance/fixtures.js';
+import { completed, LIMIT, SECRET } from '../adapters/fixtures.js';
 
 export const CHUNK = 64 * 1024;
 

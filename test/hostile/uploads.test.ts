@@ -6,9 +6,9 @@
 import { createReceiver, type Receiver } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, test } from 'vitest';
-import { completed, SECRET } from '../conformance/fixtures.js';
-import type { Running } from '../conformance/http.js';
-import { PATH, targets } from '../conformance/targets.js';
+import { completed, SECRET } from '../adapters/fixtures.js';
+import type { Running } from '../adapters/http.js';
+import { PATH, targets } from '../adapters/targets.js';
 import { capturingLogger } from '../support/traffic.js';
 import { DISCARD_BYTES } from '../../src/wire/unread-body.js';
 import { CHUNK, postOnce, tinyChunkUpload, trickleThenAbort, upload, watchConnections } from './upload.js';
