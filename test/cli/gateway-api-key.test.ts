@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../testing/support.js';
+import { call } from '../gateway/support.js';
 import { ensureDist } from '../support/dist.js';
 import { oneLineError, runCli, startGatewayCli } from './run-cli.js';
 

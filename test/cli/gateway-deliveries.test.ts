@@ -3,7 +3,7 @@
 import { once } from 'node:events';
 import { createClient } from 'jobhook/client';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSink } from '../testing/support.js';
+import { startSink } from '../gateway/support.js';
 import { ensureDist } from '../support/dist.js';
 import { oneLineError, runCli, startGatewayCli } from './run-cli.js';
 

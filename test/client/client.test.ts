@@ -10,7 +10,7 @@ import {
   type Webhook,
 } from 'jobhook/client';
 import { startGateway, type Gateway } from 'jobhook/testing';
-import { startSink } from '../testing/support.js';
+import { startSink } from '../gateway/support.js';
 
 let gateway: Gateway;
 let client: GatewayClient;

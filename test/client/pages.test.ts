@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { createClient, type GatewayClient } from 'jobhook/client';
 import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
-import { call } from '../testing/support.js';
+import { call } from '../gateway/support.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

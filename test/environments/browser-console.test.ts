@@ -6,8 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
 import { root } from '../support/dist.js';
-import { SECRET, serve, startReceiverApp } from '../testing/console-support.js';
-import { call } from '../testing/support.js';
+import { SECRET, serve, startReceiverApp } from '../gateway/console-support.js';
+import { call } from '../gateway/support.js';
 import { findChromium, launch } from './chromium.js';
 
 const executablePath = findChromium();

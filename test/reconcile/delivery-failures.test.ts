@@ -10,7 +10,7 @@ import { resolveReconcile } from '../../src/reconcile/options.js';
 import type { DeliveryFailures } from '../../src/reconcile/observer.js';
 import { safeLogger } from '../../src/common/logger.js';
 import { capturingLogger } from '../support/traffic.js';
-import { startSink } from '../testing/support.js';
+import { startSink } from '../gateway/support.js';
 
 let gateway: Gateway;
 let sink: Awaited<ReturnType<typeof startSink>>;
