@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ensureDist } from '../test/packaging/dist.js';
+import { ensureDist } from '../test/support/dist.js';
 
 const root = resolve(import.meta.dirname, '..');
 const runs = Number(process.env.TYPECHECK_RUNS ?? 7);

@@ -4,8 +4,8 @@ import express4 from 'express4';
 import { expressHandler, keepRawBody } from 'jobhook/express';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { completed, type JsonAnswer, recordingReceiver, SECRET } from '../conformance/fixtures.js';
-import { listen, type Running } from '../conformance/http.js';
+import { completed, type JsonAnswer, recordingReceiver, SECRET } from './fixtures.js';
+import { listen, type Running } from './http.js';
 
 type Express = typeof express5;
 

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyPlugin } from 'jobhook/fastify';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { completed, type JsonAnswer, recordingReceiver, SECRET } from '../conformance/fixtures.js';
+import { completed, type JsonAnswer, recordingReceiver, SECRET } from './fixtures.js';
 
 describe('fastifyPlugin', () => {
   const apps: FastifyInstance[] = [];

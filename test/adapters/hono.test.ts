@@ -15,7 +15,7 @@ import {
   recordingReceiver,
   type RecordingReceiver,
   SECRET,
-} from '../conformance/fixtures.js';
+} from './fixtures.js';
 
 async function send(
   app: { request(path: string, init: RequestInit): Response | Promise<Response> },

@@ -4,8 +4,8 @@ import { koaHandler } from 'jobhook/koa';
 import { signDelivery } from 'jobhook/testing';
 import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { completed, type JsonAnswer, recordingReceiver, SECRET } from '../conformance/fixtures.js';
-import { listen, type Running } from '../conformance/http.js';
+import { completed, type JsonAnswer, recordingReceiver, SECRET } from './fixtures.js';
+import { listen, type Running } from './http.js';
 
 describe('koaHandler', () => {
   let server: Running | undefined;

@@ -4,7 +4,7 @@ import { createServer, request, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readNodeBody } from '../../adapters/node-stream.js';
 import { BodyReadError, BodyReading } from '../../src/wire/body.js';
-import { listen, type Running } from '../conformance/http.js';
+import { listen, type Running } from './http.js';
 
 let server: Running | undefined;
 afterEach(() => server?.close());

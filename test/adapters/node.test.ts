@@ -6,8 +6,8 @@ import { expressHandler } from 'jobhook/express';
 import { nodeHandler } from 'jobhook/node';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { completed, type JsonAnswer, recordingReceiver, SECRET } from '../conformance/fixtures.js';
-import { listen, type Running } from '../conformance/http.js';
+import { completed, type JsonAnswer, recordingReceiver, SECRET } from './fixtures.js';
+import { listen, type Running } from './http.js';
 
 let server: Running | undefined;
 afterEach(() => server?.close());

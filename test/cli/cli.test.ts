@@ -10,7 +10,7 @@ import { createClient } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
 import { startGateway, type Gateway } from 'jobhook/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDist } from '../packaging/dist.js';
+import { ensureDist } from '../support/dist.js';
 import { oneLineError, runCli, start } from './run-cli.js';
 import { SECRET } from '../fixtures.js';
 

@@ -4,12 +4,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
-import { completed, SECRET } from '../conformance/fixtures.js';
+import { completed, SECRET } from '../adapters/fixtures.js';
 import { until, type EngineUnderTest, type OpenEngine } from '../handoff/contract.js';
-import { bullmq } from '../handoff/engines/bullmq.js';
-import { nats } from '../handoff/engines/nats.js';
-import { pgBoss } from '../handoff/engines/pg-boss.js';
-import { ensureDist } from '../packaging/dist.js';
+import { bullmq } from '../handoff/bullmq-engine.js';
+import { nats } from '../handoff/nats-engine.js';
+import { pgBoss } from '../handoff/pg-boss-engine.js';
+import { ensureDist } from '../support/dist.js';
 import { DATABASE_URL, runTag } from '../support/services.js';
 import { oneLineError, runCli } from './run-cli.js';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../gateway/support.js';
-import { ensureDist } from '../packaging/dist.js';
+import { ensureDist } from '../support/dist.js';
 import { oneLineError, runCli, startGatewayCli } from './run-cli.js';
 
 beforeAll(ensureDist, 180_000);

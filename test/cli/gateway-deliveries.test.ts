@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { createClient } from 'jobhook/client';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSink } from '../gateway/support.js';
-import { ensureDist } from '../packaging/dist.js';
+import { ensureDist } from '../support/dist.js';
 import { oneLineError, runCli, startGatewayCli } from './run-cli.js';
 
 beforeAll(ensureDist, 180_000);

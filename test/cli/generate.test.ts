@@ -1,7 +1,7 @@
 // `jobhook generate "<prompt>" [--wait]`: the built binary against the gateway simulator.
 import { startGateway, type Gateway } from 'jobhook/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDist } from '../packaging/dist.js';
+import { ensureDist } from '../support/dist.js';
 import { oneLineError, runCli } from './run-cli.js';
 
 beforeAll(ensureDist, 180_000);

@@ -3,7 +3,7 @@
 import { redisJobTracker } from 'jobhook/redis';
 import { postgresJobTracker } from 'jobhook/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDist } from '../packaging/dist.js';
+import { ensureDist } from '../support/dist.js';
 import { oneLineError, runCli } from './run-cli.js';
 import {
   DATABASE_URL,

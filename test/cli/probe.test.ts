@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createClient } from 'jobhook/client';
 import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDist } from '../packaging/dist.js';
+import { ensureDist } from '../support/dist.js';
 import { oneLineError, runCli, start } from './run-cli.js';
 
 beforeAll(ensureDist, 180_000);

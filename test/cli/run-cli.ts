@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cli } from '../packaging/dist.js';
+import { cli } from '../support/dist.js';
 
 export interface CliResult {
   code: number | null;

@@ -11,7 +11,7 @@ import {
   INTERACTIVE_RETRY_DELAYS_MS,
   resolveGatewayOptions,
 } from '../../src/testing/gateway/config.js';
-import { ensureDist } from '../packaging/dist.js';
+import { ensureDist } from '../support/dist.js';
 import { runCli, startGatewayCli } from './run-cli.js';
 
 beforeAll(ensureDist, 180_000);

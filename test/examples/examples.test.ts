@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { start as startExpress } from '../../examples/express/server.js';
 import { start as startHono } from '../../examples/hono/server.js';
 import { start as startNode } from '../../examples/node/server.js';
-import { completed, failed, SECRET } from '../conformance/fixtures.js';
+import { completed, failed, SECRET } from '../adapters/fixtures.js';
 
 const jobs = {
   path: '/jobs',

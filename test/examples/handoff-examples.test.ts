@@ -7,7 +7,7 @@ import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as natsApp from '../../examples/nats-handoff/app.js';
 import * as pgBossApp from '../../examples/pg-boss-handoff/app.js';
-import { completed, SECRET } from '../conformance/fixtures.js';
+import { completed, SECRET } from '../adapters/fixtures.js';
 import { until } from '../handoff/contract.js';
 import { DATABASE_URL, NATS_URL, natsAvailable, postgresAvailable, runTag } from '../support/services.js';
 

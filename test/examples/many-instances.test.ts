@@ -5,7 +5,7 @@ import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { start, type ManyInstancesOptions } from '../../examples/many-instances/server.js';
 import { startWorker } from '../../examples/many-instances/worker.js';
-import { completed, SECRET } from '../conformance/fixtures.js';
+import { completed, SECRET } from '../adapters/fixtures.js';
 import {
   DATABASE_URL,
   postgresAvailable,

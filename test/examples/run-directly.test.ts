@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { completed, SECRET } from '../conformance/fixtures.js';
+import { completed, SECRET } from '../adapters/fixtures.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** A child process compiles the example with tsx first: bounded to end a hang, not to time it. */

@@ -8,8 +8,8 @@ import { createReceiver, type Receiver } from 'jobhook';
 import { createClient, type GatewayClient } from 'jobhook/client';
 import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
 import { afterEach, describe, expect, test } from 'vitest';
-import type { Running } from '../conformance/http.js';
-import { PATH, targets } from '../conformance/targets.js';
+import type { Running } from '../adapters/http.js';
+import { PATH, targets } from '../adapters/targets.js';
 import { deferred, SECRET } from '../fixtures.js';
 import { scaled, timeoutFor } from '../support/traffic.js';
 

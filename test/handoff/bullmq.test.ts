@@ -1,4 +1,4 @@
 import { handoffContract } from './contract.js';
-import { bullmq } from './engines/bullmq.js';
+import { bullmq } from './bullmq-engine.js';
 
 handoffContract(bullmq, await bullmq.available());

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver, type Receiver } from 'jobhook';
 import type { FailedEvents, Handoff } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
-import { completed, SECRET } from '../conformance/fixtures.js';
+import { completed, SECRET } from '../adapters/fixtures.js';
 import { startChild, stopChild } from '../many-instances/processes.js';
 
 /** One engine, as the suite drives it. */

@@ -1,4 +1,4 @@
 import { handoffContract } from './contract.js';
-import { nats } from './engines/nats.js';
+import { nats } from './nats-engine.js';
 
 handoffContract(nats, await nats.available());

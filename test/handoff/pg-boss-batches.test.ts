@@ -10,7 +10,7 @@ import { createReceiver } from 'jobhook';
 import { pgBossHandoff, runPgBossWorker } from 'jobhook/pg-boss';
 import { signDelivery } from 'jobhook/testing';
 import { deferred } from '../fixtures.js';
-import { completed, SECRET } from '../conformance/fixtures.js';
+import { completed, SECRET } from '../adapters/fixtures.js';
 import { DATABASE_URL, postgresAvailable, runTag } from '../support/services.js';
 import { until } from './contract.js';
 

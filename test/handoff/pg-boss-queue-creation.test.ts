@@ -7,7 +7,7 @@ import PgBoss from 'pg-boss';
 import { createReceiver } from 'jobhook';
 import { pgBossHandoff, runPgBossWorker } from 'jobhook/pg-boss';
 import { signDelivery } from 'jobhook/testing';
-import { completed, SECRET } from '../conformance/fixtures.js';
+import { completed, SECRET } from '../adapters/fixtures.js';
 import { DATABASE_URL, postgresAvailable, runTag } from '../support/services.js';
 
 const available = await postgresAvailable();

@@ -1,4 +1,4 @@
 import { handoffContract } from './contract.js';
-import { pgBoss } from './engines/pg-boss.js';
+import { pgBoss } from './pg-boss-engine.js';
 
 handoffContract(pgBoss, await pgBoss.available());

@@ -1,6 +1,6 @@
 // A worker of the contract suite's engine in a process of its own, to be SIGKILLed mid-job: its
 // job.completed handler prints "started <event id>" and never finishes. ENGINE names the engine
-// (test/handoff/engines/<ENGINE>.ts); the rest of the environment is what that engine's
+// (test/handoff/<engine>-engine.ts); the rest of the environment is what that engine's
 // `workerEnv` gave. Prints "ready" once its worker is connected.
 import { createReceiver } from 'jobhook';
 import type { QueuedJobRunner } from 'jobhook/extend';
@@ -8,7 +8,7 @@ import { SECRET } from '../support/deliveries.js';
 
 const engine = process.env.ENGINE;
 if (!engine || !/^[a-z-]+$/.test(engine)) throw new Error('worker-process.ts needs ENGINE');
-const { workerFromEnv } = (await import(`./engines/${engine}.js`)) as {
+const { workerFromEnv } = (await import(`./${engine}-engine.js`)) as {
   workerFromEnv: (receiver: QueuedJobRunner, env: NodeJS.ProcessEnv) => Promise<unknown>;
 };
 const receiver = createReceiver({ secret: SECRET, handlerTimeoutMs: 600_000 }).onJobCompleted((event) => {

@@ -5,7 +5,7 @@ import { createReceiver } from 'jobhook';
 import type { BodyReader } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { completed, SECRET } from '../conformance/fixtures.js';
+import { completed, SECRET } from '../adapters/fixtures.js';
 
 const BODY_TIMEOUT_MS = 200;
 /** Far past the time-out: a 408 that has not come by then was not coming on time. */

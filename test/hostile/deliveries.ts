@@ -2,7 +2,7 @@
 // deliveries with fresh ids when the property runs. Every recipe but `valid` must be refused.
 import fc from 'fast-check';
 import { signDelivery } from 'jobhook/testing';
-import { completed, failed, SECRET } from '../conformance/fixtures.js';
+import { completed, failed, SECRET } from '../adapters/fixtures.js';
 
 /** The receiver's clock in these suites, in Unix seconds. */
 export const NOW = 1_800_000_000;

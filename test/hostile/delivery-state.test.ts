@@ -6,9 +6,9 @@ import { request } from 'node:http';
 import { createReceiver, type Receiver } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, test } from 'vitest';
-import { completed, SECRET } from '../conformance/fixtures.js';
-import { postUnfinished, type Running } from '../conformance/http.js';
-import { PATH, targets } from '../conformance/targets.js';
+import { completed, SECRET } from '../adapters/fixtures.js';
+import { postUnfinished, type Running } from '../adapters/http.js';
+import { PATH, targets } from '../adapters/targets.js';
 import { postOnce, watchConnections } from './upload.js';
 
 const MIB = 1024 * 1024;

@@ -5,9 +5,9 @@
 import fc from 'fast-check';
 import { createReceiver, type Receiver } from 'jobhook';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SECRET } from '../conformance/fixtures.js';
-import type { Running } from '../conformance/http.js';
-import { PATH, targets } from '../conformance/targets.js';
+import { SECRET } from '../adapters/fixtures.js';
+import type { Running } from '../adapters/http.js';
+import { PATH, targets } from '../adapters/targets.js';
 import { createSender, scaled, timeoutFor, withoutProcessErrors, type Sender } from '../support/traffic.js';
 import {
   anyText,

@@ -9,7 +9,7 @@ import { nodeHandler } from 'jobhook/node';
 import { signDelivery, startGateway, type Gateway } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { completedPayload } from '../fixtures.js';
-import { listen, type Running } from '../conformance/http.js';
+import { listen, type Running } from '../adapters/http.js';
 
 // Secrets of their own: each tenant needs one, and the test of the key cache needs plain text.
 const secretOf = (name: string) =>

@@ -3,9 +3,9 @@
 import { createReceiver } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, test } from 'vitest';
-import { completed, SECRET } from '../conformance/fixtures.js';
-import type { Running } from '../conformance/http.js';
-import { PATH, targets } from '../conformance/targets.js';
+import { completed, SECRET } from '../adapters/fixtures.js';
+import type { Running } from '../adapters/http.js';
+import { PATH, targets } from '../adapters/targets.js';
 import { postOnce } from './upload.js';
 
 const SIGNED_AT = 1_800_000_000; // Unix seconds

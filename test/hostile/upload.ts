@@ -11,8 +11,11 @@ import {
 } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
+import { createReceiver, type Receiver } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
-import { completed, LIMIT, SECRET } from '../conformance/fixtures.js';
+import { completed, LIMIT, SECRET } from '../adapters/fixtures.js';
+import { PATH } from '../adapters/targets.js';
+import { capturingLogger } from '../support/traffic.js';
 
 export const CHUNK = 64 * 1024;
 
@@ -170,6 +173,25 @@ export function postOnce(url: string, headers: Record<string, string>, body: str
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** A receiver that records the id of every event it dispatches, and logs into `logger.lines`. */
+export function countingReceiver(options: { bodyTimeoutMs?: number } = {}): {
+  receiver: Receiver;
+  calls: string[];
+  logger: ReturnType<typeof capturingLogger>;
+} {
+  const calls: string[] = [];
+  const logger = capturingLogger();
+  const receiver = createReceiver({ secret: SECRET, logger, ...options });
+  receiver.onAny((event) => void calls.push((event as { id: string }).id));
+  return { receiver, calls, logger };
+}
+
+/** Posts one valid delivery to the receiver at `origin` and gives its status. */
+export async function postValid(origin: string) {
+  const delivery = signDelivery({ secret: SECRET, payload: completed() });
+  return (await postOnce(`${origin}${PATH}`, delivery.headers, delivery.body)).status;
 }
 
 /**

@@ -5,9 +5,9 @@
 import { Agent } from 'node:http';
 import { createReceiver, type Receiver } from 'jobhook';
 import { afterEach, describe, expect, test } from 'vitest';
-import { LIMIT, SECRET } from '../conformance/fixtures.js';
-import type { Running } from '../conformance/http.js';
-import { PATH, targets } from '../conformance/targets.js';
+import { LIMIT, SECRET } from '../adapters/fixtures.js';
+import type { Running } from '../adapters/http.js';
+import { PATH, targets } from '../adapters/targets.js';
 import { deliverThrough, EARLY_REFUSALS, postThrough } from './upload.js';
 
 /**

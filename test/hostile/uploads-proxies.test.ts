@@ -6,9 +6,9 @@
 import { Agent } from 'node:http';
 import { createReceiver } from 'jobhook';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { LIMIT, SECRET } from '../conformance/fixtures.js';
-import type { Running } from '../conformance/http.js';
-import { PATH, targets } from '../conformance/targets.js';
+import { LIMIT, SECRET } from '../adapters/fixtures.js';
+import type { Running } from '../adapters/http.js';
+import { PATH, targets } from '../adapters/targets.js';
 import { PROXIES, proxyAvailable, startProxy, type ReverseProxy } from '../support/reverse-proxies.js';
 import { deliverThrough, EARLY_REFUSALS, postThrough } from './upload.js';
 

@@ -5,9 +5,9 @@
 import { createReceiver } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, test } from 'vitest';
-import { completed, failed, SECRET } from '../conformance/fixtures.js';
-import type { Running } from '../conformance/http.js';
-import { PATH, targets } from '../conformance/targets.js';
+import { completed, failed, SECRET } from '../adapters/fixtures.js';
+import type { Running } from '../adapters/http.js';
+import { PATH, targets } from '../adapters/targets.js';
 import {
   createSender,
   pool,

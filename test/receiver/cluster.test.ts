@@ -6,14 +6,10 @@ import { expect, it } from 'vitest';
 const run = promisify(execFile);
 
 async function linesOf(store: 'default' | 'explicit'): Promise<string[]> {
-  const { stdout } = await run(
-    process.execPath,
-    ['--import', 'tsx', 'test/receiver/fixtures/cluster-app.ts'],
-    {
-      env: { ...process.env, CLUSTER_STORE: store },
-      timeout: 15_000,
-    },
-  );
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/receiver/cluster-app.ts'], {
+    env: { ...process.env, CLUSTER_STORE: store },
+    timeout: 15_000,
+  });
   return JSON.parse(stdout.trim()) as string[];
 }
 

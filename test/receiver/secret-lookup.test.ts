@@ -6,8 +6,8 @@ import { createClient } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
 import { signDelivery, startGateway } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { completed, type JsonAnswer } from '../conformance/fixtures.js';
-import { listen, type Running } from '../conformance/http.js';
+import { completed, type JsonAnswer } from '../adapters/fixtures.js';
+import { listen, type Running } from '../adapters/http.js';
 
 const secretOf = (name: string) =>
   `whsec_${Buffer.from(`tenant-${name}-secret-0123456789abcdef`).toString('base64')}`;

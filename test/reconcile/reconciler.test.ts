@@ -312,7 +312,7 @@ describe('the timer', () => {
   it('never keeps a process alive by itself (unref)', async () => {
     const { execFile } = await import('node:child_process');
     const { promisify } = await import('node:util');
-    const script = fileURLToPath(new URL('./fixtures/timer-only.ts', import.meta.url));
+    const script = fileURLToPath(new URL('./timer-only.ts', import.meta.url));
     const started = Date.now();
     // Killed (and so rejected) at 30 s should the timer hold the process.
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], {

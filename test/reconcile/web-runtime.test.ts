@@ -7,10 +7,10 @@ import { Miniflare } from 'miniflare';
 import { createClient } from 'jobhook/client';
 import { startGateway, type Gateway } from 'jobhook/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { EDGE, WORKERS, bundle } from '../runtimes/bundle.js';
-import { packedProject } from '../runtimes/packed.js';
-import { serveEdge } from '../runtimes/servers.js';
-import { SECRET } from '../runtimes/app.js';
+import { EDGE, WORKERS, bundle } from '../environments/web-bundles.js';
+import { packedProject } from '../environments/packed.js';
+import { serveEdge } from '../environments/servers.js';
+import { SECRET } from '../environments/app.js';
 
 let gateway: Gateway;
 let dir: string;

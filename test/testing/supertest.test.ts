@@ -7,7 +7,7 @@ import { expressHandler } from 'jobhook/express';
 import { signDelivery } from 'jobhook/testing';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { completed, SECRET } from '../conformance/fixtures.js';
+import { completed, SECRET } from '../adapters/fixtures.js';
 
 describe('request(app).post(…).set(delivery.headers).send(delivery.body)', () => {
   const payload = completed();
