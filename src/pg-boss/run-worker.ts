@@ -64,7 +64,10 @@ export async function runPgBossWorker(
 /** Refuses the default queue when it does not exist but others do: the hand-off's has another name. */
 async function refuseMissingDefault(where: string, boss: PgBoss, name: string): Promise<void> {
   if (await boss.getQueue(name)) return;
-  const others = (await boss.getQueues()).map((each) => each.name).filter((other) => other !== name);
+  // pg-boss keeps queues of its own (`__pgboss__send-it`): they say nothing of the app's.
+  const others = (await boss.getQueues())
+    .map((each) => each.name)
+    .filter((other) => other !== name && !other.startsWith('__pgboss__'));
   if (others.length === 0) return;
   const shown = others.slice(0, 10).map((other) => JSON.stringify(other));
   const more = others.length > shown.length ? ` and ${others.length - shown.length} more` : '';

@@ -451,7 +451,9 @@ async function handle(p: PipelineState, d: EventRecord): Promise<ReceiverRespons
   const store = d.door === 'queued' ? undefined : p.config.dedupe;
   const key = store && keyOf(p, d);
   if (key !== undefined) {
-    const taken = await p.claims.take(store!, key, d);
+    // A store that answers at once (the in-memory one) is not awaited: no turn of the microtask queue.
+    let taken = p.claims.take(store!, key, d);
+    if (taken instanceof Promise) taken = await taken;
     d.trace?.claimed(typeof taken === 'object' ? 'new' : taken);
     if (typeof taken !== 'object') return notClaimed(d, taken);
     d.claim = taken;
@@ -464,7 +466,10 @@ async function handle(p: PipelineState, d: EventRecord): Promise<ReceiverRespons
   if (d.failures.length > 0) p.report(d.failures, d.info());
   const ok = d.failures.length === 0;
   d.outcome = ok ? 'handled' : 'failed';
-  if (d.claim) await p.claims.completeOrRelease(d.claim, ok, d);
+  if (d.claim) {
+    const settling = p.claims.completeOrRelease(d.claim, ok, d);
+    if (settling) await settling;
+  }
   return ok ? answers.ok() : answers.handlerFailed();
 }
 

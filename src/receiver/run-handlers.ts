@@ -1,4 +1,4 @@
-import { TIMED_OUT, within, isThenable } from '../common/deadline.js';
+import { TIMED_OUT, within } from '../common/deadline.js';
 import { JobhookError } from '../common/errors.js';
 import { messageOf, ignore } from '../common/logging.js';
 
@@ -61,7 +61,8 @@ export function runHandlers<E>(
   for (const handler of handlers) {
     try {
       const result = handler(event, context);
-      if (isThenable(result)) {
+      // A handler that returns something is waited for; one that returns nothing is done.
+      if (result !== undefined) {
         (running ??= []).push(
           Promise.resolve(result).then(ignore, (error: unknown) => {
             failures.push(failureOf(error, context, delivery));

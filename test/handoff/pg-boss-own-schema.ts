@@ -3,8 +3,11 @@ import PgBoss from 'pg-boss';
 import pg from 'pg';
 import { DATABASE_URL, runTag } from '../support/services.js';
 
-/** Starts a boss on a new schema; its stop and the schema's drop go on `cleanups` (run in reverse). */
-export async function bossOnOwnSchema(cleanups: (() => Promise<unknown>)[]) {
+/**
+ * Starts a boss on a new schema; its stop and the schema's drop go on `cleanups` (run in reverse).
+ * `schedule`: pg-boss's scheduling, as an app has it by default (it makes a queue of pg-boss's own).
+ */
+export async function bossOnOwnSchema(cleanups: (() => Promise<unknown>)[], { schedule = false } = {}) {
   const schema = `jobhook_own_${runTag()}`;
   cleanups.push(async () => {
     const client = new pg.Client({ connectionString: DATABASE_URL });
@@ -17,7 +20,7 @@ export async function bossOnOwnSchema(cleanups: (() => Promise<unknown>)[]) {
     schema,
     max: 4,
     supervise: false,
-    schedule: false,
+    schedule,
   });
   boss.on('error', () => undefined);
   await boss.start();

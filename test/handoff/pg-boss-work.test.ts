@@ -72,6 +72,16 @@ describe.runIf(available)('runPgBossWorker (deprecated) beside a queue of its ow
     expect(await boss.getQueue('jobhook')).toBeNull();
   });
 
+  it("in a fresh schema, where only pg-boss's own queues exist, starts on the default queue", async () => {
+    const { boss } = await bossOnOwnSchema(cleanups, { schedule: true });
+    const names = (await boss.getQueues()).map((queue) => queue.name);
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.every((name) => name.startsWith('__pgboss__'))).toBe(true);
+    const receiver = createReceiver({ secret: SECRET });
+    await running(runPgBossWorker(receiver, { boss, pollingIntervalSeconds: 0.5 }));
+    expect(await boss.getQueue('jobhook')).not.toBeNull();
+  });
+
   it('given the hand-off, refuses another queue or a boss in another schema, naming both; otherwise runs', async () => {
     const { boss, schema, handoff, receiver, ran, deliver } = await imagesQueue();
     await expect(running(runPgBossWorker(receiver, { boss, queue: 'jobhook', handoff }))).rejects.toThrow(
