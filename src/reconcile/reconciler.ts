@@ -11,13 +11,8 @@ import {
   type ReconcileResult,
 } from './options.js';
 
-/** What became of a polled outcome in the receiver: `failed` is polled again later. */
-export type DispatchOutcome = EventOutcome;
-
 /** Runs a polled outcome through the receiver, as an event of the tenant the task was tracked for. */
-export type DispatchPolled = (
-  event: PolledEvent & { tenant: string | undefined },
-) => Promise<DispatchOutcome>;
+export type DispatchPolled = (event: PolledEvent & { tenant: string | undefined }) => Promise<EventOutcome>;
 
 export interface Reconciler {
   reconcileOnce(): Promise<ReconcileResult>;
@@ -182,7 +177,7 @@ export function createReconciler(config: {
       result.pending++;
       return release(job, owner, backoffAt(job));
     }
-    let outcome: DispatchOutcome;
+    let outcome: EventOutcome;
     try {
       outcome = await config.dispatch({ ...event, tenant: job.tenant });
     } catch (error) {

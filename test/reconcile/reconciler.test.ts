@@ -6,11 +6,8 @@ import { memoryJobTracker } from 'jobhook';
 import { startGateway, type Gateway } from 'jobhook/testing';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createReconciler,
-  type DispatchOutcome,
-  type DispatchPolled,
-} from '../../src/reconcile/reconciler.js';
+import { createReconciler, type DispatchPolled } from '../../src/reconcile/reconciler.js';
+import type { EventOutcome } from '../../src/events/event-types.js';
 import {
   resolveReconcile,
   type ReconcileOptions,
@@ -25,7 +22,7 @@ afterEach(() => gateway?.close());
 /** A reconciler on a clock the test moves, with a recorded dispatch that answers `answer`. */
 async function setUp(
   options: Partial<ReconcileOptions> & { gateway?: Parameters<typeof startGateway>[0] } = {},
-  answer: (taskId: string) => DispatchOutcome = () => 'handled',
+  answer: (taskId: string) => EventOutcome = () => 'handled',
 ) {
   gateway = await startGateway({ maxConcurrentJobs: 100, credits: 100_000, ...options.gateway });
   const client: GatewayClient = createClient({ baseUrl: gateway.baseUrl, apiKey: gateway.apiKey });
@@ -127,7 +124,7 @@ describe('a pass', () => {
   });
 
   it('polls again later when the handlers failed, or when the outcome is being handled elsewhere', async () => {
-    let answer: DispatchOutcome = 'failed';
+    let answer: EventOutcome = 'failed';
     const t = await setUp({ intervalMs: 5000 }, () => answer);
     await t.submit(1);
     await gateway.settled();
