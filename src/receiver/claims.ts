@@ -1,6 +1,6 @@
 import { TIMED_OUT, within, isThenable } from '../common/deadline.js';
 import { JobhookError } from '../common/errors.js';
-import { messageOf, quote, type SafeLogger } from '../common/logging.js';
+import { ignore, messageOf, quote, type SafeLogger } from '../common/logging.js';
 import { sleep } from '../common/backoff.js';
 import type { ClaimResult, DedupeStore } from '../dedupe/dedupe-store.js';
 import type { DeliveryInfo, ReportFailures } from './failures.js';
@@ -53,10 +53,10 @@ export function deliveryClaims(
   function take(store: DedupeStore, key: string, delivery: ClaimFor): ClaimTaken | Promise<ClaimTaken> {
     prefix ??= `${globalThis.crypto.randomUUID()}.`;
     const claim: Claim = { store, key, owner: prefix + (++counter).toString(36) };
-    return storeCall(claim, 'claim', delivery, (result) => taken(claim, result, delivery));
+    return storeCall(claim, 'claim', delivery, taken);
   }
 
-  function taken(claim: Claim, result: ClaimResult | typeof STORE_FAILED, delivery: ClaimFor): ClaimTaken {
+  function taken(result: ClaimResult | typeof STORE_FAILED, claim: Claim, delivery: ClaimFor): ClaimTaken {
     if (result === 'new') return claim;
     if (result === 'done' || result === 'busy' || result === STORE_FAILED) return result;
     reportStoreFailure('claim', new TypeError(`claim() returned ${quote(messageOf(result))}`), delivery);
@@ -68,9 +68,13 @@ export function deliveryClaims(
    * retried in the background. Resolves once the first call settled.
    */
   function completeOrRelease(claim: Claim, ok: boolean, delivery: ClaimFor): Promise<void> | void {
-    return storeCall(claim, ok ? 'complete' : 'release', delivery, (result) => {
-      if (ok && result === STORE_FAILED) retryComplete(claim, delivery);
-    });
+    return ok
+      ? storeCall(claim, 'complete', delivery, completed)
+      : storeCall(claim, 'release', delivery, ignore);
+  }
+
+  function completed(result: void | typeof STORE_FAILED, claim: Claim, delivery: ClaimFor): void {
+    if (result === STORE_FAILED) retryComplete(claim, delivery);
   }
 
   function retryComplete(claim: Claim, delivery: ClaimFor) {
@@ -80,7 +84,7 @@ export function deliveryClaims(
       (async () => {
         for (let attempt = 0; attempt < COMPLETE_RETRIES; attempt++) {
           await sleep(delay);
-          if ((await storeCall(claim, 'complete', delivery, (result) => result)) !== STORE_FAILED) break;
+          if ((await storeCall(claim, 'complete', delivery, same)) !== STORE_FAILED) break;
         }
         renewal?.stop();
       })(),
@@ -121,25 +125,22 @@ export function deliveryClaims(
   /**
    * Calls the store and gives `next` what it answered, never throwing nor rejecting: a failure is
    * reported and gives `STORE_FAILED`, as does a call that does not settle within a third of the
-   * lease. A store that answers at once (the in-memory one) is answered at once: no promise, no timer.
+   * lease. A store that answers at once (the in-memory one) is answered at once: no promise, no
+   * timer, no closure.
    */
   function storeCall<Step extends 'claim' | 'renew' | 'complete' | 'release', R>(
     claim: Claim,
     step: Step,
     delivery: ClaimFor,
-    next: (result: StepResult<Step> | typeof STORE_FAILED) => R,
+    next: (result: StepResult<Step> | typeof STORE_FAILED, claim: Claim, delivery: ClaimFor) => R,
   ): R | Promise<R> {
-    const failed = (error: unknown): typeof STORE_FAILED => {
-      reportStoreFailure(step, error, delivery);
-      return STORE_FAILED;
-    };
     let result: unknown;
     try {
       result = claim.store[step](claim.key, claim.owner);
     } catch (error) {
-      return next(failed(error));
+      return next(failed(step, error, delivery), claim, delivery);
     }
-    if (!isThenable(result)) return next(result as StepResult<Step>);
+    if (!isThenable(result)) return next(result as StepResult<Step>, claim, delivery);
     // A third of the lease: a hung complete still leaves time to retry it before the lease lapses.
     const leaseMs = claim.store.leaseMs;
     const limit = leaseMs > 0 ? Math.min(leaseMs / 3, MAX_STORE_WAIT_MS) : MAX_STORE_WAIT_MS;
@@ -147,11 +148,18 @@ export function deliveryClaims(
       (settled) =>
         next(
           settled === TIMED_OUT
-            ? failed(new Error(`it did not settle within ${Math.round(limit)} ms`))
+            ? failed(step, new Error(`it did not settle within ${Math.round(limit)} ms`), delivery)
             : settled,
+          claim,
+          delivery,
         ),
-      (error: unknown) => next(failed(error)),
+      (error: unknown) => next(failed(step, error, delivery), claim, delivery),
     );
+  }
+
+  function failed(step: string, error: unknown, delivery: ClaimFor): typeof STORE_FAILED {
+    reportStoreFailure(step, error, delivery);
+    return STORE_FAILED;
   }
 
   function reportStoreFailure(step: string, error: unknown, delivery: ClaimFor) {
@@ -173,6 +181,8 @@ export function deliveryClaims(
 
 /** What {@link deliveryClaims} returns. */
 export type DeliveryClaims = ReturnType<typeof deliveryClaims>;
+
+const same = <T>(value: T): T => value;
 
 type StepResult<Step> = Step extends 'claim' ? ClaimResult : Step extends 'renew' ? boolean : void;
 

@@ -241,53 +241,96 @@ function webhookSettled(p: PipelineState, d: EventRecord): void {
 
 // ---- the webhook door -----------------------------------------------------------------------
 
-/** One delivery off the wire, answered; counted in flight (close() waits for it); a throw is a 500, logged. */
-async function receiveDelivery(
-  p: PipelineState,
-  d: EventRecord,
-  input: DeliveryInput,
-): Promise<ReceiverResponse> {
+/** An answer now, or once something it waited for (a body, a store, a handler) settled. */
+type Answer = ReceiverResponse | Promise<ReceiverResponse>;
+
+/**
+ * One delivery off the wire, answered; counted in flight (close() waits for it); a throw is a 500,
+ * logged. Synchronous for as long as nothing waits (a body in hand, the Node verifier, the
+ * in-memory store, handlers that return nothing): each await costs a delivery more than its check.
+ */
+function receiveDelivery(p: PipelineState, d: EventRecord, input: DeliveryInput): Promise<ReceiverResponse> {
   p.lifecycle.enter();
+  let answer: Answer;
   try {
     d.input = input;
-    const refused = checkRequest(p, d);
-    if (refused) return refused;
-    if (p.config.lookup) {
-      const failed = await findSecrets(p, d);
-      if (failed) return failed;
-    }
-    if (d.reader) {
-      const read = await p.readBody(d.reader);
-      if (!(read instanceof Uint8Array)) return read;
-      d.body = read;
-    }
-    if (bodyTooLarge(d, p.config.maxBodyBytes)) return answers.tooLarge(p.config.maxBodyBytes);
-    d.receivedAt = d.checkedAt ?? p.config.now();
-    const verifier = d.verify ?? p.config.verify;
-    if (verifier) {
-      let verdict: VerifyOutcome | PromiseLike<VerifyOutcome>;
-      try {
-        verdict = verifier(signedRequest(p, d));
-        if (isThenable(verdict)) verdict = await verdict;
-      } catch (error) {
-        // A verifier that throws on malformed input (as Stripe's does on `t=,v1=`) is a 401, never a 500.
-        verdict = refuse('no_match', `The verifier threw: ${messageOf(error)}`);
-      }
-      if (!verdict.ok) return refuseSignature(p, d, verdict);
-      d.signedId = verdict.id;
-      p.refusals.verified();
-    }
-    const decoded = decodeJson(d.text ?? d.body!);
-    if (!decoded.ok) return rejected(p, d, answers.invalidJson(decoded.message));
-    d.payload = p.config.mapPayload ? p.config.mapPayload(decoded.value, d.headers!) : decoded.value;
-    const answer = await handle(p, d);
-    if (d.outcome === 'handled' || d.outcome === 'duplicate') webhookSettled(p, d);
-    return answer;
+    answer = checkRequest(p, d) ?? (p.config.lookup || d.reader ? readAndVerify(p, d) : verify(p, d));
   } catch (error) {
-    return unexpected(p, error);
-  } finally {
-    p.lifecycle.leave();
+    answer = threw(p, d, error);
   }
+  if (!(answer instanceof Promise)) return Promise.resolve(answered(p, d, answer));
+  return answer.then(
+    (settled) => answered(p, d, settled),
+    (error: unknown) => answered(p, d, threw(p, d, error)),
+  );
+}
+
+/** A step threw: a 500, and whatever the event's outcome had become, it settled nothing. */
+function threw(p: PipelineState, d: EventRecord, error: unknown): ReceiverResponse {
+  d.outcome = 'failed';
+  return unexpected(p, error);
+}
+
+/** The delivery is no longer in flight; a job outcome it settled needs no poll. */
+function answered(p: PipelineState, d: EventRecord, answer: ReceiverResponse): ReceiverResponse {
+  p.lifecycle.leave();
+  try {
+    if (d.outcome === 'handled' || d.outcome === 'duplicate') webhookSettled(p, d);
+  } catch (error) {
+    return threw(p, d, error);
+  }
+  return answer;
+}
+
+/** The tenant's secrets (with a `secret` function) and the body (with a reader), then the signature. */
+async function readAndVerify(p: PipelineState, d: EventRecord): Promise<ReceiverResponse> {
+  if (p.config.lookup) {
+    const failed = await findSecrets(p, d);
+    if (failed) return failed;
+  }
+  if (d.reader) {
+    const read = await p.readBody(d.reader);
+    if (!(read instanceof Uint8Array)) return read;
+    d.body = read;
+  }
+  return verify(p, d);
+}
+
+/** The body within its limit, then the signature (401); a verifier that throws refuses, never a 500. */
+function verify(p: PipelineState, d: EventRecord): Answer {
+  if (bodyTooLarge(d, p.config.maxBodyBytes)) return answers.tooLarge(p.config.maxBodyBytes);
+  d.receivedAt = d.checkedAt ?? p.config.now();
+  const verifier = d.verify ?? p.config.verify;
+  if (!verifier) return decode(p, d);
+  let verdict: VerifyOutcome | PromiseLike<VerifyOutcome>;
+  try {
+    verdict = verifier(signedRequest(p, d));
+  } catch (error) {
+    // A verifier that throws on malformed input (as Stripe's does on `t=,v1=`) is a 401, never a 500.
+    verdict = verifierThrew(error);
+  }
+  if (!isThenable(verdict)) return verified(p, d, verdict);
+  return Promise.resolve(verdict).then(
+    (settled) => verified(p, d, settled),
+    (error: unknown) => verified(p, d, verifierThrew(error)),
+  );
+}
+
+const verifierThrew = (error: unknown) => refuse('no_match', `The verifier threw: ${messageOf(error)}`);
+
+function verified(p: PipelineState, d: EventRecord, verdict: VerifyOutcome): Answer {
+  if (!verdict.ok) return refuseSignature(p, d, verdict);
+  d.signedId = verdict.id;
+  p.refusals.verified();
+  return decode(p, d);
+}
+
+/** The body as JSON (400 if it is not), mapped by a contract if the receiver has one, then handled. */
+function decode(p: PipelineState, d: EventRecord): Answer {
+  const decoded = decodeJson(d.text ?? d.body!);
+  if (!decoded.ok) return rejected(p, d, answers.invalidJson(decoded.message));
+  d.payload = p.config.mapPayload ? p.config.mapPayload(decoded.value, d.headers!) : decoded.value;
+  return handle(p, d);
 }
 
 /** What costs nothing: the method, a body at all, and the checks that need no body. */
@@ -427,11 +470,16 @@ function rejected(p: PipelineState, d: EventRecord, answer: ReceiverResponse): R
 
 /**
  * Validates the payload, records the job result, then hands the event off or runs its handlers
- * under its dedupe claim; sets `d.outcome` and gives the webhook's answer.
+ * under its dedupe claim; sets `d.outcome` and gives the webhook's answer. Like the webhook door,
+ * it waits only for what answered with a promise (an async schema, a shared store, a handler).
  */
-async function handle(p: PipelineState, d: EventRecord): Promise<ReceiverResponse> {
-  let checked = checkPayload(d.payload, p.schemas);
-  if (checked instanceof Promise) checked = await checked;
+function handle(p: PipelineState, d: EventRecord): Answer {
+  const checked = checkPayload(d.payload, p.schemas);
+  if (checked instanceof Promise) return checked.then((settled) => identify(p, d, settled));
+  return identify(p, d, checked);
+}
+
+function identify(p: PipelineState, d: EventRecord, checked: CheckedPayload): Answer {
   if (!checked.ok || (d.door === 'queued' && checked.type !== d.type)) return invalid(p, d, checked);
   d.type = checked.type;
   d.event = checked.event;
@@ -450,27 +498,39 @@ async function handle(p: PipelineState, d: EventRecord): Promise<ReceiverRespons
   }
   const store = d.door === 'queued' ? undefined : p.config.dedupe;
   const key = store && keyOf(p, d);
-  if (key !== undefined) {
-    // A store that answers at once (the in-memory one) is not awaited: no turn of the microtask queue.
-    let taken = p.claims.take(store!, key, d);
-    if (taken instanceof Promise) taken = await taken;
-    d.trace?.claimed(typeof taken === 'object' ? 'new' : taken);
-    if (typeof taken !== 'object') return notClaimed(d, taken);
-    d.claim = taken;
-  }
+  if (key === undefined) return run(p, d, handlers);
+  // A store that answers at once (the in-memory one) is not awaited: no turn of the microtask queue.
+  const taken = p.claims.take(store!, key, d);
+  if (taken instanceof Promise) return taken.then((settled) => claimed(p, d, handlers, settled));
+  return claimed(p, d, handlers, taken);
+}
+
+function claimed(p: PipelineState, d: EventRecord, handlers: Handlers, taken: ClaimTaken): Answer {
+  d.trace?.claimed(typeof taken === 'object' ? 'new' : taken);
+  if (typeof taken !== 'object') return notClaimed(d, taken);
+  d.claim = taken;
+  return run(p, d, handlers);
+}
+
+type Handlers = readonly EventHandler<unknown>[];
+
+/** Runs the handlers within their time-out, reports their failures, then settles the claim. */
+function run(p: PipelineState, d: EventRecord, handlers: Handlers): Answer {
   const started = d.trace ? performance.now() : 0;
   const ran = runHandlers(handlers, d.event, d, p.config.handlerTimeoutMs);
-  if (Array.isArray(ran)) d.failures = ran;
-  else await ranLate(p, d, ran);
+  if (!Array.isArray(ran)) return ranLate(p, d, ran).then(() => ranAll(p, d, started));
+  d.failures = ran;
+  return ranAll(p, d, started);
+}
+
+function ranAll(p: PipelineState, d: EventRecord, started: number): Answer {
   if (d.trace) d.trace.handlerMs = performance.now() - started;
   if (d.failures.length > 0) p.report(d.failures, d.info());
   const ok = d.failures.length === 0;
   d.outcome = ok ? 'handled' : 'failed';
-  if (d.claim) {
-    const settling = p.claims.completeOrRelease(d.claim, ok, d);
-    if (settling) await settling;
-  }
-  return ok ? answers.ok() : answers.handlerFailed();
+  const answer = ok ? answers.ok() : answers.handlerFailed();
+  const settling = d.claim && p.claims.completeOrRelease(d.claim, ok, d);
+  return settling ? settling.then(() => answer) : answer;
 }
 
 /** A payload that will never pass: 400 for a webhook, `invalid` for a poll, `invalid_job` for a queued event. */

@@ -38,7 +38,8 @@ describe('the shape of src and adapters', () => {
     expect(citing).toEqual([]);
   });
 
-  it('a value that may be a promise is told from one in at most 5 places', () => {
+  // The pipeline's four (the verdict, the schema, the store, the answer), the store call, the signer.
+  it('a value that may be a promise is told from one in at most 6 places', () => {
     const sites = files.flatMap((file) =>
       file.lines
         .filter(
@@ -46,6 +47,6 @@ describe('the shape of src and adapters', () => {
         )
         .map((line) => `${file.path}: ${line.trim()}`),
     );
-    expect(sites.length, sites.join('\n')).toBeLessThanOrEqual(5);
+    expect(sites.length, sites.join('\n')).toBeLessThanOrEqual(6);
   });
 });
