@@ -9,6 +9,7 @@
 import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ApartResults } from './builds-apart.js';
 import type { Results } from './report.js';
 
 // Others may rebuild (and so empty) dist/ while the bench runs: measure a snapshot of it, taken
@@ -46,6 +47,7 @@ const { BEFORE_KIND, SERVER_KINDS } = await import('./server.js');
 const { loadBaseline } = await import('./jobhook.js');
 const { runStores } = await import('./stores.js');
 const { runReconcile } = await import('./reconcile.js');
+const { runBuildsApart } = await import('./builds-apart.js');
 
 const quick = process.env.BENCH_QUICK === '1';
 const before = baselineFolder ? await loadBaseline() : undefined;
@@ -68,6 +70,15 @@ const step = (label: string) =>
 
 step('core, per delivery');
 const coreResults = await runCore([1024, 64 * 1024, 1_000_000], core, before);
+// The 1 KB rows of the build before, again with each build alone in its process (builds-apart.ts).
+let apart: ApartResults | undefined;
+if (before) {
+  step('core, the build before and this one, each in its own process');
+  apart = await runBuildsApart(
+    { before: join(baselineSnapshot, 'dist'), after: fileURLToPath(new URL('./dist', import.meta.url)) },
+    quick ? 2 : 6,
+  );
+}
 step('core, where the time goes');
 const breakdown = await runCoreBreakdown(1024, core);
 step('scale, body size');
@@ -104,6 +115,7 @@ const results: Results = {
   baseline: baselineFolder,
   seconds: (Date.now() - startedAt.getTime()) / 1000,
   core: coreResults,
+  apart,
   breakdown,
   body,
   handlerCounts,
