@@ -5,12 +5,11 @@
 // refuses a queue name or prefix that differs from its, naming both.
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReceiver, type JobhookError, type Receiver } from 'jobhook';
+import type { Receiver } from 'jobhook';
 import { bullmqHandoff, runWorker, type WorkerHandle } from 'jobhook/bullmq';
 import type { HandoffJob } from 'jobhook/extend';
-import { signDelivery } from 'jobhook/testing';
-import { completedPayload, SECRET } from '../fixtures.js';
 import { until } from './contract.js';
+import { invalidOptions, recordingReceiver } from './recording-receiver.js';
 import { REDIS_URL, redisAvailable, redisForTest } from '../support/services.js';
 
 const available = await redisAvailable();
@@ -32,16 +31,7 @@ async function imagesQueue() {
   );
   await queue.waitUntilReady();
   const handoff = bullmqHandoff({ queue });
-  const ran: string[] = [];
-  const receiver = createReceiver({ secret: SECRET, handoff }).onJobCompleted(
-    (event) => void ran.push(event.id),
-  );
-  const deliver = async () => {
-    const payload = completedPayload();
-    const delivery = signDelivery({ secret: SECRET, payload });
-    expect((await receiver.receive({ headers: delivery.headers, body: delivery.body })).status).toBe(200);
-    return payload.id;
-  };
+  const { receiver, ran, deliver } = recordingReceiver(handoff);
   return { queue, prefix, handoff, receiver, ran, deliver };
 }
 
@@ -50,12 +40,6 @@ const running = async (worker: Promise<WorkerHandle>) => {
   cleanups.push(() => handle.close());
   return handle;
 };
-
-const invalid = (pattern: RegExp) =>
-  expect.objectContaining({
-    code: 'invalid_options',
-    message: expect.stringMatching(pattern),
-  }) as JobhookError;
 
 describe.runIf(available)('bullmqHandoff(...).work on a queue of its own', () => {
   it('runs the events the receiver handed off, on the queue’s name, connection and prefix', async () => {
@@ -80,7 +64,7 @@ describe.runIf(available)('bullmqHandoff(...).work on a queue of its own', () =>
     const { handoff, receiver, prefix } = await imagesQueue();
     const workerOptions = { prefix: 'bull' } as never;
     await expect(handoff.work(receiver as Receiver, { workerOptions })).rejects.toThrow(
-      invalid(new RegExp(`bullmqHandoff.work: .workerOptions.prefix. is "bull", but .*"${prefix}"`)),
+      invalidOptions(new RegExp(`bullmqHandoff.work: .workerOptions.prefix. is "bull", but .*"${prefix}"`)),
     );
   });
 });
@@ -92,14 +76,16 @@ describe.runIf(available)('runWorker (deprecated) beside a queue of its own', ()
     await expect(
       running(runWorker(receiver, { connection, workerOptions: { prefix }, onWorkerError: () => undefined })),
     ).rejects.toThrow(
-      invalid(new RegExp(`runWorker: there is no BullMQ queue "jobhook" under the prefix "${prefix}"`)),
+      invalidOptions(
+        new RegExp(`runWorker: there is no BullMQ queue "jobhook" under the prefix "${prefix}"`),
+      ),
     );
   });
 
   it('given the hand-off, refuses another queue name, naming both, and otherwise runs on its queue', async () => {
     const { handoff, receiver, ran, deliver } = await imagesQueue();
     await expect(running(runWorker(receiver, { connection, queueName: 'jobhook', handoff }))).rejects.toThrow(
-      invalid(/runWorker: `queueName` is "jobhook", but the hand-off's queue is "images"/),
+      invalidOptions(/runWorker: `queueName` is "jobhook", but the hand-off's queue is "images"/),
     );
     const id = await deliver();
     await running(runWorker(receiver, { handoff }));

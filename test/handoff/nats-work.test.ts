@@ -7,12 +7,12 @@
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReceiver, type JobhookError } from 'jobhook';
 import { natsHandoff, runNatsWorker, type WorkerHandle } from 'jobhook/nats';
-import { signDelivery } from 'jobhook/testing';
-import { completedPayload, SECRET } from '../fixtures.js';
 import { NATS_URL, natsAvailable, runTag, startPrivateNats } from '../support/services.js';
+import { createReceiver } from 'jobhook';
+import { SECRET } from '../fixtures.js';
 import { until } from './contract.js';
+import { invalidOptions, recordingReceiver } from './recording-receiver.js';
 
 const available = await natsAvailable();
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -34,16 +34,7 @@ async function ownStream() {
   cleanups.push(() => jsm.streams.delete(place.stream));
   cleanups.push(() => jsm.streams.delete(`${place.stream}_DONE`));
   const handoff = natsHandoff({ js, ...place });
-  const ran: string[] = [];
-  const receiver = createReceiver({ secret: SECRET, handoff }).onJobCompleted(
-    (event) => void ran.push(event.id),
-  );
-  const deliver = async () => {
-    const payload = completedPayload();
-    const delivery = signDelivery({ secret: SECRET, payload });
-    expect((await receiver.receive({ headers: delivery.headers, body: delivery.body })).status).toBe(200);
-    return payload.id;
-  };
+  const { receiver, ran, deliver } = recordingReceiver(handoff);
   return { js, jsm, place, handoff, receiver, ran, deliver };
 }
 
@@ -52,12 +43,6 @@ const running = async (worker: Promise<WorkerHandle>) => {
   cleanups.push(() => handle.close());
   return handle;
 };
-
-const invalid = (pattern: RegExp) =>
-  expect.objectContaining({
-    code: 'invalid_options',
-    message: expect.stringMatching(pattern),
-  }) as JobhookError;
 
 const streams = async (js: JetStreamClient) => {
   const names: string[] = [];
@@ -98,7 +83,7 @@ describe.runIf(available)('runNatsWorker (deprecated) beside a stream of its own
     const { js } = await client(server.url);
     const receiver = createReceiver({ secret: SECRET });
     await expect(running(runNatsWorker(receiver, { js, onWorkerError: () => undefined }))).rejects.toThrow(
-      invalid(/runNatsWorker: there is no JetStream stream "JOBHOOK"/),
+      invalidOptions(/runNatsWorker: there is no JetStream stream "JOBHOOK"/),
     );
     expect(await streams(js)).toEqual([]);
   });
@@ -106,12 +91,12 @@ describe.runIf(available)('runNatsWorker (deprecated) beside a stream of its own
   it('given the hand-off, refuses another stream, naming both, and otherwise runs on its stream', async () => {
     const { place, handoff, receiver, ran, deliver } = await ownStream();
     await expect(running(runNatsWorker(receiver, { stream: 'JOBHOOK', handoff }))).rejects.toThrow(
-      invalid(
+      invalidOptions(
         new RegExp(`runNatsWorker: \`stream\` is "JOBHOOK", but the hand-off's stream is "${place.stream}"`),
       ),
     );
     await expect(running(runNatsWorker(receiver, { consumer: 'jobhook-workers', handoff }))).rejects.toThrow(
-      invalid(
+      invalidOptions(
         new RegExp(`\`consumer\` is "jobhook-workers", but the hand-off's consumer is "${place.consumer}"`),
       ),
     );

@@ -3,17 +3,12 @@
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
-import { createReceiver, type JobhookError } from 'jobhook';
+import { createReceiver } from 'jobhook';
 import { natsHandoff, runNatsWorker } from 'jobhook/nats';
 import { pgBossHandoff, runPgBossWorker } from 'jobhook/pg-boss';
 import { SECRET } from '../support/deliveries.js';
 import { NATS_URL, natsAvailable, runTag } from '../support/services.js';
-
-const invalid = (pattern: RegExp) =>
-  expect.objectContaining({
-    code: 'invalid_options',
-    message: expect.stringMatching(pattern),
-  }) as JobhookError;
+import { invalidOptions } from './recording-receiver.js';
 
 const boss = { send() {}, getJobById() {}, fetch() {}, complete() {} } as never;
 const js = { publish() {}, jetstreamManager() {} } as never;
@@ -21,37 +16,41 @@ const receiver = createReceiver({ secret: SECRET });
 
 describe('pgBossHandoff and runPgBossWorker', () => {
   it('name the option that is wrong', async () => {
-    expect(() => pgBossHandoff(undefined as never)).toThrow(invalid(/pgBossHandoff: `boss` must be/));
-    expect(() => pgBossHandoff({ boss, queue: 'a b' })).toThrow(invalid(/`queue`/));
-    expect(() => pgBossHandoff({ boss, schema: 'x; DROP' })).toThrow(invalid(/`schema`/));
-    expect(() => pgBossHandoff({ boss, timeoutMs: -1 })).toThrow(invalid(/`timeoutMs`/));
-    await expect(runPgBossWorker(undefined as never, { boss })).rejects.toThrow(invalid(/receiver/));
-    await expect(runPgBossWorker(receiver, { boss: undefined })).rejects.toThrow(invalid(/`boss`/));
+    expect(() => pgBossHandoff(undefined as never)).toThrow(invalidOptions(/pgBossHandoff: `boss` must be/));
+    expect(() => pgBossHandoff({ boss, queue: 'a b' })).toThrow(invalidOptions(/`queue`/));
+    expect(() => pgBossHandoff({ boss, schema: 'x; DROP' })).toThrow(invalidOptions(/`schema`/));
+    expect(() => pgBossHandoff({ boss, timeoutMs: -1 })).toThrow(invalidOptions(/`timeoutMs`/));
+    await expect(runPgBossWorker(undefined as never, { boss })).rejects.toThrow(invalidOptions(/receiver/));
+    await expect(runPgBossWorker(receiver, { boss: undefined })).rejects.toThrow(invalidOptions(/`boss`/));
     await expect(runPgBossWorker(receiver, { boss, concurrency: 0 })).rejects.toThrow(
-      invalid(/`concurrency`/),
+      invalidOptions(/`concurrency`/),
     );
     await expect(runPgBossWorker(receiver, { boss, pollingIntervalSeconds: 0.1 })).rejects.toThrow(
-      invalid(/`pollingIntervalSeconds`/),
+      invalidOptions(/`pollingIntervalSeconds`/),
     );
   });
 
   it('lists failed events at most `limit`, a positive integer', async () => {
-    await expect(pgBossHandoff({ boss }).listFailed({ limit: 0 })).rejects.toThrow(invalid(/`limit`/));
+    await expect(pgBossHandoff({ boss }).listFailed({ limit: 0 })).rejects.toThrow(invalidOptions(/`limit`/));
   });
 });
 
 describe('natsHandoff and runNatsWorker', () => {
   it('name the option that is wrong', async () => {
-    expect(() => natsHandoff(undefined as never)).toThrow(invalid(/natsHandoff: `js` must be/));
-    expect(() => natsHandoff({ js, stream: 'a.b' })).toThrow(invalid(/`stream`/));
-    expect(() => natsHandoff({ js, subject: 'jobhook.>' })).toThrow(invalid(/`subject`/));
-    expect(() => natsHandoff({ js, duplicateWindowMs: 0 })).toThrow(invalid(/`duplicateWindowMs`/));
-    expect(() => natsHandoff({ js, timeoutMs: 0 })).toThrow(invalid(/`timeoutMs`/));
-    await expect(runNatsWorker(undefined as never, { js })).rejects.toThrow(invalid(/receiver/));
-    await expect(runNatsWorker(receiver, { js: undefined })).rejects.toThrow(invalid(/`js`/));
-    await expect(runNatsWorker(receiver, { js, attempts: 0 })).rejects.toThrow(invalid(/`attempts`/));
-    await expect(runNatsWorker(receiver, { js, backoffMs: [] })).rejects.toThrow(invalid(/`backoffMs`/));
-    await expect(runNatsWorker(receiver, { js, consumer: 'a.b' })).rejects.toThrow(invalid(/`consumer`/));
+    expect(() => natsHandoff(undefined as never)).toThrow(invalidOptions(/natsHandoff: `js` must be/));
+    expect(() => natsHandoff({ js, stream: 'a.b' })).toThrow(invalidOptions(/`stream`/));
+    expect(() => natsHandoff({ js, subject: 'jobhook.>' })).toThrow(invalidOptions(/`subject`/));
+    expect(() => natsHandoff({ js, duplicateWindowMs: 0 })).toThrow(invalidOptions(/`duplicateWindowMs`/));
+    expect(() => natsHandoff({ js, timeoutMs: 0 })).toThrow(invalidOptions(/`timeoutMs`/));
+    await expect(runNatsWorker(undefined as never, { js })).rejects.toThrow(invalidOptions(/receiver/));
+    await expect(runNatsWorker(receiver, { js: undefined })).rejects.toThrow(invalidOptions(/`js`/));
+    await expect(runNatsWorker(receiver, { js, attempts: 0 })).rejects.toThrow(invalidOptions(/`attempts`/));
+    await expect(runNatsWorker(receiver, { js, backoffMs: [] })).rejects.toThrow(
+      invalidOptions(/`backoffMs`/),
+    );
+    await expect(runNatsWorker(receiver, { js, consumer: 'a.b' })).rejects.toThrow(
+      invalidOptions(/`consumer`/),
+    );
   });
 });
 
@@ -61,9 +60,9 @@ describe.runIf(await natsAvailable())('natsHandoff on a stream that does not exi
     try {
       const handoff = natsHandoff({ js: jetstream(nc), stream: `JOBHOOK_NONE_${runTag()}` });
       await expect(handoff.listFailed()).rejects.toThrow(
-        invalid(/there is no JetStream stream JOBHOOK_NONE_/),
+        invalidOptions(/there is no JetStream stream JOBHOOK_NONE_/),
       );
-      await expect(handoff.retryFailed('1')).rejects.toThrow(invalid(/there is no JetStream stream/));
+      await expect(handoff.retryFailed('1')).rejects.toThrow(invalidOptions(/there is no JetStream stream/));
     } finally {
       await nc.close();
     }

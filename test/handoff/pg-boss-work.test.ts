@@ -4,11 +4,11 @@
 // and poll it, running nothing, silently: it now refuses when that queue is missing and others
 // exist, naming them, and, given the hand-off, refuses another queue or schema, naming both.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReceiver, type JobhookError } from 'jobhook';
 import { pgBossHandoff, runPgBossWorker, type WorkerHandle } from 'jobhook/pg-boss';
-import { signDelivery } from 'jobhook/testing';
-import { completedPayload, SECRET } from '../fixtures.js';
+import { createReceiver } from 'jobhook';
+import { SECRET } from '../fixtures.js';
 import { until } from './contract.js';
+import { invalidOptions, recordingReceiver } from './recording-receiver.js';
 import { postgresAvailable } from '../support/services.js';
 import { bossOnOwnSchema } from './pg-boss-own-schema.js';
 
@@ -22,16 +22,7 @@ afterEach(async () => {
 async function imagesQueue() {
   const { boss, schema } = await bossOnOwnSchema(cleanups);
   const handoff = pgBossHandoff({ boss, queue: 'images' });
-  const ran: string[] = [];
-  const receiver = createReceiver({ secret: SECRET, handoff }).onJobCompleted(
-    (event) => void ran.push(event.id),
-  );
-  const deliver = async () => {
-    const payload = completedPayload();
-    const delivery = signDelivery({ secret: SECRET, payload });
-    expect((await receiver.receive({ headers: delivery.headers, body: delivery.body })).status).toBe(200);
-    return payload.id;
-  };
+  const { receiver, ran, deliver } = recordingReceiver(handoff);
   return { boss, schema, handoff, receiver, ran, deliver };
 }
 
@@ -40,12 +31,6 @@ const running = async (worker: Promise<WorkerHandle>) => {
   cleanups.push(() => handle.close());
   return handle;
 };
-
-const invalid = (pattern: RegExp) =>
-  expect.objectContaining({
-    code: 'invalid_options',
-    message: expect.stringMatching(pattern),
-  }) as JobhookError;
 
 describe.runIf(available)('pgBossHandoff(...).work on a queue and schema of its own', () => {
   it('runs the events the receiver handed off', async () => {
@@ -63,7 +48,7 @@ describe.runIf(available)('runPgBossWorker (deprecated) beside a queue of its ow
     const { boss, schema, receiver, deliver } = await imagesQueue();
     await deliver();
     await expect(running(runPgBossWorker(receiver, { boss, pollingIntervalSeconds: 0.5 }))).rejects.toThrow(
-      invalid(
+      invalidOptions(
         new RegExp(
           `runPgBossWorker: there is no pg-boss queue "jobhook" in schema "${schema}", whose queues are "images"`,
         ),
@@ -85,11 +70,11 @@ describe.runIf(available)('runPgBossWorker (deprecated) beside a queue of its ow
   it('given the hand-off, refuses another queue or a boss in another schema, naming both; otherwise runs', async () => {
     const { boss, schema, handoff, receiver, ran, deliver } = await imagesQueue();
     await expect(running(runPgBossWorker(receiver, { boss, queue: 'jobhook', handoff }))).rejects.toThrow(
-      invalid(/runPgBossWorker: `queue` is "jobhook", but the hand-off's queue is "images"/),
+      invalidOptions(/runPgBossWorker: `queue` is "jobhook", but the hand-off's queue is "images"/),
     );
     const other = await bossOnOwnSchema(cleanups);
     await expect(running(runPgBossWorker(receiver, { boss: other.boss, handoff }))).rejects.toThrow(
-      invalid(
+      invalidOptions(
         new RegExp(
           `runPgBossWorker: \`boss\` works in schema "${other.schema}", but the hand-off's schema is "${schema}"`,
         ),
