@@ -2,15 +2,14 @@
 // waits in the stream for a free slot, here or on another worker. A worker that took it while
 // busy would keep it past ack_wait without telling the server it works on it (nothing runs it
 // yet), so the server would give it to another worker, and then both would run it.
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver } from 'jobhook';
 import { natsHandoff } from 'jobhook/nats';
 import { signDelivery } from 'jobhook/testing';
 import { completedPayload, deferred, SECRET } from '../fixtures.js';
-import { NATS_URL, natsAvailable, runTag } from '../support/services.js';
+import { natsAvailable } from '../support/services.js';
 import { until } from './contract.js';
+import { ownNatsStream } from './nats-stream.js';
 
 const available = await natsAvailable();
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -20,15 +19,7 @@ afterEach(async () => {
 
 describe.runIf(available)('the JetStream worker with every slot busy', () => {
   it('leaves the next event to a free worker, which runs it once; the busy one does not run it too', async () => {
-    const tag = runTag();
-    const stream = `JOBHOOK_${tag}`;
-    const subject = `jobhook.${tag}.events`;
-    const nc = await connect({ servers: NATS_URL });
-    cleanups.push(() => nc.close());
-    const js = jetstream(nc);
-    const jsm = await jetstreamManager(nc);
-    cleanups.push(() => jsm.streams.delete(stream));
-    cleanups.push(() => jsm.streams.delete(`${stream}_DONE`));
+    const { js, jsm, stream, subject } = await ownNatsStream(cleanups);
     const handoff = natsHandoff({ js, stream, subject });
     const receiver = createReceiver({ secret: SECRET, handoff });
     const deliver = async (payload: object) => {

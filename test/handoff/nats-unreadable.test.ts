@@ -1,15 +1,14 @@
 // A JetStream message the worker cannot read as a job (JSON `null`, a number, a string, an array,
 // bytes that are not JSON) is kept as failed, acked, and listed like any other failed event: none
 // may stay in the stream unacked for ever, redelivered and invisible to `jobhook failed`.
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver } from 'jobhook';
 import { natsHandoff } from 'jobhook/nats';
 import { signDelivery } from 'jobhook/testing';
 import { completedPayload, SECRET } from '../fixtures.js';
-import { NATS_URL, natsAvailable, runTag } from '../support/services.js';
+import { natsAvailable } from '../support/services.js';
 import { until } from './contract.js';
+import { ownNatsStream } from './nats-stream.js';
 
 const available = await natsAvailable();
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -19,15 +18,7 @@ afterEach(async () => {
 
 describe.runIf(available)('the JetStream worker and messages that are not jobs', () => {
   it('keeps each as failed, acked, and listed by listFailed', async () => {
-    const tag = runTag();
-    const stream = `JOBHOOK_${tag}`;
-    const subject = `jobhook.${tag}.events`;
-    const nc = await connect({ servers: NATS_URL });
-    cleanups.push(() => nc.close());
-    const js = jetstream(nc);
-    const jsm = await jetstreamManager(nc);
-    cleanups.push(() => jsm.streams.delete(stream));
-    cleanups.push(() => jsm.streams.delete(`${stream}_DONE`));
+    const { js, jsm, stream, subject } = await ownNatsStream(cleanups);
     const handoff = natsHandoff({ js, stream, subject });
 
     // One real event first: the hand-off creates the stream, and the worker runs it.
