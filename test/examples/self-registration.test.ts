@@ -96,39 +96,41 @@ test('a registration failure (a wrong API key) is logged once, and the server st
   expect(response.status).toBe(200);
 });
 
+/** examples/self-registration/server.ts run with tsx against `baseUrl`, killed after the test. */
+function runExample(baseUrl: string, apiKey: string): ChildProcessWithoutNullStreams {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/self-registration/server.ts'], {
+    cwd: root,
+    env: { ...process.env, GATEWAY_URL: baseUrl, GATEWAY_API_KEY: apiKey, WEBHOOK_SECRET: SECRET, PORT: '0' },
+  });
+  cleanups.push(async () => {
+    if (child.exitCode === null) {
+      const exited = once(child, 'exit');
+      child.kill();
+      await exited;
+    }
+  });
+  return child;
+}
+
+/** A log sink fed the lines of `stream` as they come. */
+function linesOf(stream: NodeJS.ReadableStream) {
+  const sink = logSink();
+  let buffered = '';
+  stream.on('data', (data: Buffer) => {
+    buffered += data.toString('utf8');
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const line of lines) sink.log(line);
+  });
+  return sink;
+}
+
 test(
   'runs directly with tsx, configured by GATEWAY_URL, GATEWAY_API_KEY, WEBHOOK_SECRET and PORT',
   async () => {
     const gateway = await simulator();
-    const child: ChildProcessWithoutNullStreams = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'examples/self-registration/server.ts'],
-      {
-        cwd: root,
-        env: {
-          ...process.env,
-          GATEWAY_URL: gateway.baseUrl,
-          GATEWAY_API_KEY: gateway.apiKey,
-          WEBHOOK_SECRET: SECRET,
-          PORT: '0',
-        },
-      },
-    );
-    cleanups.push(async () => {
-      if (child.exitCode === null) {
-        const exited = once(child, 'exit');
-        child.kill();
-        await exited;
-      }
-    });
-    const output = logSink();
-    let buffered = '';
-    child.stdout.on('data', (data: Buffer) => {
-      buffered += data.toString('utf8');
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) output.log(line);
-    });
+    const child = runExample(gateway.baseUrl, gateway.apiKey);
+    const output = linesOf(child.stdout);
     await output.waitFor(/^Registered webhook \d+ for /);
     const client = createClient({ apiKey: gateway.apiKey, baseUrl: gateway.baseUrl });
     const job = await client.images.generate({ model: 'm', prompt: 'from the test' });
@@ -141,46 +143,15 @@ test(
   'run directly with a wrong GATEWAY_API_KEY, it reports the failure on stderr and keeps serving',
   async () => {
     const gateway = await simulator();
-    const child: ChildProcessWithoutNullStreams = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'examples/self-registration/server.ts'],
-      {
-        cwd: root,
-        env: {
-          ...process.env,
-          GATEWAY_URL: gateway.baseUrl,
-          GATEWAY_API_KEY: 'sk_wrong_key_of_the_example_test',
-          WEBHOOK_SECRET: SECRET,
-          PORT: '0',
-        },
-      },
-    );
+    const child = runExample(gateway.baseUrl, 'sk_wrong_key_of_the_example_test');
     let exited = false;
     const exit = once(child, 'exit').then(([code]: unknown[]) => {
       exited = true;
       throw new Error(`the example exited (${String(code)}) while it should keep serving`);
     });
     exit.catch(() => undefined); // awaited below, in races
-    cleanups.push(async () => {
-      if (child.exitCode === null) {
-        const exit = once(child, 'exit');
-        child.kill();
-        await exit;
-      }
-    });
-    const lines = (stream: NodeJS.ReadableStream) => {
-      const sink = logSink();
-      let buffered = '';
-      stream.on('data', (data: Buffer) => {
-        buffered += data.toString('utf8');
-        const parts = buffered.split('\n');
-        buffered = parts.pop()!;
-        for (const line of parts) sink.log(line);
-      });
-      return sink;
-    };
-    const stdout = lines(child.stdout);
-    const stderr = lines(child.stderr);
+    const stdout = linesOf(child.stdout);
+    const stderr = linesOf(child.stderr);
     const url = (await Promise.race([stdout.waitFor(/^Receiving webhooks at /), exit])).replace(
       'Receiving webhooks at ',
       '',
