@@ -22,7 +22,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as Jobhook from 'jobhook';
-import { KEY, SECRET, jobCompletedBody, standardHeaders, withFreshEventId } from './fixtures.js';
+import { KEY, SECRET, jobCompletedBody, standardDeliveries, stringDeliveries } from './fixtures.js';
 import { verifyByHand } from './handwritten.js';
 import { compare, formatNs, median, ratio, type Case } from './measure.js';
 
@@ -57,13 +57,9 @@ const builds = { A: await load(distA), B: await load(distB) };
 const body = jobCompletedBody(1024);
 const noop = () => {};
 
-function deliveries(n: number) {
-  return Array.from({ length: n }, () => {
-    const fresh = withFreshEventId(body);
-    // `string`: the body as serverless platforms hand it (the floor then hashes and parses the string).
-    return { headers: standardHeaders(fresh), body: bodyForm === 'string' ? fresh.toString('utf8') : fresh };
-  });
-}
+// `string`: the body as serverless platforms hand it (the floor then hashes and parses the string).
+const deliveries = (n: number) =>
+  bodyForm === 'string' ? stringDeliveries(body, n) : standardDeliveries(body, n);
 
 const FLOOR = 'hand-written floor';
 const cases: Case[] = [

@@ -13,10 +13,11 @@ import {
   SECRET,
   githubHeaders,
   jobCompletedBody,
+  standardDeliveries,
   standardHeaders,
+  stringDeliveries,
   stripeHeader,
   svixHeaders,
-  withFreshEventId,
 } from './fixtures.js';
 import { verifyByHand } from './handwritten.js';
 import { createReceiver, type Build } from './jobhook.js';
@@ -43,25 +44,6 @@ export const BEFORE = {
 } as const;
 
 const noop = () => {};
-
-/**
- * n Standard Webhooks deliveries of `body`, each a fresh event (its own payload id and delivery
- * id), so that jobhook's dedupe store does its real work: claim, complete, evict.
- */
-function standardDeliveries(body: Buffer, n: number) {
-  return Array.from({ length: n }, () => {
-    const fresh = withFreshEventId(body);
-    return { headers: standardHeaders(fresh), body: fresh };
-  });
-}
-
-/** The same deliveries with the body as a string, as AWS Lambda and most serverless platforms hand it. */
-function stringDeliveries(body: Buffer, n: number) {
-  return standardDeliveries(body, n).map(({ headers, body: bytes }) => ({
-    headers,
-    body: bytes.toString('utf8'),
-  }));
-}
 
 /**
  * A receiver as users create one: default verifier, default in-memory dedupe, one no-op handler;

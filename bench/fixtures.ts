@@ -122,6 +122,25 @@ export function stripeHeader(body: Uint8Array, timestamp = nowSeconds()): string
   return `t=${timestamp},v1=${hex}`;
 }
 
+/**
+ * n Standard Webhooks deliveries of `body`, each a fresh event (its own payload id and delivery
+ * id), so that jobhook's dedupe store does its real work: claim, complete, evict.
+ */
+export function standardDeliveries(body: Buffer, n: number) {
+  return Array.from({ length: n }, () => {
+    const fresh = withFreshEventId(body);
+    return { headers: standardHeaders(fresh), body: fresh };
+  });
+}
+
+/** The same deliveries with the body as a string, as AWS Lambda and most serverless platforms hand it. */
+export function stringDeliveries(body: Buffer, n: number) {
+  return standardDeliveries(body, n).map(({ headers, body: bytes }) => ({
+    headers,
+    body: bytes.toString('utf8'),
+  }));
+}
+
 export function sizeLabel(bytes: number): string {
   return bytes >= 1_000_000 ? `${(bytes / 1_000_000).toFixed(0)} MB` : `${Math.round(bytes / KB)} KB`;
 }

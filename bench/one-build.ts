@@ -13,7 +13,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as Jobhook from 'jobhook';
-import { SECRET, jobCompletedBody, standardHeaders, withFreshEventId } from './fixtures.js';
+import { SECRET, jobCompletedBody, standardDeliveries, stringDeliveries } from './fixtures.js';
 import { median } from './measure.js';
 
 const [dist, bodyForm = 'bytes'] = process.argv.slice(2);
@@ -24,12 +24,8 @@ const { createReceiver } = (await import(pathToFileURL(resolve(dist, 'index.js')
 const receiver = createReceiver({ secret: SECRET }).onJobCompleted(() => {});
 const body = jobCompletedBody(1024);
 
-function deliveries(n: number) {
-  return Array.from({ length: n }, () => {
-    const fresh = withFreshEventId(body);
-    return { headers: standardHeaders(fresh), body: bodyForm === 'string' ? fresh.toString('utf8') : fresh };
-  });
-}
+const deliveries = (n: number) =>
+  bodyForm === 'string' ? stringDeliveries(body, n) : standardDeliveries(body, n);
 
 async function receiveAll(all: ReturnType<typeof deliveries>): Promise<void> {
   for (const delivery of all) {

@@ -398,12 +398,13 @@ function beforeAndAfter(r: Results): string[] {
   const before = r.http.get(BEFORE_KIND);
   const after = r.http.get('node-jobhook');
   if (!r.baseline || !core1k[BEFORE.jobhook] || !before || !after) return [];
+  const { apart } = r;
   const vsFloor = (name: string, floor: string) =>
     `${x(ratio(core1k, name, floor))} (${formatNs(median(core1k[name]!))})`;
   return [
     '## Before and after',
     '',
-    `The build before is the one in \`${r.baseline}\` (BENCH_BASELINE), measured beside this one: its \`receive()\` in the same interleaved rounds as the 1 KB core cases, its Node adapter (\`nodeHandler\`, the same receiver options) as one more server in the HTTP rounds. \`receive()\` is given as its time over the hand-written floor's (time per delivery in brackets); after / before is the median over rounds of the ratio within each round (above 1×: more time, more requests per second, more CPU). Sharing one process, the two builds share a heap and the inline caches of zod and node:crypto, and their 1 KB ratio moves from run to run by more than a change does; so \`receive()\` is measured again with each build alone in its own process (bench/one-build.ts: CPU time per fresh 1 KB delivery, the median of 15 batches of 4,000 after 20,000), ${r.apart ? r.apart.bytes.ratios.length : 0} pairs of processes per body form, which build goes first alternating; after / before is the median of the pairs' ratios, and it is what the targets take.`,
+    `The build before is the one in \`${r.baseline}\` (BENCH_BASELINE), measured beside this one: its \`receive()\` in the same interleaved rounds as the 1 KB core cases, its Node adapter (\`nodeHandler\`, the same receiver options) as one more server in the HTTP rounds. \`receive()\` is given as its time over the hand-written floor's (time per delivery in brackets); after / before is the median over rounds of the ratio within each round (above 1×: more time, more requests per second, more CPU). Sharing one process, the two builds share a heap and the inline caches of zod and node:crypto, and their 1 KB ratio moves from run to run by more than a change does; so \`receive()\` is measured again with each build alone in its own process (bench/one-build.ts: CPU time per fresh 1 KB delivery, the median of 15 batches of 4,000 after 20,000), ${apart ? apart.bytes.ratios.length : 0} pairs of processes per body form, which build goes first alternating; after / before is the median of the pairs' ratios, and it is what the targets take.`,
     '',
     table(
       ['', 'build before', 'this build', 'after / before'],
@@ -420,12 +421,12 @@ function beforeAndAfter(r: Results): string[] {
           vsFloor(CASES.jobhookString, CASES.floorString),
           x(ratio(core1k, CASES.jobhookString, BEFORE.jobhookString)),
         ],
-        ...(r.apart
+        ...(apart
           ? (['bytes', 'string'] as const).map((form) => [
               `\`receive()\` CPU per delivery, 1 KB${form === 'string' ? ' string body' : ''}, each build in its own process`,
-              formatNs(median(r.apart![form].before) * 1000),
-              formatNs(median(r.apart![form].after) * 1000),
-              x(median(r.apart![form].ratios)),
+              formatNs(median(apart[form].before) * 1000),
+              formatNs(median(apart[form].after) * 1000),
+              x(median(apart[form].ratios)),
             ])
           : []),
         [
