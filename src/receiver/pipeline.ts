@@ -247,8 +247,8 @@ type Answer = ReceiverResponse | Promise<ReceiverResponse>;
 /**
  * One delivery off the wire, answered; counted in flight (close() waits for it); a throw is a 500,
  * logged. The steps run synchronously for as long as nothing waits (a body in hand, the Node
- * verifier, the in-memory store, handlers that return nothing), the answer taken in one `then`:
- * an async function per step costs a delivery more than checking what each step returned.
+ * verifier, the in-memory store, handlers that return nothing), and an answer given at once is
+ * not sent through a `then`: either costs a delivery more than checking what each step returned.
  */
 function receiveDelivery(p: PipelineState, d: EventRecord, input: DeliveryInput): Promise<ReceiverResponse> {
   p.lifecycle.enter();
@@ -259,7 +259,8 @@ function receiveDelivery(p: PipelineState, d: EventRecord, input: DeliveryInput)
   } catch (error) {
     answer = threw(p, d, error);
   }
-  return Promise.resolve(answer).then(
+  if (!(answer instanceof Promise)) return Promise.resolve(answered(p, d, answer));
+  return answer.then(
     (settled) => answered(p, d, settled),
     (error: unknown) => answered(p, d, threw(p, d, error)),
   );
