@@ -59,8 +59,7 @@ export function deliveryClaims(
   function taken(result: ClaimResult | typeof STORE_FAILED, claim: Claim, delivery: ClaimFor): ClaimTaken {
     if (result === 'new') return claim;
     if (result === 'done' || result === 'busy' || result === STORE_FAILED) return result;
-    reportStoreFailure('claim', new TypeError(`claim() returned ${quote(messageOf(result))}`), delivery);
-    return STORE_FAILED;
+    return failed('claim', new TypeError(`claim() returned ${quote(messageOf(result))}`), delivery);
   }
 
   /**
@@ -157,12 +156,8 @@ export function deliveryClaims(
     );
   }
 
+  /** Reports a store call that failed; gives {@link STORE_FAILED}. */
   function failed(step: string, error: unknown, delivery: ClaimFor): typeof STORE_FAILED {
-    reportStoreFailure(step, error, delivery);
-    return STORE_FAILED;
-  }
-
-  function reportStoreFailure(step: string, error: unknown, delivery: ClaimFor) {
     const info = delivery.info();
     report(
       [
@@ -174,6 +169,7 @@ export function deliveryClaims(
       ],
       info,
     );
+    return STORE_FAILED;
   }
 
   return { take, keepRenewed, completeOrRelease };
