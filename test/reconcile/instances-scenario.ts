@@ -42,14 +42,16 @@ async function prepare(variant: VariantName): Promise<Service> {
   }
   const service = await postgresForTest();
   await service.pool.query(
-    `CREATE TABLE "${service.schema}".records (kind text NOT NULL, line text NOT NULL)`,
+    // Rows come back in insertion order only when asked: concurrent inserts from many connections
+    // fill different pages, and a plain scan returns a later run before an earlier one.
+    `CREATE TABLE "${service.schema}".records (id bigserial, kind text NOT NULL, line text NOT NULL)`,
   );
   return {
     env: { VARIANT: 'postgres', DATABASE_URL, SCHEMA: service.schema },
     jobs: postgresJobTracker({ pool: service.pool, table: `${service.schema}.jobs`, leaseMs: LEASE_MS }),
     async lines(kind) {
       const { rows } = await service.pool.query(
-        `SELECT line FROM "${service.schema}".records WHERE kind = $1`,
+        `SELECT line FROM "${service.schema}".records WHERE kind = $1 ORDER BY id`,
         [kind],
       );
       return rows.map((row: { line: string }) => row.line);

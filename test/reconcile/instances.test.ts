@@ -33,8 +33,9 @@ describe.each(['redis', 'postgres'] satisfies VariantName[])(
         for (const task of r.tasks) {
           const runs = r.runs.get(task)!;
           if (runs.length > 1) {
-            expect(runs).toHaveLength(2);
-            expect(runs[0]!.split(':')[0]).toBe(r.killedPid);
+            const runsOf = `task ${task} ran ${JSON.stringify(runs)}; the killed pid was ${r.killedPid}`;
+            expect(runs, runsOf).toHaveLength(2);
+            expect(runs[0]!.split(':')[0], runsOf).toBe(r.killedPid);
           }
         }
         // An outcome whose delivery was dropped can only have come by poll.
