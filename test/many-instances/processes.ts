@@ -11,6 +11,8 @@ export interface Child {
   readonly process: ChildProcess;
   /** The line it printed once ready, e.g. `listening 40123`. */
   readonly readyLine: string;
+  /** All it wrote to stderr so far: the warnings a test prints when something went wrong. */
+  stderr(): string;
 }
 
 export async function startChild(script: string, env: Record<string, string>): Promise<Child> {
@@ -21,7 +23,11 @@ export async function startChild(script: string, env: Record<string, string>): P
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stderr.on('data', (data: Buffer) => (output += data.toString()));
+  let stderr = '';
+  child.stderr.on('data', (data: Buffer) => {
+    output += data.toString();
+    stderr += data.toString();
+  });
   const readyLine = await new Promise<string>((resolve, reject) => {
     const onData = (data: Buffer) => {
       output += data.toString();
@@ -37,7 +43,7 @@ export async function startChild(script: string, env: Record<string, string>): P
     child.stdout.on('data', onData);
     child.once('exit', onExit);
   });
-  return { process: child, readyLine };
+  return { process: child, readyLine, stderr: () => stderr };
 }
 
 export async function stopChild(child: Child, signal: NodeJS.Signals): Promise<void> {

@@ -73,6 +73,8 @@ export interface ScenarioResult {
   pendingAfter: number;
   /** Tasks still tracked at the end, with their polls: what to look at when one is missing. */
   stillTracked: { taskId: string; polls: number; ageMs: number }[];
+  /** What the receivers wrote to stderr (the killed one's too): a lost claim is warned there. */
+  stderr: string[];
   seconds: number;
 }
 
@@ -109,6 +111,7 @@ export async function runScenario(
     const ports = await Promise.all([0, 1, 2].map(() => freePort()));
     const start = (port: number) => startChild('../reconcile/instance.ts', { ...env, PORT: String(port) });
     const instances: Child[] = await Promise.all(ports.map(start));
+    const everyInstance = [...instances];
     cleanups.unshift(() => Promise.all(instances.map((child) => stopChild(child, 'SIGKILL'))));
     const proxy = await startChild('./proxy-process.ts', { BACKENDS: JSON.stringify(ports) });
     cleanups.unshift(() => stopChild(proxy, 'SIGKILL'));
@@ -131,6 +134,7 @@ export async function runScenario(
           log(`instance ${killedPid} killed`);
           restarted = start(ports[1]!).then((child) => {
             instances[1] = child;
+            everyInstance.push(child);
             log(`instance restarted as ${child.process.pid}`);
           });
         }
@@ -172,6 +176,7 @@ export async function runScenario(
         polls: job.polls,
         ageMs: Date.now() - job.submittedAt,
       })),
+      stderr: everyInstance.map((child) => child.stderr()).filter((text) => text !== ''),
       seconds: (Date.now() - started) / 1000,
     };
   } finally {

@@ -33,7 +33,9 @@ describe.each(['redis', 'postgres'] satisfies VariantName[])(
         for (const task of r.tasks) {
           const runs = r.runs.get(task)!;
           if (runs.length > 1) {
-            const runsOf = `task ${task} ran ${JSON.stringify(runs)}; the killed pid was ${r.killedPid}`;
+            const runsOf =
+              `task ${task} ran ${JSON.stringify(runs)}; the killed pid was ${r.killedPid}; ` +
+              `the receivers' stderr: ${JSON.stringify(r.stderr)}`;
             expect(runs, runsOf).toHaveLength(2);
             expect(runs[0]!.split(':')[0], runsOf).toBe(r.killedPid);
           }
