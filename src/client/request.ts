@@ -1,4 +1,5 @@
 import { ignore } from '../common/logging.js';
+import { deadline } from '../common/deadline.js';
 import { isRecord } from '../common/errors.js';
 import { optionNames, positiveNumber, refuseUnknownOptions } from '../common/errors.js';
 import { redactCause, redactor, type Redact } from '../common/logging.js';
@@ -89,7 +90,7 @@ async function once(
 ) {
   const timeoutMs = positiveNumber(CALL, 'timeoutMs', options.timeoutMs, config.timeoutMs, { unit: 'ms' });
   const timer = new AbortController();
-  const timeout = setTimeout(() => timer.abort(), timeoutMs);
+  const timeout = deadline(timeoutMs, () => timer.abort());
   const either = options.signal ? eitherSignal(options.signal, timer.signal) : undefined;
   const signal = either ? either.signal : timer.signal;
   const headers: Record<string, string> = {
@@ -149,7 +150,7 @@ async function once(
     }
     return unwrap(response, text, what, redact);
   } finally {
-    clearTimeout(timeout);
+    timeout.cancel();
     either?.dispose();
   }
 }

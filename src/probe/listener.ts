@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectNodeStream, declaredLength, limitsWithin } from '../wire/collect-stream.js';
+import { deadline } from '../common/deadline.js';
 
 /**
  * The probe's HTTP listener: it keeps every POST it is sent (headers and raw bytes, when it came)
@@ -87,13 +88,12 @@ export async function startListener({ host, port, answer }: ListenerOptions): Pr
             if (matches(deliveries[index]!)) return done(() => resolve(deliveries[index]!));
           }
         };
-        const timer = setTimeout(
-          () => done(() => reject(new Error(`no ${what} arrived within ${Math.round(timeoutMs / 1000)} s`))),
-          timeoutMs,
+        const timer = deadline(timeoutMs, () =>
+          done(() => reject(new Error(`no ${what} arrived within ${Math.round(timeoutMs / 1000)} s`))),
         );
         const aborted = () => done(() => reject(signal!.reason as Error));
         const done = (settle: () => void) => {
-          clearTimeout(timer);
+          timer.cancel();
           waiting.delete(check);
           signal?.removeEventListener('abort', aborted);
           settle();

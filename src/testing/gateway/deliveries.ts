@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { JobhookError } from '../../common/errors.js';
+import { deadline } from '../../common/deadline.js';
 import type { GatewayEventType } from '../../events/event-types.js';
 import { samplePayload } from '../../events/event-types.js';
 import { signedHeaders } from '../signing.js';
@@ -326,10 +327,7 @@ function post(
       signal,
       ...(https && ca !== undefined && { ca: [...ca] }),
     });
-    const timer = setTimeout(
-      () => req.destroy(new TimeoutError(`timed out after ${timeoutMs} ms`)),
-      timeoutMs,
-    );
+    const timer = deadline(timeoutMs, () => req.destroy(new TimeoutError(`timed out after ${timeoutMs} ms`)));
     req.on('response', (res) => {
       const kept: Buffer[] = [];
       let size = 0;
@@ -338,16 +336,16 @@ function post(
         size += chunk.length;
       });
       res.on('end', () => {
-        clearTimeout(timer);
+        timer.cancel();
         resolve({ status: res.statusCode ?? 0, answer: Buffer.concat(kept).toString('utf8') });
       });
       res.on('error', (error) => {
-        clearTimeout(timer);
+        timer.cancel();
         reject(error);
       });
     });
     req.on('error', (error) => {
-      clearTimeout(timer);
+      timer.cancel();
       reject(error);
     });
     req.end(body);
