@@ -1,6 +1,7 @@
-// The one fixtures module of the tests: the test secret, payloads in the design's shape, and
-// deferred(). Use these rather than a constant or helper of your own; a test that needs a secret
-// of a particular form (rotation, redaction, another runtime) says why beside its own.
+// The one fixtures module of the tests: the test secret, payloads in the design's shape,
+// deferred() and streamedPost(). Use these rather than a constant or helper of your own; a test
+// that needs a secret of a particular form (rotation, redaction, another runtime) says why beside
+// its own.
 import { samplePayload } from '../src/events/event-types.js';
 
 /** A Standard Webhooks secret (base64 after the prefix). */
@@ -22,6 +23,17 @@ export function failedPayload(overrides: Record<string, unknown> = {}) {
     error: { code: 'content_policy', message: 'The prompt was refused.' },
   });
   return { ...payload, ...overrides };
+}
+
+/** A POST to the webhook route with a streamed body, for `receiver.fetch`. */
+export function streamedPost(headers: Record<string, string>, body: ReadableStream<Uint8Array>): Request {
+  // `duplex` is required for a streamed body and not yet in TypeScript's RequestInit.
+  return new Request('http://127.0.0.1/webhooks', {
+    method: 'POST',
+    headers,
+    body,
+    duplex: 'half',
+  } as RequestInit);
 }
 
 /** A promise with its resolve function outside, so a test awaits or releases a handler instead of sleeping. */

@@ -9,7 +9,7 @@ import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { DISCARD_BYTES } from '../../src/wire/unread-body.js';
 import { listen, type Running } from './http.js';
-import { completedPayload, SECRET } from '../fixtures.js';
+import { completedPayload, SECRET, streamedPost } from '../fixtures.js';
 
 const CHUNK = 16 * 1024;
 
@@ -35,15 +35,6 @@ function counted(chunks: number) {
   return { stream, seen };
 }
 
-function post(headers: Record<string, string>, body: ReadableStream<Uint8Array>) {
-  return new Request('http://127.0.0.1/webhooks', {
-    method: 'POST',
-    headers,
-    body,
-    duplex: 'half',
-  } as RequestInit);
-}
-
 const signedHeaders = () => signDelivery({ secret: SECRET, payload: completedPayload() }).headers;
 
 describe('receiver.fetch, a body left unread', () => {
@@ -59,7 +50,7 @@ describe('receiver.fetch, a body left unread', () => {
     '%s: a short rest is read to its end before the answer, which keeps the connection',
     async (_name, headers, status) => {
       const { stream, seen } = counted(4);
-      const response = await make().fetch(post(headers(), stream));
+      const response = await make().fetch(streamedPost(headers(), stream));
       expect(response.status).toBe(status);
       expect(response.headers.get('connection')).toBeNull();
       expect(seen).toMatchObject({ ended: true, cancelled: false });
@@ -73,7 +64,7 @@ describe('receiver.fetch, a body left unread', () => {
     '%s: an endless rest is read up to the bound, then cancelled, and the answer closes the connection',
     async (_name, headers, status) => {
       const { stream, seen } = counted(Infinity);
-      const response = await make().fetch(post(headers(), stream));
+      const response = await make().fetch(streamedPost(headers(), stream));
       expect(response.status).toBe(status);
       expect(response.headers.get('connection')).toBe('close');
       expect(seen.cancelled).toBe(true);
@@ -90,7 +81,7 @@ describe('receiver.fetch, a body left unread', () => {
         cancelled = true;
       },
     });
-    const response = await make().fetch(post({}, hanging));
+    const response = await make().fetch(streamedPost({}, hanging));
     expect(response.status).toBe(401);
     expect(response.headers.get('connection')).toBe('close');
     expect(cancelled).toBe(true);

@@ -3,7 +3,7 @@
 import { describe, expect, test, vi } from 'vitest';
 import { createReceiver } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
-import { completedPayload, SECRET } from '../fixtures.js';
+import { completedPayload, SECRET, streamedPost } from '../fixtures.js';
 
 const make = () => {
   const handler = vi.fn();
@@ -35,12 +35,7 @@ function streamed(headers: Record<string, string>, chunks: Uint8Array[], fail: b
       else controller.close();
     },
   });
-  return new Request('http://127.0.0.1/webhooks', {
-    method: 'POST',
-    headers,
-    body,
-    duplex: 'half',
-  } as RequestInit);
+  return streamedPost(headers, body);
 }
 
 describe('receiver.fetch body reads', () => {

@@ -15,7 +15,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { completed } from '../adapters/fixtures.js';
 import { listen, type Running } from '../adapters/http.js';
 import { PATH, targets, type Target } from '../adapters/targets.js';
-import { deferred } from '../fixtures.js';
+import { deferred, streamedPost } from '../fixtures.js';
 import { capturingLogger } from '../support/traffic.js';
 import { postOnce, upload } from './upload.js';
 
@@ -250,14 +250,7 @@ describe('nothing secret or internal leaks', () => {
         controller.error(new Error(`socket reset while reading ${SECRET}`));
       },
     });
-    const unreadable = await receiver.fetch(
-      new Request('http://127.0.0.1/webhooks', {
-        method: 'POST',
-        headers: sign(completed()).headers,
-        body: broken,
-        duplex: 'half',
-      } as RequestInit),
-    );
+    const unreadable = await receiver.fetch(streamedPost(sign(completed()).headers, broken));
     record('receiver.fetch', unreadable.status, headersOf(unreadable.headers), await unreadable.text());
     // 500 internal_error: a dedupe store that fails, with a stack and a connection string.
     const failingStore: DedupeStore = {
