@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROXIES, proxyAvailable } from '../support/reverse-proxies.js';
+import { nginxTempPaths, PROXIES, proxyAvailable } from '../support/reverse-proxies.js';
 import { codeBlocks } from './code-blocks.js';
 
 const PAGE = 'docs/production.md';
@@ -47,11 +47,7 @@ error_log ${dir}/error.log;
 events {}
 http {
   access_log off;
-  client_body_temp_path ${dir}/client_body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
+${nginxTempPaths(dir)}
 ${snippet}
 }
 `,

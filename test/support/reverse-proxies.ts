@@ -41,6 +41,12 @@ export interface ProxyKind {
   ): { file: string; text: string; args: string[]; env?: Record<string, string> };
 }
 
+/** nginx's temporary folders, inside `dir`: the defaults are system folders a test may not write. */
+export const nginxTempPaths = (dir: string) =>
+  ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((kind) => `  ${kind}_temp_path ${dir}/${kind};`)
+    .join('\n');
+
 const nginx = (buffering: boolean): ProxyKind => ({
   name: buffering ? 'nginx (request buffering on, the default)' : 'nginx (proxy_request_buffering off)',
   binary: '/usr/sbin/nginx',
@@ -54,11 +60,7 @@ error_log ${dir}/error.log warn;
 events { worker_connections 256; }
 http {
   access_log off;
-  client_body_temp_path ${dir}/client_body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
+${nginxTempPaths(dir)}
   upstream receiver {
     server 127.0.0.1:${upstream};
     keepalive 8;
