@@ -131,7 +131,7 @@ export function isHeaderPath(path: unknown): path is string {
 /** A path as a reader: the value it names in a payload and its headers, `undefined` when absent. */
 export type PathReader = (payload: Record<string, unknown>, headers: HeaderReader) => unknown;
 
-/** The reader of a path already checked with {@link isDotPath} or {@link isHeaderPath}. */
+/** The reader of a path already checked as a dot path (`a.b`) or a header path (`header:<name>`). */
 export function pathReader(path: string): PathReader {
   if (path.startsWith(HEADER_PATH)) {
     const name = path.slice(HEADER_PATH.length).toLowerCase();

@@ -1,5 +1,5 @@
 import { JobhookError } from '../common/errors.js';
-import { checkOption, invalidOption, refuseUnknownOptions } from '../common/errors.js';
+import { checkOption, invalidOption, refuseUnknownOptions } from '../common/option-checks.js';
 import { isRecord } from '../common/errors.js';
 import { SECRET_FORMS, type SecretForm } from '../signatures/secret.js';
 import type { Verifier } from '../signatures/verifier.js';

@@ -1,4 +1,4 @@
-import { checkOption, oneOf } from '../common/errors.js';
+import { checkOption, oneOf } from '../common/option-checks.js';
 import { fromBase64, utf8Bytes } from '../common/bytes.js';
 import { importHmacKeys } from '#runtime';
 import type { HmacKeys } from '../runtime/contract.js';

@@ -4,7 +4,7 @@ import {
   optionNames,
   refuseUnknownOptions,
   wholeNumber,
-} from '../common/errors.js';
+} from '../common/option-checks.js';
 import { decodeUtf8, randomHex } from '#runtime';
 import { isThenable } from '../common/deadline.js';
 import type { SignedDelivery, Verifier } from '../signatures/verifier.js';

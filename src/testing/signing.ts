@@ -1,6 +1,6 @@
 // The families of signature signDelivery and the simulator sign in, each signed by the verifier
 // preset that checks it, so that a family has one implementation.
-import { checkOption, oneOf, refuseUnknownOptions } from '../common/errors.js';
+import { checkOption, oneOf, refuseUnknownOptions } from '../common/option-checks.js';
 import { hmacSha256 } from '../signatures/hmac-sha256.js';
 import { SECRET_FORMS, secretBytes, type SecretForm } from '../signatures/secret.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
@@ -76,6 +76,7 @@ export async function signedHeaders(
   return signing.headers(input, signature);
 }
 
+/** Every family a delivery can be signed in, by name. */
 export const SIGNING_FAMILIES: readonly SigningFamily[] = [
   'standard-webhooks',
   'svix',

@@ -16,8 +16,8 @@ import { createClient, type GatewayClient } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
 import { signDelivery, startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProbeError, runProbe, type ProbeOptions } from '../../src/probe/probe.js';
-import type { ProbeReport } from '../../src/probe/report.js';
+import { ProbeError, runProbe, type ProbeOptions } from '../../src/tools/probe/probe.js';
+import type { ProbeReport } from '../../src/tools/probe/report.js';
 import { SECRET } from '../fixtures.js';
 
 /** A secret of the same form as SECRET, for forgeries. */

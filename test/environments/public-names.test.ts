@@ -9,8 +9,11 @@ import config from '../../tsup.config.js';
 
 /** At most this many names in `jobhook`, types included. */
 const ROOT_BUDGET = 30;
-/** At most this many distinct names across every entry point. */
-const DISTINCT_BUDGET = 150;
+/**
+ * At most this many distinct names across every entry point: 150, and the building blocks the tools
+ * wing (src/tools/: the CLI, the probe, the simulator) reaches through `jobhook/extend`.
+ */
+const DISTINCT_BUDGET = 170;
 
 const ROOT = [
   'AnyEvent',
@@ -98,6 +101,29 @@ const EXTEND = [
   'StandardSchemaV1',
   'UnknownEvent',
   'WebhookRegistrar',
+  // what the tools wing (the CLI, the probe, the gateway simulator) is built from
+  'DeliverySigning',
+  'GatewayEventType',
+  'HEADER_PATH',
+  'SIGNING_FAMILIES',
+  'SamplePayload',
+  'SecretForm',
+  'Signing',
+  'canSignWith',
+  'deadline',
+  'isGatewayEventType',
+  'isRecord',
+  'limitsWithin',
+  'optionChecks',
+  'pathReader',
+  'readBodyCapped',
+  'readHeaders',
+  'readRequestBody',
+  'redactor',
+  'resolveSigning',
+  'samplePayload',
+  'signedHeaders',
+  'sleep',
 ];
 
 /** The contracts a plug-in implements: their one home is `jobhook/extend`. */

@@ -3,11 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { JobhookError } from '../../common/errors.js';
-import { deadline } from '../../common/deadline.js';
-import type { GatewayEventType } from '../../events/event-types.js';
-import { samplePayload } from '../../events/event-types.js';
-import { signedHeaders } from '../signing.js';
+import { JobhookError } from 'jobhook';
+import { deadline, samplePayload, signedHeaders, type GatewayEventType } from 'jobhook/extend';
 import type { ResolvedGatewayOptions } from './config.js';
 import { shapedBody, shapeHeaders } from './payload-shapes.js';
 import {

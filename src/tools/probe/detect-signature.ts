@@ -7,9 +7,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { hmacSha256, standardWebhooks, stripeSignature } from 'jobhook';
-import type { Verifier } from 'jobhook/extend';
-import type { SecretForm } from '../signatures/secret.js';
-import { readHeaders } from '../wire/headers.js';
+import { readHeaders, type SecretForm, type Verifier } from 'jobhook/extend';
 import type { CapturedDelivery } from './listener.js';
 
 /** A header as the report may show it: its name, length and shape, never its value. */

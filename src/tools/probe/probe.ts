@@ -13,10 +13,7 @@ import { detectSignature } from './detect-signature.js';
 import { startListener, type CapturedDelivery, type ProbeListener } from './listener.js';
 import { contractOf, typescriptOf, type ContractCheck, type ProbeReport } from './report.js';
 import { retryFinding } from './listener.js';
-import { pathReader } from '../contract/map-payload.js';
-import { readHeaders } from '../wire/headers.js';
-import { isRecord } from '../common/errors.js';
-import { sleep } from '../common/backoff.js';
+import { isRecord, pathReader, readHeaders, sleep } from 'jobhook/extend';
 
 export interface ProbeOptions {
   /** A client of the gateway to probe. */

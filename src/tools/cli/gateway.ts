@@ -6,10 +6,10 @@ import {
   failWhenPromptContains,
   INTERACTIVE_RETRY_DELAYS_MS,
   isPlausibleApiKey,
-} from '../testing/gateway/config.js';
-import { PAYLOAD_SHAPES } from '../testing/gateway/payload-shapes.js';
-import { isLoopback } from '../testing/gateway/webhooks.js';
-import { SIGNING_FAMILIES } from '../testing/signing.js';
+} from '../simulator/config.js';
+import { PAYLOAD_SHAPES } from '../simulator/payload-shapes.js';
+import { isLoopback } from '../simulator/webhooks.js';
+import { SIGNING_FAMILIES } from 'jobhook/extend';
 import { CommandError, UsageError, integer, out, parse } from './args.js';
 import { gatewayHelp } from './help.js';
 import { freshSecret } from './generate.js';

@@ -2,9 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { signDelivery } from 'jobhook/testing';
 import { CommandError, UsageError, httpUrl, integer, out, parse, setting } from './args.js';
 import { sendHelp } from './help.js';
-import { readBodyCapped } from '../client/request.js';
-import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
-import { samplePayload } from '../events/event-types.js';
+import { GATEWAY_EVENT_TYPES } from 'jobhook';
+import { readBodyCapped, samplePayload } from 'jobhook/extend';
 
 /**
  * Above the receiver's default handlerTimeoutMs (10 s): its 500 handler_timeout arrives before
