@@ -9,8 +9,11 @@ import config from '../../tsup.config.js';
 
 /** At most this many names in `jobhook`, types included. */
 const ROOT_BUDGET = 30;
-/** At most this many distinct names across every entry point. */
-const DISTINCT_BUDGET = 150;
+/**
+ * At most this many distinct names across every entry point. 160 since jobhook/sqlite: its store,
+ * tracker and inbox, each a function, its options and its resolved type, as the other stores have.
+ */
+const DISTINCT_BUDGET = 160;
 
 const ROOT = [
   'AnyEvent',
