@@ -10,11 +10,13 @@ import config from '../../tsup.config.js';
 /** At most this many names in `jobhook`, types included. */
 const ROOT_BUDGET = 30;
 /**
- * At most this many distinct names across every entry point: 150, and the building blocks the tools
+/**
+ * At most this many distinct names across every entry point: 150, the building blocks the tools
  * wing (src/tools/: the CLI, the probe, the simulator) reaches through `jobhook/extend`, among them
- * the one description of a signature scheme (`SchemeParameters`, `schemeVerifier`).
+ * the one description of a signature scheme (`SchemeParameters`, `schemeVerifier`), and
+ * jobhook/sqlite's store, tracker and inbox (each a function, its options and its resolved type).
  */
-const DISTINCT_BUDGET = 175;
+const DISTINCT_BUDGET = 185;
 
 const ROOT = [
   'AnyEvent',

@@ -22,6 +22,16 @@ const env = (name: string) => {
 async function wiring(): Promise<{ options: Omit<ReceiverOptions, 'secret'>; effect: Effect }> {
   const leaseMs = Number(env('LEASE_MS'));
   switch (env('VARIANT')) {
+    case 'sqlite': {
+      const { sqliteDedupeStore } = await import('jobhook/sqlite');
+      const { appendFile } = await import('node:fs/promises');
+      // A file per process, so that no two processes append to one file; the time orders the runs.
+      const records = `${env('RECORDS')}/effects-${process.pid}.txt`;
+      return {
+        options: { dedupe: sqliteDedupeStore({ path: env('DB_PATH'), leaseMs }) },
+        effect: (eventId) => appendFile(records, `${eventId} ${process.pid} ${Date.now()}\n`),
+      };
+    }
     case 'redis': {
       const { Redis } = await import('ioredis');
       const redis = new Redis(env('REDIS_URL'));

@@ -1,8 +1,9 @@
-// Three receiver processes behind a round-robin proxy share one dedupe store; the gateway
-// simulator sends JOBHOOK_INSTANCES_JOBS jobs (default 1,000; the full run is 5,000) with 10 %
-// duplicate deliveries, a second webhook for the same URL for part of the run, and one process is
-// killed with SIGKILL mid-run and restarted. Each event's side effect must happen once, none
-// may be missing, and every delivery must end answered 2xx.
+// Three receiver processes behind a round-robin proxy share one dedupe store (Redis, PostgreSQL,
+// or one SQLite file of this machine); the gateway simulator sends JOBHOOK_INSTANCES_JOBS jobs
+// (default 1,000; the full run is 5,000) with 10 % duplicate deliveries, a second webhook for the
+// same URL for part of the run, and one process is killed with SIGKILL mid-run and restarted.
+// Each event's side effect must happen once, none may be missing, and every delivery must end
+// answered 2xx.
 //
 // The hand-off variants: the three receivers queue to BullMQ on a durable Redis of the test's own,
 // 2 worker processes run the handlers, and that Redis is killed (SIGKILL) and restarted mid-run;
@@ -13,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { natsAvailable, postgresAvailable, redisAvailable } from '../support/services.js';
 import { natsVariant, pgBossVariant } from './handoff-variants.js';
 import { runScenario, type ScenarioResult } from './harness.js';
-import { bullmqVariant, postgresVariant, redisVariant, type Variant } from './variants.js';
+import { bullmqVariant, postgresVariant, redisVariant, sqliteVariant, type Variant } from './variants.js';
 
 const JOBS = Number(process.env.JOBHOOK_INSTANCES_JOBS) || 1000;
 const available = {
@@ -34,6 +35,8 @@ function summary(name: string, r: ScenarioResult) {
 describe.each([
   { variant: redisVariant, on: available.redis },
   { variant: postgresVariant, on: available.postgres },
+  // The processes of one machine on one file: no service to run.
+  { variant: sqliteVariant, on: true },
 ] satisfies { variant: Variant; on: boolean }[])(
   'many instances on the $variant.name store',
   ({ variant, on }) => {

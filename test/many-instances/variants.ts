@@ -3,6 +3,9 @@
 // gives the instances their environment, reads the effects back and removes what it created.
 // The hand-off variant (BullMQ) adds worker processes, restarts its Redis mid-run, and drains the
 // queue before the effects are counted.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -125,6 +128,30 @@ export const bullmqVariant: Variant = {
         redis.disconnect();
         await server.stop();
       },
+    };
+  },
+};
+
+/** One SQLite file on this machine, shared by the processes; each records its effects in a file of its own. */
+export const sqliteVariant: Variant = {
+  name: 'sqlite',
+  async prepare() {
+    const dir = mkdtempSync(join(tmpdir(), 'jobhook-many-sqlite-'));
+    return {
+      env: { VARIANT: 'sqlite', DB_PATH: join(dir, 'jobhook.db'), RECORDS: dir },
+      async effects() {
+        const runs = new Map<string, { pid: string; at: number }[]>();
+        for (const name of readdirSync(dir).filter((file) => file.startsWith('effects-'))) {
+          for (const line of readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean)) {
+            const [eventId, pid, at] = line.split(' ') as [string, string, string];
+            runs.set(eventId, [...(runs.get(eventId) ?? []), { pid, at: Number(at) }]);
+          }
+        }
+        const inOrder = (list: { pid: string; at: number }[]) =>
+          list.sort((a, b) => a.at - b.at).map((run) => run.pid);
+        return new Map([...runs].map(([eventId, list]) => [eventId, inOrder(list)]));
+      },
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
     };
   },
 };

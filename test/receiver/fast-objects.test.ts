@@ -5,8 +5,12 @@
 // bench/NOTES.md; this test keeps a new getter from bringing it back.
 import { setFlagsFromString } from 'node:v8';
 import { runInThisContext } from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { memoryDedupeStore } from 'jobhook';
+import { sqliteDedupeStore, sqliteJobTracker } from 'jobhook/sqlite';
 import { withGetters } from '../../src/common/structures.js';
 import { inFlightTracker } from '../../src/receiver/in-flight.js';
 import { jobResults } from '../../src/results/job-results.js';
@@ -18,6 +22,10 @@ setFlagsFromString('--allow-natives-syntax');
 const hasFastProperties = runInThisContext('(object) => %HasFastProperties(object)') as (
   object: object,
 ) => boolean;
+
+const sqliteDir = mkdtempSync(join(tmpdir(), 'jobhook-fast-objects-'));
+afterAll(() => rmSync(sqliteDir, { recursive: true, force: true }));
+const sqliteFile = () => join(sqliteDir, 'jobhook.db');
 
 describe('objects read on every delivery keep fast properties', () => {
   it('tells a literal with a getter (a dictionary) from one without', () => {
@@ -46,6 +54,8 @@ describe('objects read on every delivery keep fast properties', () => {
     ['the job results feed', () => jobResults(undefined, console)],
     ['memoryJobTracker()', () => memoryJobTracker()],
     ['the timer queue', () => timerQueue()],
+    ['sqliteDedupeStore()', () => sqliteDedupeStore({ path: sqliteFile() })],
+    ['sqliteJobTracker()', () => sqliteJobTracker({ path: sqliteFile() })],
   ])('%s', (_name, make) => {
     const made = make();
     expect(hasFastProperties(made)).toBe(true);
