@@ -1,6 +1,6 @@
 import { JobhookError } from '../common/errors.js';
 import { checkOption, invalidOption, refuseUnknownOptions } from '../common/option-checks.js';
-import { isRecord } from '../common/errors.js';
+import { isRecord } from '../common/values.js';
 import {
   SCHEMES,
   checkSchemeParameters,

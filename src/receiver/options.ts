@@ -23,7 +23,7 @@ import {
   type Logger,
   type SafeLogger,
 } from '../common/logging.js';
-import { redactor, type Redactor } from '../common/logging.js';
+import { redactor, type Redactor } from '../common/redaction.js';
 import type { HeaderReader } from '../wire/headers.js';
 import { isRefusalCode } from '../signatures/verifier.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
