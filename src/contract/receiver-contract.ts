@@ -203,3 +203,17 @@ export interface ReceiverContract {
     createdAtPath?: string | null;
   };
 }
+
+/**
+ * A `jobhook probe` report as TypeScript types it when imported as a JSON module (`import report
+ * from './contract.json' with { type: 'json' }`): its names widened to `string`, its version to
+ * `number`. `createReceiver({ contract: report })` takes it as it is and checks the values.
+ */
+export interface ProbeReportJson {
+  probe: object;
+  contract: {
+    version?: number;
+    signature: { scheme: string; header?: string; prefix?: string; encoding?: string; secretForm?: string };
+    payload: ReceiverContract['payload'];
+  };
+}
