@@ -74,14 +74,14 @@ export type { ReconcileClient } from './reconcile/options.js';
 export type { UnknownEvent } from './events/schemas.js';
 export type { StandardSchemaV1 } from './events/schemas.js';
 
-// The building blocks jobhook's own tools (its CLI, probe and gateway simulator) are made of, for a
-// tool of your own built the same way.
+// What jobhook's own tools (src/tools/) are built from, for a tool of yours built the same way.
 export { readRequestBody, limitsWithin, readBodyCapped } from './wire/collect-stream.js';
 export { readHeaders } from './wire/headers.js';
 export { deadline } from './common/deadline.js';
 export { sleep } from './common/backoff.js';
-export { messageOf, redactor } from './common/logging.js';
-export { isRecord } from './common/errors.js';
+export { messageOf } from './common/logging.js';
+export { redactor } from './common/redaction.js';
+export { isRecord } from './common/values.js';
 export * as optionChecks from './common/option-checks.js';
 export {
   samplePayload,

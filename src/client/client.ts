@@ -1,7 +1,7 @@
 import { JobhookError } from '../common/errors.js';
-import { isRecord } from '../common/errors.js';
+import { isRecord } from '../common/values.js';
 import { messageOf, safeLogger, type Logger } from '../common/logging.js';
-import { redactor, type Redact } from '../common/logging.js';
+import { redactor, type Redact } from '../common/redaction.js';
 import {
   checkOption,
   func,

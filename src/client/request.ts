@@ -1,8 +1,8 @@
 import { ignore, messageOf } from '../common/logging.js';
 import { deadline } from '../common/deadline.js';
-import { isRecord } from '../common/errors.js';
+import { isRecord } from '../common/values.js';
 import { optionNames, positiveNumber, refuseUnknownOptions } from '../common/option-checks.js';
-import { redactCause, redactor, type Redact } from '../common/logging.js';
+import { redactCause, redactor, type Redact } from '../common/redaction.js';
 import { readBodyCapped } from '../wire/collect-stream.js';
 import {
   GatewayError,

@@ -7,7 +7,7 @@ import {
   positiveNumber,
   refuseUnknownOptions,
 } from '../common/option-checks.js';
-import { redactValues, type Redact } from '../common/logging.js';
+import { redactValues, type Redact } from '../common/redaction.js';
 import { withGetters } from '../common/structures.js';
 import type { JobResult } from '../results/job-result.js';
 import type { JobResults } from '../results/job-results.js';

@@ -54,6 +54,13 @@ export function fromBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
   return bytes;
 }
 
+/** A `whsec_` secret's key bytes (base64 after the prefix, the Standard Webhooks form), else undefined. */
+export function whsecBytes(secret: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!secret.startsWith('whsec_')) return undefined;
+  const encoded = secret.slice('whsec_'.length);
+  return /^[A-Za-z0-9+/]*={0,2}$/.test(encoded) ? fromBase64(encoded) : undefined;
+}
+
 /** The bytes of hex text of even length (the caller checks the alphabet first). */
 export function fromHex(text: string): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(text.length >> 1);

@@ -1,5 +1,6 @@
 // The option checks: each throws JobhookError "<where>: `<name>` must be <rule>; got <kind>."
 import { JobhookError } from './errors.js';
+import { kindOf } from './values.js';
 
 /** Refuses an options object with a key the function does not know, naming where it belongs. */
 export function refuseUnknownOptions(
@@ -67,30 +68,6 @@ export function optionNames<T>() {
 
 /** The unit of a time-out or timer that 0 turns off. */
 export const MS_OR_NONE = 'ms, 0 for none';
-
-/** What sort of thing was given, in words, without its value (a value can be a secret). */
-export function kindOf(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : 'an array';
-  switch (typeof value) {
-    case 'number':
-      if (Number.isNaN(value)) return 'NaN';
-      if (!Number.isFinite(value)) return 'an infinite number';
-      if (value < 0) return 'a negative number';
-      if (value === 0) return 'zero';
-      if (!Number.isInteger(value)) return 'a fraction';
-      return Number.isSafeInteger(value) ? 'a number' : 'a number too large to be exact';
-    case 'string':
-      return value.length === 0 ? 'an empty string' : 'a string';
-    case 'object':
-      return 'an object';
-    case 'function':
-      return 'a function';
-    default:
-      return `a ${typeof value}`;
-  }
-}
 
 /** The error for a value that breaks its option's rule (a rule such as "a positive integer (ms)"). */
 export function invalidOption(where: string, name: string, rule: string, given: unknown): JobhookError {

@@ -1,4 +1,4 @@
-import { isRecord } from '../common/errors.js';
+import { isRecord } from '../common/values.js';
 import { isHeaderName, type HeaderReader } from '../wire/headers.js';
 
 /**

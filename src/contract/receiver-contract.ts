@@ -1,6 +1,6 @@
 import { JobhookError } from '../common/errors.js';
 import { checkOption, invalidOption, refuseUnknownOptions } from '../common/option-checks.js';
-import { isRecord } from '../common/errors.js';
+import { isRecord } from '../common/values.js';
 import {
   SCHEMES,
   checkSchemeParameters,
@@ -201,5 +201,19 @@ export interface ReceiverContract {
     eventIdPath?: string | null;
     /** When the event happened: ISO 8601, or Unix seconds or milliseconds. `null` or absent: when received. */
     createdAtPath?: string | null;
+  };
+}
+
+/**
+ * A `jobhook probe` report as TypeScript types it when imported as a JSON module (`import report
+ * from './contract.json' with { type: 'json' }`): its names widened to `string`, its version to
+ * `number`. `createReceiver({ contract: report })` takes it as it is and checks the values.
+ */
+export interface ProbeReportJson {
+  probe: object;
+  contract: {
+    version?: number;
+    signature: { scheme: string; header?: string; prefix?: string; encoding?: string; secretForm?: string };
+    payload: ReceiverContract['payload'];
   };
 }

@@ -1,6 +1,6 @@
 // The namespace import, not `{ z }`: bundlers then keep only the parts of zod used.
 import * as z from 'zod';
-import { isRecord } from '../common/errors.js';
+import { isRecord } from '../common/values.js';
 
 // Written out, not inferred from zod, so the published types load none of it (test/types checks they agree).
 

@@ -5,7 +5,7 @@ import {
   type StandardIssue,
   type StandardResult,
 } from '../events/schemas.js';
-import { isRecord } from '../common/errors.js';
+import { isRecord } from '../common/values.js';
 
 /**
  * A decoded payload checked against its type's schema: its type, the validated event and the

@@ -1,5 +1,6 @@
 import type { JobhookError } from '../common/errors.js';
-import { messageOf, quote, type SafeLogger, type Redact } from '../common/logging.js';
+import { messageOf, quote, type SafeLogger } from '../common/logging.js';
+import { type Redact } from '../common/redaction.js';
 import type { InFlight } from './in-flight.js';
 import type { ErrorHandler } from './types.js';
 

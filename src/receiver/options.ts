@@ -23,13 +23,13 @@ import {
   type Logger,
   type SafeLogger,
 } from '../common/logging.js';
-import { redactor, type Redactor } from '../common/logging.js';
+import { redactor, type Redactor } from '../common/redaction.js';
 import type { HeaderReader } from '../wire/headers.js';
 import { isRefusalCode } from '../signatures/verifier.js';
 import { standardWebhooks } from '../signatures/standard-webhooks.js';
 import type { JobResultsOptions } from '../results/job-results.js';
 import { resolveContract, type ResolvedContract } from '../contract/receiver-contract.js';
-import type { ReceiverContract } from '../contract/receiver-contract.js';
+import type { ProbeReportJson, ReceiverContract } from '../contract/receiver-contract.js';
 import type { ResultChannel } from '../results/job-result.js';
 import {
   refuse,
@@ -50,7 +50,7 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
   /** The signature scheme. Default: `standardWebhooks()`. A function is a custom verifier. */
   verifier?: Verifier | CustomVerifyFunction;
   /** A sender jobhook did not assume: the report of `npx jobhook probe` (docs/contracts.md), in place of `verifier`. */
-  contract?: ReceiverContract | { contract: ReceiverContract };
+  contract?: ReceiverContract | { contract: ReceiverContract } | ProbeReportJson;
   /** Accept deliveries without checking any signature. Only for local experiments. */
   dangerouslySkipVerification?: boolean;
   /** How far a signed timestamp may be from the clock, in seconds, either way. Default 300. */

@@ -2,7 +2,7 @@ import { signHmac } from '#runtime';
 import { toBase64Url, utf8Bytes } from '../common/bytes.js';
 import { JobhookError } from '../common/errors.js';
 import { TIMED_OUT, within } from '../common/deadline.js';
-import type { Redactor } from '../common/logging.js';
+import type { Redactor } from '../common/redaction.js';
 import type { HeaderReader } from '../wire/headers.js';
 import type { VerifyFunction } from '../signatures/verifier.js';
 

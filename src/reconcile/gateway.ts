@@ -1,4 +1,4 @@
-import { isRecord } from '../common/errors.js';
+import { isRecord } from '../common/values.js';
 import { messageOf, quote, type SafeLogger } from '../common/logging.js';
 import type { DeliveryFailures, ReconcileClient } from './options.js';
 

@@ -1,5 +1,5 @@
 import { backoffDelay } from '../common/backoff.js';
-import { isRecord } from '../common/errors.js';
+import { isRecord } from '../common/values.js';
 import { messageOf, quote, type SafeLogger } from '../common/logging.js';
 import type { TrackedJob } from '../tracker/job-tracker.js';
 import type { EventOutcome } from '../events/event-types.js';

@@ -1,4 +1,4 @@
-import { isRecord } from '../common/errors.js';
+import { isRecord } from '../common/values.js';
 
 /** A job's outcome from a verified, valid `job.completed` or `job.failed`: what a `waitFor` is woken with. */
 export interface JobResult {

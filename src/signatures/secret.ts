@@ -1,10 +1,9 @@
 import { checkOption, oneOf } from '../common/option-checks.js';
-import { fromBase64, utf8Bytes } from '../common/bytes.js';
+import { utf8Bytes, whsecBytes } from '../common/bytes.js';
 import { importHmacKeys } from '#runtime';
 import type { HmacKeys } from '../runtime/contract.js';
 
 const STANDARD_PREFIX = 'whsec_';
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** How a secret becomes key bytes: `whsec-base64` (base64 after `whsec_`, else UTF-8; the default) or `utf8`. */
 export type SecretForm = 'whsec-base64' | 'utf8';
@@ -24,8 +23,7 @@ export function secretBytes(
   form: SecretForm = 'whsec-base64',
 ): Uint8Array {
   if (form === 'utf8' || !secret.startsWith(STANDARD_PREFIX)) return utf8Bytes(secret);
-  const encoded = secret.slice(STANDARD_PREFIX.length);
-  const bytes = BASE64.test(encoded) ? fromBase64(encoded) : undefined;
+  const bytes = whsecBytes(secret);
   const rule = 'base64 after the prefix when it starts with "whsec_" (the Standard Webhooks form)';
   checkOption(where, 'secret', secret, bytes !== undefined && bytes.byteLength > 0, rule);
   return bytes!;

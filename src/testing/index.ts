@@ -6,5 +6,4 @@
  */
 export { signDelivery, type SignDeliveryOptions, type SignedTestDelivery } from './sign-delivery.js';
 export type { Signing } from './signing.js';
-// The one entry that gathers a tool: the simulator lives in the tools wing (src/tools/simulator).
 export { startGateway, type Gateway, type GatewayOptions } from '../tools/simulator/index.js';

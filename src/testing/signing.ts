@@ -168,7 +168,6 @@ function schemeSigning(
 ): DeliverySigning {
   const idHeaders = (id: string): Record<string, string> =>
     idHeader ? { [idHeader.toLowerCase()]: id } : {};
-  // The id header (when asked for), then the signature.
   const withIdHeader: DeliverySigning['headers'] = ({ id }, signature) => ({
     ...idHeaders(id),
     ...signature,

@@ -154,10 +154,7 @@ export class BodyCollector {
   }
 }
 
-/**
- * An answer's body as text, up to `maxBytes` (its sender decides how much it sends): past it the
- * rest is cancelled and the result is undefined. Adds the bytes read to `counted`.
- */
+/** An answer's body as text, up to `maxBytes` (else the rest is cancelled: undefined); adds its bytes to `counted`. */
 export async function readBodyCapped(
   response: Response,
   maxBytes: number,

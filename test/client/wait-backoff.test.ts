@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { GatewayError } from '../../src/client/errors.js';
 import type { ImageTask } from '../../src/client/types.js';
 import { waitService } from '../../src/client/wait-for.js';
-import { redactor } from '../../src/common/logging.js';
+import { redactor } from '../../src/common/redaction.js';
 
 beforeEach(() => void vi.useFakeTimers({ now: 1_000_000 }));
 afterEach(() => void vi.useRealTimers());

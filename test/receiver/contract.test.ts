@@ -11,6 +11,7 @@ import {
 import { signDelivery } from 'jobhook/testing';
 import { describe, expect, it } from 'vitest';
 import { SECRET } from '../fixtures.js';
+import report from './probe-report.json' with { type: 'json' };
 
 /** A sender that signs GitHub-like (base64, no prefix) and sends the simulator's `flat` shape. */
 const flat: ReceiverContract = {
@@ -60,6 +61,13 @@ const flatCompleted = (taskId = 'task_1') => ({
 });
 
 describe('mapping a sender payload', () => {
+  it('a whole report read as a JSON module is a contract as it is', async () => {
+    const { events, send } = receiverWith(report, {});
+    const github = { scheme: 'hmac-sha256', header: 'x-hub-signature-256', prefix: 'sha256=' };
+    expect((await send(flatCompleted('task_json'), { scheme: github })).status).toBe(200);
+    expect(events.map((event) => event.data.task_id)).toEqual(['task_json']);
+  });
+
   it('a flat job.completed reaches onJobCompleted as the typed event, its own fields kept', async () => {
     const { send, events } = receiverWith(flat);
     const answer = await send(flatCompleted());

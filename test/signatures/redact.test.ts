@@ -1,7 +1,7 @@
 // The one redaction of secrets (src/common/redact.ts), checked against encodings the test computes
 // itself with Node's Buffer, so a form the module forgets shows up here.
 import { describe, expect, test } from 'vitest';
-import { redactCause, redactor, redactValues } from '../../src/common/logging.js';
+import { redactCause, redactor, redactValues } from '../../src/common/redaction.js';
 
 const SECRETS = [
   'sk_live_0123456789abcdef',
