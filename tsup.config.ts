@@ -13,6 +13,7 @@ const library = {
   testing: 'src/testing/index.ts',
   redis: 'src/redis/index.ts',
   postgres: 'src/postgres/index.ts',
+  sqlite: 'src/sqlite/index.ts',
   bullmq: 'src/bullmq/index.ts',
   'pg-boss': 'src/pg-boss/index.ts',
   nats: 'src/nats/index.ts',
@@ -47,6 +48,11 @@ export default defineConfig([
     // tsup strips `node:` by default, turning `node:crypto` into `crypto`, which Workers and the
     // Edge Runtime cannot resolve. Only runtime-node and the Node-only entries import node:*.
     removeNodeProtocol: false,
+    // jobhook/sqlite loads better-sqlite3 with createRequire(import.meta.url); CommonJS has no
+    // import.meta, and its module's own path, which createRequire takes as well, is __filename.
+    esbuildOptions(options, context) {
+      if (context.format === 'cjs') options.define = { ...options.define, 'import.meta.url': '__filename' };
+    },
     tsconfig: 'tsconfig.build.json',
   },
   {

@@ -19,6 +19,7 @@ export default defineConfig({
       { find: /^jobhook\/testing$/, replacement: source('./src/testing/index.ts') },
       { find: /^jobhook\/redis$/, replacement: source('./src/redis/index.ts') },
       { find: /^jobhook\/postgres$/, replacement: source('./src/postgres/index.ts') },
+      { find: /^jobhook\/sqlite$/, replacement: source('./src/sqlite/index.ts') },
       { find: /^jobhook\/bullmq$/, replacement: source('./src/bullmq/index.ts') },
       { find: /^jobhook\/pg-boss$/, replacement: source('./src/pg-boss/index.ts') },
       { find: /^jobhook\/nats$/, replacement: source('./src/nats/index.ts') },

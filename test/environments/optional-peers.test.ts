@@ -69,6 +69,7 @@ describe.each([
   'adapters/koa.ts',
   'src/redis/index.ts',
   'src/postgres/index.ts',
+  'src/sqlite/index.ts',
   'src/bullmq/index.ts',
   'src/pg-boss/index.ts',
   'src/nats/index.ts',
@@ -77,7 +78,7 @@ describe.each([
     const packages = [...runtimePackages(entry)];
     expect(
       packages.filter((name) =>
-        /^(express|hono|fastify|koa|@koa\/.*|ioredis|pg|pg-boss|bullmq|@nats-io\/.*|@opentelemetry\/api)(\/|$)/.test(
+        /^(express|hono|fastify|koa|@koa\/.*|ioredis|pg|pg-boss|bullmq|better-sqlite3|@nats-io\/.*|@opentelemetry\/api)(\/|$)/.test(
           name,
         ),
       ),

@@ -34,6 +34,7 @@ const subpaths = {
   'jobhook/testing': ['signDelivery', 'startGateway'],
   'jobhook/redis': ['redisDedupeStore'],
   'jobhook/postgres': ['postgresDedupeStore', 'postgresDedupeMigration'],
+  'jobhook/sqlite': ['sqliteDedupeStore'],
   'jobhook/bullmq': ['bullmqHandoff', 'runWorker'],
   'jobhook/pg-boss': ['pgBossHandoff', 'runPgBossWorker'],
   'jobhook/nats': ['natsHandoff', 'runNatsWorker'],

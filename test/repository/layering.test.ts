@@ -31,6 +31,7 @@ const LAYERS: Record<string, number> = {
   client: 6,
   redis: 6,
   postgres: 6,
+  sqlite: 6,
   bullmq: 6,
   'pg-boss': 6,
   nats: 6,

@@ -1,0 +1,130 @@
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { checkOption, JobhookError, type JobhookErrorCode } from '../common/errors.js';
+
+/** A prepared statement of better-sqlite3 (typed here, so that it stays an optional peer). */
+export interface SqliteStatement {
+  run(...params: unknown[]): { changes: number };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+/** A better-sqlite3 `Database`: `name` is the file's absolute path; `exec` runs SQL text with no parameters. */
+export interface SqliteDatabase {
+  readonly name: string;
+  exec(sql: string): unknown;
+  prepare(sql: string): SqliteStatement;
+  readonly inTransaction: boolean;
+}
+
+/** How long a write waits for another process's to end before it fails with SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+type DatabaseConstructor = new (path: string, options?: { timeout?: number }) => SqliteDatabase;
+
+const INSTALL = 'jobhook/sqlite needs the better-sqlite3 package: run `npm install better-sqlite3`.';
+
+let engine: DatabaseConstructor | undefined;
+
+/** better-sqlite3, loaded on first use, so that jobhook/sqlite loads without it. */
+function loadEngine(): DatabaseConstructor {
+  if (engine) return engine;
+  try {
+    engine = createRequire(import.meta.url)('better-sqlite3') as DatabaseConstructor;
+  } catch (error) {
+    const missing = (error as { code?: unknown }).code === 'MODULE_NOT_FOUND';
+    throw new JobhookError('invalid_options', missing ? INSTALL : `${INSTALL} (${String(error)})`, {
+      cause: error,
+    });
+  }
+  return engine;
+}
+
+/** Why `file` did not open: a better-sqlite3 built for another Node says how to rebuild it. */
+function cannotOpen(file: string, error: unknown): string {
+  const text = String(error);
+  if (/bindings file|NODE_MODULE_VERSION|ERR_DLOPEN_FAILED/.test(text + (error as { code?: string }).code)) {
+    return `better-sqlite3 is not built for this Node (${process.version}): run \`npm rebuild better-sqlite3\` (${text})`;
+  }
+  return `cannot open the database ${file}: ${text}`;
+}
+
+const open = new Map<string, SqliteDatabase>();
+
+/**
+ * The connection to the file at `path` (created if absent), one per file in this process, shared by
+ * its stores, tracker and inbox: WAL (readers never wait for the writer), a busy timeout, and
+ * `synchronous=FULL` (a commit that returned survives a power cut: a 2xx only for what is on disk).
+ */
+export function openDatabase(path: string, where = 'jobhook/sqlite'): SqliteDatabase {
+  if (typeof path !== 'string' || path.length === 0 || path === ':memory:') {
+    throw new JobhookError(
+      'invalid_options',
+      `${where}: \`path\` must be the path of a database file, e.g. './jobhook.db'.`,
+    );
+  }
+  const file = resolve(path);
+  const known = open.get(file);
+  if (known) return known;
+  const Database = loadEngine();
+  let db: SqliteDatabase;
+  try {
+    db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = FULL');
+  } catch (error) {
+    throw new JobhookError('invalid_options', `${where}: ${cannotOpen(file, error)}`, { cause: error });
+  }
+  open.set(file, db);
+  return db;
+}
+
+const transactions = new WeakMap<
+  SqliteDatabase,
+  { begin: SqliteStatement; commit: SqliteStatement; rollback: SqliteStatement }
+>();
+
+/**
+ * Runs `work` (synchronous) in a `BEGIN IMMEDIATE` transaction: the write lock is taken first, so
+ * two processes never both read a row and then both write it. Rolled back if `work` throws.
+ */
+export function immediate<T>(db: SqliteDatabase, work: () => T): T {
+  let statements = transactions.get(db);
+  if (!statements) {
+    statements = {
+      begin: db.prepare('BEGIN IMMEDIATE'),
+      commit: db.prepare('COMMIT'),
+      rollback: db.prepare('ROLLBACK'),
+    };
+    transactions.set(db, statements);
+  }
+  statements.begin.run();
+  try {
+    const result = work();
+    statements.commit.run();
+    return result;
+  } catch (error) {
+    if (db.inTransaction) statements.rollback.run();
+    throw error;
+  }
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** `table` (or `fallback`), checked to be a plain identifier since it is written into SQL text. */
+export function sqliteTable(where: string, table: unknown, fallback: string): string {
+  const name = table ?? fallback;
+  const rule = 'a name of letters, digits and _ (not starting with a digit, at most 63)';
+  checkOption(where, 'table', name, typeof name === 'string' && IDENTIFIER.test(name), rule);
+  return name as string;
+}
+
+/** Runs one store step, a failure of the database turned into a JobhookError that names the step. */
+export function storeStep<T>(code: JobhookErrorCode, what: string, step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    throw new JobhookError(code, `${what}: ${String(error)}`, { cause: error });
+  }
+}
