@@ -7,3 +7,4 @@
  * @module jobhook/sqlite
  */
 export { sqliteDedupeStore, type SqliteDedupeOptions, type SqliteDedupeStore } from './dedupe-store.js';
+export { sqliteInbox, type SqliteInbox, type SqliteInboxOptions } from './inbox.js';
