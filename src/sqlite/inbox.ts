@@ -1,11 +1,5 @@
 import { JobhookError, optionNames, refuseUnknownOptions } from '../common/errors.js';
-import {
-  inboxRow,
-  type Inbox,
-  type InboxDelivery,
-  type InboxSettlement,
-  type StoredDelivery,
-} from '../inbox/inbox.js';
+import { inboxRow, type Inbox, type InboxDelivery, type InboxSettlement } from '../inbox/inbox.js';
 import { inboxLimits, type InboxLimits, type InboxOptions } from '../inbox/options.js';
 import { filterClause, INBOX_COLUMNS, storedDelivery, type InboxRow } from '../inbox/rows.js';
 import { immediate, openDatabase, sqliteTable, type SqliteDatabase } from './database.js';
@@ -147,7 +141,7 @@ export function sqliteInbox(options: SqliteInboxOptions): SqliteInbox {
       step('list deliveries', () => {
         const { where, values, limit } = filterClause('inbox.list', filter, () => '?');
         const text = `SELECT ${INBOX_COLUMNS} FROM "${table}" ${where} ORDER BY id LIMIT ${limit}`;
-        return (db.prepare(text).all(...values) as InboxRow[]).map(storedDelivery) as StoredDelivery[];
+        return (db.prepare(text).all(...values) as InboxRow[]).map(storedDelivery);
       }),
     prune: () =>
       step('prune', () =>

@@ -43,7 +43,7 @@ describe.runIf(mounted)('a full disk under the inbox', () => {
       inbox,
       // The dedupe store on another disk: only the inbox's writes meet the full one.
       dedupe: sqliteDedupeStore({ path: join(scratch, 'dedupe.db') }),
-      logger: { warn: () => undefined, error: () => undefined, info: () => undefined },
+      logger: { warn: () => undefined, error: () => undefined },
     });
     receiver.onJobCompleted(() => undefined);
     // Half the disk taken by another file, so that a few deliveries fill the rest.

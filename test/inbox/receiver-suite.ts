@@ -27,7 +27,7 @@ function signed(payload: Record<string, unknown>, secret = SECRET) {
   return { headers, body, url: 'http://127.0.0.1/webhooks' };
 }
 
-const quiet = { warn: () => undefined, error: () => undefined, info: () => undefined };
+const quiet = { warn: () => undefined, error: () => undefined };
 
 export function receiverWithInbox(target: InboxReceiverTarget): void {
   async function receiverOn(options: InboxOptions = {}, extra: Partial<ReceiverOptions> = {}) {

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
 import { sqliteDedupeStore, sqliteInbox, type SqliteInbox } from 'jobhook/sqlite';
 import { afterAll, describe } from 'vitest';
 import { receiverWithInbox } from './receiver-suite.js';
@@ -11,6 +11,13 @@ import { receiverWithInbox } from './receiver-suite.js';
 const dir = mkdtempSync(join(tmpdir(), 'jobhook-sqlite-receiver-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let made = 0;
+
+/** better-sqlite3 as the test uses it (the package ships no types). */
+interface Connection {
+  prepare(sql: string): { get(...values: unknown[]): unknown; run(...values: unknown[]): unknown };
+  close(): void;
+}
+const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => Connection;
 
 describe('sqliteInbox in a receiver', () => {
   receiverWithInbox({
