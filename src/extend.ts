@@ -31,6 +31,7 @@ export type {
   InboxRetry,
   InboxSettlement,
   InboxStatus,
+  ReplayMark,
   StoredDelivery,
 } from './inbox/inbox.js';
 export type { InboxOptions } from './inbox/options.js';

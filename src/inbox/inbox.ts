@@ -32,7 +32,12 @@ export interface StoredDelivery extends InboxDelivery {
   attempts: number;
   /** When a pending delivery may run next (its retry's back-off), in ms since the epoch. */
   dueAt: number;
+  /** Marked for replay by {@link Inbox.requeue} (`jobhook inbox replay`): how the receiver runs it next. */
+  replay: ReplayMark | undefined;
 }
+
+/** A replay asked for from outside the app: `'force'` runs an event handled already past its claim. */
+export type ReplayMark = 'replay' | 'force';
 
 /** What became of a leased delivery; `attempts` is its new count. */
 export type InboxSettlement =
@@ -81,6 +86,11 @@ export interface Inbox {
   settle(id: string, settlement: InboxSettlement, owner?: string): Promise<boolean>;
   /** The stored deliveries the filter picks, oldest first. */
   list(filter?: InboxFilter): Promise<StoredDelivery[]>;
+  /**
+   * Marks settled deliveries for replay: pending and due now, so that a running receiver on this
+   * inbox runs them with `context.source === 'replay'`. Resolves with how many were marked.
+   */
+  requeue(ids: readonly string[], mark: ReplayMark): Promise<number>;
   /** Deletes what is past its retention or over the size cap (never a pending delivery). */
   prune(): Promise<void>;
 }

@@ -15,11 +15,12 @@ export interface InboxRow {
   reason: string | null;
   attempts: number | string | bigint;
   due_at: string | number | bigint;
+  replay: string | null;
 }
 
 /** The columns of an inbox's table, in both engines (bigint ms for times, bytes for the body). */
 export const INBOX_COLUMNS =
-  'id, status, body, headers, url, tenant, type, delivery_id, received_at, reason, attempts, due_at';
+  'id, status, body, headers, url, tenant, type, delivery_id, received_at, reason, attempts, due_at, replay';
 
 export function storedDelivery(row: InboxRow): StoredDelivery {
   let headers: unknown;
@@ -41,10 +42,18 @@ export function storedDelivery(row: InboxRow): StoredDelivery {
     reason: row.reason ?? undefined,
     attempts: Number(row.attempts),
     dueAt: Number(row.due_at),
+    replay: row.replay === 'replay' || row.replay === 'force' ? row.replay : undefined,
   };
 }
 
 const STATUSES: readonly InboxStatus[] = ['pending', 'handled', 'failed', 'refused'];
+
+/** Inbox ids, checked: they are written into SQL as parameters, and must be what the inbox gave. */
+export function checkIds(where: string, ids: unknown): readonly string[] {
+  const valid = Array.isArray(ids) && ids.every((id) => typeof id === 'string' && /^\d{1,19}$/.test(id));
+  checkOption(where, 'ids', ids, valid, 'an array of inbox ids (strings of digits)');
+  return ids as string[];
+}
 
 /** A filter's WHERE clause and values, with `at(n)` writing the engine's n-th placeholder. */
 export function filterClause(where: string, filter: InboxFilter = {}, at: (n: number) => string) {
@@ -56,8 +65,7 @@ export function filterClause(where: string, filter: InboxFilter = {}, at: (n: nu
   };
   const { ids, status, tenant, type } = filter;
   if (ids !== undefined) {
-    const valid = Array.isArray(ids) && ids.every((id) => typeof id === 'string' && /^\d{1,19}$/.test(id));
-    checkOption(where, 'ids', ids, valid, 'an array of inbox ids (strings of digits)');
+    checkIds(where, ids);
     if (ids.length === 0) clauses.push('1 = 0');
     else clauses.push(`id IN (${ids.map((id) => (values.push(id), at(values.length))).join(', ')})`);
   }

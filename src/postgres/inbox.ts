@@ -2,7 +2,7 @@ import { bounded } from '../common/deadline.js';
 import { checkOption, MS_OR_NONE, optionNames, refuseUnknownOptions, wholeNumber } from '../common/errors.js';
 import { inboxRow, type Inbox, type InboxDelivery, type InboxSettlement } from '../inbox/inbox.js';
 import { inboxLimits, type InboxOptions } from '../inbox/options.js';
-import { filterClause, INBOX_COLUMNS, storedDelivery, type InboxRow } from '../inbox/rows.js';
+import { checkIds, filterClause, INBOX_COLUMNS, storedDelivery, type InboxRow } from '../inbox/rows.js';
 import { PG_POOL, quotedTable, type PostgresQueryable } from './dedupe-store.js';
 
 /** Options of {@link postgresInbox}. */
@@ -60,7 +60,8 @@ export function postgresInboxMigration(table: string = DEFAULT_TABLE): string {
     `  due_at bigint NOT NULL,`,
     `  lease_owner text,`,
     `  lease_until bigint,`,
-    `  settled_at bigint`,
+    `  settled_at bigint,`,
+    `  replay text`,
     `);`,
     `CREATE INDEX IF NOT EXISTS "${base}_pending_idx" ON ${name} (due_at) WHERE status = 'pending';`,
     `CREATE INDEX IF NOT EXISTS "${base}_status_idx" ON ${name} (status, id);`,
@@ -92,8 +93,10 @@ export function postgresInbox(options: PostgresInboxOptions): PostgresInbox {
         ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
       RETURNING ${INBOX_COLUMNS}`,
     settle: `UPDATE ${name} SET status = $2, attempts = $3, reason = $4, due_at = $5, settled_at = $6,
-        lease_owner = NULL, lease_until = NULL
+        lease_owner = NULL, lease_until = NULL, replay = NULL
       WHERE id = $1 AND ($7::text IS NULL OR (lease_owner = $7 AND status = 'pending')) RETURNING 1`,
+    requeue: `UPDATE ${name} SET status = 'pending', replay = $2, due_at = $3, lease_owner = NULL,
+        lease_until = NULL WHERE id = ANY($1::bigint[]) AND status <> 'pending' RETURNING 1`,
     trim: `DELETE FROM ${name} WHERE id IN (
         SELECT id FROM (SELECT id, row_number() OVER w AS n, sum(size) OVER w AS total
           FROM ${name} WHERE status = 'refused' WINDOW w AS (ORDER BY id DESC)) r
@@ -182,6 +185,11 @@ export function postgresInbox(options: PostgresInboxOptions): PostgresInbox {
       const { where, values, limit } = filterClause('inbox.list', filter, (n) => `$${n}`);
       const text = `SELECT ${INBOX_COLUMNS} FROM ${name} ${where} ORDER BY id LIMIT ${limit}`;
       return ((await query('list deliveries', text, values)) as InboxRow[]).map(storedDelivery);
+    },
+    async requeue(ids, mark) {
+      checkIds('inbox.requeue', ids);
+      const values = [ids, mark === 'force' ? 'force' : 'replay', Date.now()];
+      return (await query('mark deliveries for replay', sql.requeue, values)).length;
     },
     async prune() {
       await query('prune', sql.expire, [Date.now() - limits.retainMs]);

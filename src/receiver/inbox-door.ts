@@ -168,7 +168,9 @@ export function inboxDoor(deps: InboxDoorDeps) {
 
   async function runOne(row: StoredDelivery): Promise<void> {
     const attempt = row.attempts + 1;
-    const result = await deps.runStored(inputOf(row), { source: 'webhook', attempt });
+    // Marked for replay from outside the app (`jobhook inbox replay`): run as receiver.replay() would.
+    const source = row.replay ? 'replay' : 'webhook';
+    const result = await deps.runStored(inputOf(row), { source, attempt, force: row.replay === 'force' });
     const settlement = settlementOf(result, row, attempt);
     try {
       await inbox.settle(row.id, settlement, owner);

@@ -289,7 +289,7 @@ function inboxOf(options: ReceiverOptions<EventSchemas>): Inbox | undefined {
   const valid =
     typeof given === 'object' &&
     given !== null &&
-    ['store', 'quarantine', 'lease', 'settle', 'list', 'prune'].every(
+    ['store', 'quarantine', 'lease', 'settle', 'list', 'requeue', 'prune'].every(
       (method) => typeof given[method as keyof Inbox] === 'function',
     );
   checkOption(WHERE, 'inbox', inbox, valid, 'an inbox, e.g. sqliteInbox({ path }) from jobhook/sqlite');

@@ -1,7 +1,7 @@
 import { JobhookError, optionNames, refuseUnknownOptions } from '../common/errors.js';
 import { inboxRow, type Inbox, type InboxDelivery, type InboxSettlement } from '../inbox/inbox.js';
 import { inboxLimits, type InboxLimits, type InboxOptions } from '../inbox/options.js';
-import { filterClause, INBOX_COLUMNS, storedDelivery, type InboxRow } from '../inbox/rows.js';
+import { checkIds, filterClause, INBOX_COLUMNS, storedDelivery, type InboxRow } from '../inbox/rows.js';
 import { immediate, openDatabase, sqliteTable, type SqliteDatabase } from './database.js';
 
 const WHERE = 'sqliteInbox';
@@ -143,6 +143,18 @@ export function sqliteInbox(options: SqliteInboxOptions): SqliteInbox {
         const text = `SELECT ${INBOX_COLUMNS} FROM "${table}" ${where} ORDER BY id LIMIT ${limit}`;
         return (db.prepare(text).all(...values) as InboxRow[]).map(storedDelivery);
       }),
+    requeue: (ids, mark) =>
+      step('mark deliveries for replay', () => {
+        checkIds('inbox.requeue', ids);
+        const now = Date.now();
+        const replay = mark === 'force' ? 'force' : 'replay';
+        return immediate(db, () =>
+          ids.reduce(
+            (marked, id) => marked + sql.requeue.run({ id: Number(id), mark: replay, now }).changes,
+            0,
+          ),
+        );
+      }),
     prune: () =>
       step('prune', () =>
         immediate(db, () => {
@@ -180,7 +192,8 @@ function statements(db: SqliteDatabase, table: string) {
       due_at INTEGER NOT NULL,
       lease_owner TEXT,
       lease_until INTEGER,
-      settled_at INTEGER
+      settled_at INTEGER,
+      replay TEXT
     );
     CREATE INDEX IF NOT EXISTS "${table}_pending" ON "${table}" (due_at) WHERE status = 'pending';
     CREATE INDEX IF NOT EXISTS "${table}_status" ON "${table}" (status, id);
@@ -198,8 +211,10 @@ function statements(db: SqliteDatabase, table: string) {
         ORDER BY id LIMIT @limit)
       RETURNING ${INBOX_COLUMNS}`),
     settle: db.prepare(`UPDATE ${name} SET status = @status, attempts = @attempts, reason = @reason,
-        due_at = @dueAt, settled_at = @settledAt, lease_owner = NULL, lease_until = NULL
+        due_at = @dueAt, settled_at = @settledAt, lease_owner = NULL, lease_until = NULL, replay = NULL
       WHERE id = @id AND (@owner IS NULL OR (lease_owner = @owner AND status = 'pending'))`),
+    requeue: db.prepare(`UPDATE ${name} SET status = 'pending', replay = @mark, due_at = @now,
+        lease_owner = NULL, lease_until = NULL WHERE id = @id AND status <> 'pending'`),
     trim: db.prepare(`DELETE FROM ${name} WHERE id IN (
         SELECT id FROM (SELECT id, row_number() OVER w AS n, sum(size) OVER w AS total
           FROM ${name} WHERE status = 'refused' WINDOW w AS (ORDER BY id DESC))

@@ -120,6 +120,25 @@ export function inboxContract(target: InboxTarget): void {
       expect((await inbox.list({ ids: [refused!.id] }))[0]!.status).toBe('handled');
     });
 
+    it('marks settled deliveries for replay: pending and due now, the mark leased with them', async () => {
+      const inbox = await long();
+      await inbox.quarantine(delivery(), 'forged');
+      const pending = await inbox.store(delivery());
+      const [refused] = await inbox.list({ status: 'refused' });
+      expect(await inbox.requeue([refused!.id, pending], 'force')).toBe(1);
+      const leased = await inbox.lease('a', 10);
+      expect(leased.map((row) => [row.id, row.replay])).toEqual([
+        [refused!.id, 'force'],
+        [pending, undefined],
+      ]);
+      await inbox.settle(refused!.id, { status: 'handled', attempts: 1 }, 'a');
+      expect((await inbox.list({ ids: [refused!.id] }))[0]).toMatchObject({
+        status: 'handled',
+        replay: undefined,
+      });
+      await expect(inbox.requeue(['x'], 'replay')).rejects.toThrow(/ids/);
+    });
+
     it('keeps refused deliveries with their reason, never leased', async () => {
       const inbox = await long();
       await inbox.quarantine(delivery({ type: undefined }), '401 no_match: the signature matches no secret');
