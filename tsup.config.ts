@@ -58,7 +58,7 @@ export default defineConfig([
   {
     // The `jobhook` binary: ESM only, no types. It imports the package by its public names, which
     // stay imports (resolved through the package's own `exports`), so it shares the library's code.
-    entry: { cli: 'src/cli/main.ts' },
+    entry: { cli: 'src/tools/cli/main.ts' },
     external: [/^jobhook(\/|$)/, ...external],
     removeNodeProtocol: false,
     tsconfig: 'tsconfig.build.json',

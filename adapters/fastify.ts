@@ -2,7 +2,8 @@
  * Mount a jobhook receiver in Fastify 5, beside routes that parse JSON: `app.register(fastifyPlugin(receiver))`.
  * @module jobhook/fastify
  */
-import { optionNames, refuseUnknownOptions, JobhookError } from '../src/common/errors.js';
+import { JobhookError } from '../src/common/errors.js';
+import { optionNames, refuseUnknownOptions } from '../src/common/option-checks.js';
 import type { FastifyPluginCallback } from 'fastify';
 import { answers } from '../src/wire/answers.js';
 import {

@@ -2,7 +2,7 @@
  * Mount a jobhook receiver in Koa 2 or 3, best before any body parser: `app.use(koaHandler(receiver, { path }))`.
  * @module jobhook/koa
  */
-import { optionNames, refuseUnknownOptions } from '../src/common/errors.js';
+import { optionNames, refuseUnknownOptions } from '../src/common/option-checks.js';
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { answerNodeRequest, type NodeReceiver } from './node-stream.js';

@@ -2,7 +2,7 @@
  * Mount a jobhook receiver on Node's HTTP server or a connect-style app: `nodeHandler(receiver, { path })`.
  * @module jobhook/node
  */
-import { optionNames, refuseUnknownOptions } from '../src/common/errors.js';
+import { optionNames, refuseUnknownOptions } from '../src/common/option-checks.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answers } from '../src/wire/answers.js';
 import { answerNodeRequest, type NodeReceiver } from './node-stream.js';

@@ -87,3 +87,35 @@ export type { ReconcileClient } from './reconcile/options.js';
 // Events of a type with no schema, and the schema contract.
 export type { UnknownEvent } from './events/schemas.js';
 export type { StandardSchemaV1 } from './events/schemas.js';
+
+// The building blocks jobhook's own tools (its CLI, probe and gateway simulator) are made of, for a
+// tool of your own built the same way.
+export { readRequestBody, limitsWithin, readBodyCapped } from './wire/collect-stream.js';
+export { readHeaders } from './wire/headers.js';
+export { deadline } from './common/deadline.js';
+export { sleep } from './common/backoff.js';
+export { messageOf, redactor } from './common/logging.js';
+export { isRecord } from './common/errors.js';
+export * as optionChecks from './common/option-checks.js';
+export {
+  samplePayload,
+  isGatewayEventType,
+  type GatewayEventType,
+  type SamplePayload,
+} from './events/event-types.js';
+export { HEADER_PATH, pathReader } from './contract/map-payload.js';
+export { SECRET_FORMS, secretBytes, type SecretForm } from './signatures/secret.js';
+export {
+  schemeVerifier,
+  schemeParametersOf,
+  type SchemeName,
+  type SchemeParameters,
+} from './signatures/schemes.js';
+export {
+  SIGNING_SCHEMES,
+  resolveSigning,
+  signedHeaders,
+  canSignWith,
+  type DeliverySigning,
+  type Signing,
+} from './testing/signing.js';

@@ -6,7 +6,7 @@ import {
   optionNames,
   positiveInteger,
   refuseUnknownOptions,
-} from '../common/errors.js';
+} from '../common/option-checks.js';
 import type { ConnectionOptions, Job, JobsOptions } from 'bullmq';
 import {
   failedLimit,

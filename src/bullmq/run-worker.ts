@@ -1,5 +1,5 @@
 import type { ConnectionOptions, WorkerOptions } from 'bullmq';
-import { checkOption, optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { checkOption, optionNames, refuseUnknownOptions } from '../common/option-checks.js';
 import type { QueuedJobRunner } from '../handoff/handoff.js';
 import { differentFromHandoff, noQueue } from '../handoff/worker.js';
 import type { BullmqHandoff } from './handoff.js';

@@ -1,5 +1,6 @@
 import { workerErrorReporter, checkReceiver } from '../handoff/worker.js';
-import { optionNames, positiveInteger, refuseUnknownOptions, JobhookError } from '../common/errors.js';
+import { JobhookError } from '../common/errors.js';
+import { optionNames, positiveInteger, refuseUnknownOptions } from '../common/option-checks.js';
 import type { ConnectionOptions, Job, Worker, WorkerOptions } from 'bullmq';
 import type {
   HandoffJob,

@@ -10,7 +10,7 @@ import {
   positiveInteger,
   positiveNumber,
   refuseUnknownOptions,
-} from '../common/errors.js';
+} from '../common/option-checks.js';
 import { JOB_TRACKER } from '../tracker/job-tracker.js';
 import { invalidResponse } from './errors.js';
 import { markIncomplete, readPages } from './pages.js';

@@ -6,7 +6,7 @@ import {
   optionNames,
   refuseUnknownOptions,
   wholeNumber,
-} from '../common/errors.js';
+} from '../common/option-checks.js';
 import type { RequestOptions } from './request.js';
 import { resolveRetry, withRetries, type RetryOptions } from './retry.js';
 import { mayBeIncomplete } from './pages.js';

@@ -1,10 +1,9 @@
-import { ignore } from '../common/logging.js';
+import { ignore, messageOf } from '../common/logging.js';
 import { deadline } from '../common/deadline.js';
 import { isRecord } from '../common/errors.js';
-import { optionNames, positiveNumber, refuseUnknownOptions } from '../common/errors.js';
+import { optionNames, positiveNumber, refuseUnknownOptions } from '../common/option-checks.js';
 import { redactCause, redactor, type Redact } from '../common/logging.js';
-import { collectWebStream, declaredLength } from '../wire/collect-stream.js';
-import { BodyReadError } from '../wire/body.js';
+import { readBodyCapped } from '../wire/collect-stream.js';
 import {
   GatewayError,
   GatewayNetworkError,
@@ -199,35 +198,7 @@ function redactHeader(response: Response, name: string, redact: Redact): string 
 function describe(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
   if (typeof cause?.code === 'string') return cause.code;
-  return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * An answer's body as text, up to `maxBytes` (the gateway decides how much it sends): past it the
- * rest is cancelled and the result is undefined. Adds the bytes read to `counted`.
- */
-export async function readBodyCapped(
-  response: Response,
-  maxBytes: number,
-  counted?: { bytes: number },
-): Promise<string | undefined> {
-  const { body } = response;
-  let bytes: Uint8Array;
-  try {
-    bytes = await collectWebStream(
-      body,
-      { maxBytes },
-      declaredLength(response.headers.get('content-length')),
-    );
-  } catch (error) {
-    if (!(error instanceof BodyReadError)) throw error;
-    // eslint-disable-next-line @typescript-eslint/only-throw-error
-    if (error.reason === 'unreadable') throw error.cause ?? error;
-    await body?.cancel().catch(ignore);
-    return undefined;
-  }
-  if (counted) counted.bytes += bytes.byteLength;
-  return new TextDecoder().decode(bytes);
+  return messageOf(error);
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

@@ -7,7 +7,7 @@ import {
   optionNames,
   refuseUnknownOptions,
   wholeNumber,
-} from '../common/errors.js';
+} from '../common/option-checks.js';
 
 /** How the client retries a failed call; `retries: 0` turns retries off. */
 export interface RetryOptions {

@@ -6,7 +6,7 @@ import {
   optionNames,
   positiveNumber,
   refuseUnknownOptions,
-} from '../common/errors.js';
+} from '../common/option-checks.js';
 import { redactValues, type Redact } from '../common/logging.js';
 import { withGetters } from '../common/structures.js';
 import type { JobResult } from '../results/job-result.js';

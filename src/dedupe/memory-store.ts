@@ -1,4 +1,4 @@
-import { func, optionNames, positiveInteger, refuseUnknownOptions } from '../common/errors.js';
+import { func, optionNames, positiveInteger, refuseUnknownOptions } from '../common/option-checks.js';
 import { ExpiryList, type ExpiryLinks, withGetters } from '../common/structures.js';
 import type { ClaimResult, DedupeStore } from './dedupe-store.js';
 import { HandledKeys } from './handled-keys.js';

@@ -1,4 +1,4 @@
-import { positiveInteger } from '../common/errors.js';
+import { positiveInteger } from '../common/option-checks.js';
 
 /**
  * A durable queue a receiver hands verified events to: `enqueue` resolves once the job is durably

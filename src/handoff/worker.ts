@@ -1,4 +1,5 @@
-import { checkOption, func, JobhookError } from '../common/errors.js';
+import { JobhookError } from '../common/errors.js';
+import { checkOption, func } from '../common/option-checks.js';
 import { messageOf, quote } from '../common/logging.js';
 import type { QueuedJobRunner } from './handoff.js';
 

@@ -1,12 +1,12 @@
 import type { JetStreamClient, MsgRequest } from '@nats-io/jetstream';
+import { JobhookError } from '../common/errors.js';
 import {
   checkOption,
   nameMatching,
   optionNames,
   positiveNumber,
   refuseUnknownOptions,
-  JobhookError,
-} from '../common/errors.js';
+} from '../common/option-checks.js';
 import {
   failedLimit,
   type FailedEvent,

@@ -1,5 +1,5 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { checkOption, nameMatching, optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { checkOption, nameMatching, optionNames, refuseUnknownOptions } from '../common/option-checks.js';
 import type { QueuedJobRunner } from '../handoff/handoff.js';
 import { differentFromHandoff, noQueue } from '../handoff/worker.js';
 import type { NatsHandoff } from './handoff.js';

@@ -1,5 +1,5 @@
 import type { JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
-import { nameMatching, positiveInteger } from '../common/errors.js';
+import { nameMatching, positiveInteger } from '../common/option-checks.js';
 import type { HandoffJob } from '../handoff/handoff.js';
 
 /** A stream or consumer name: letters, digits, _ and -. */

@@ -6,14 +6,8 @@ import type {
   JsMsg,
 } from '@nats-io/jetstream';
 import { backoffDelay, sleep, type Backoff } from '../common/backoff.js';
-import {
-  JobhookError,
-  isRecord,
-  numberList,
-  optionNames,
-  positiveInteger,
-  refuseUnknownOptions,
-} from '../common/errors.js';
+import { JobhookError, isRecord } from '../common/errors.js';
+import { numberList, optionNames, positiveInteger, refuseUnknownOptions } from '../common/option-checks.js';
 import { messageOf } from '../common/logging.js';
 import type {
   HandoffJob,

@@ -1,4 +1,4 @@
-import { optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { optionNames, refuseUnknownOptions } from '../common/option-checks.js';
 import {
   context,
   metrics,

@@ -5,7 +5,7 @@ import {
   nonNegativeNumber,
   optionNames,
   refuseUnknownOptions,
-} from '../common/errors.js';
+} from '../common/option-checks.js';
 import type PgBoss from 'pg-boss';
 import {
   failedLimit,

@@ -1,6 +1,7 @@
 import type PgBoss from 'pg-boss';
 import { backoffDelay, sleep, type Backoff } from '../common/backoff.js';
-import { checkOption, JobhookError, nameMatching } from '../common/errors.js';
+import { JobhookError } from '../common/errors.js';
+import { checkOption, nameMatching } from '../common/option-checks.js';
 import { quote } from '../common/logging.js';
 
 /** The pauses between tries at creating the queue: a random part of 100 ms, 200 ms, then 400 ms. */

@@ -1,6 +1,6 @@
 import type PgBoss from 'pg-boss';
 import { sleep } from '../common/backoff.js';
-import { checkOption, optionNames, positiveInteger, refuseUnknownOptions } from '../common/errors.js';
+import { checkOption, optionNames, positiveInteger, refuseUnknownOptions } from '../common/option-checks.js';
 import type {
   HandoffJob,
   QueuedJobRunner,

@@ -1,5 +1,11 @@
 import { bounded } from '../common/deadline.js';
-import { checkOption, MS_OR_NONE, optionNames, refuseUnknownOptions, wholeNumber } from '../common/errors.js';
+import {
+  checkOption,
+  MS_OR_NONE,
+  optionNames,
+  refuseUnknownOptions,
+  wholeNumber,
+} from '../common/option-checks.js';
 import { PG_POOL, quotedTable, type PostgresQueryable } from './dedupe-store.js';
 import {
   checkTaskId,

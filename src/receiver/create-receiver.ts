@@ -1,4 +1,5 @@
-import { checkOption, MS_OR_NONE, nonNegativeNumber, JobhookError } from '../common/errors.js';
+import { JobhookError } from '../common/errors.js';
+import { checkOption, MS_OR_NONE, nonNegativeNumber } from '../common/option-checks.js';
 import { defaultSchemas, type EventMapOf, type EventSchemas, type MergedSchemas } from '../events/schemas.js';
 import { jobResults } from '../results/job-results.js';
 import { createFetchHandler } from '../wire/fetch-handler.js';

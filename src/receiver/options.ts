@@ -7,7 +7,7 @@ import {
   positiveInteger,
   positiveNumber,
   refuseUnknownOptions,
-} from '../common/errors.js';
+} from '../common/option-checks.js';
 import { tenantLookup, type SecretLookup, type TenantLookup } from './tenants.js';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import type { Handoff } from '../handoff/handoff.js';

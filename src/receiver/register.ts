@@ -1,4 +1,4 @@
-import { invalidOption } from '../common/errors.js';
+import { invalidOption } from '../common/option-checks.js';
 import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
 
 /** What `receiver.register()` needs of a client: given, not imported, so receive-only apps bundle no client. */

@@ -1,4 +1,4 @@
-import { checkOption, wholeNumber } from '../common/errors.js';
+import { checkOption, wholeNumber } from '../common/option-checks.js';
 import { JOB_TRACKER, type JobTracker } from '../tracker/job-tracker.js';
 
 /** What the reconciler calls on the gateway: a client from `jobhook/client` has both. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { JobhookError } from '../common/errors.js';
 import {
   checkOption,
   MS_OR_NONE,
@@ -6,8 +7,7 @@ import {
   optionNames,
   positiveInteger,
   refuseUnknownOptions,
-  JobhookError,
-} from '../common/errors.js';
+} from '../common/option-checks.js';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import { bounded } from '../common/deadline.js';
 

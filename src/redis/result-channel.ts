@@ -1,4 +1,4 @@
-import { checkOption, optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { checkOption, optionNames, refuseUnknownOptions } from '../common/option-checks.js';
 import { IOREDIS } from './dedupe-store.js';
 import { isJobResult, type JobResult, type ResultChannel } from '../results/job-result.js';
 

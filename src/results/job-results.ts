@@ -1,4 +1,4 @@
-import { positiveInteger } from '../common/errors.js';
+import { positiveInteger } from '../common/option-checks.js';
 import { messageOf, type Logger, ignore } from '../common/logging.js';
 import { withGetters } from '../common/structures.js';
 import {

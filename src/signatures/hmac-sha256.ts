@@ -1,4 +1,4 @@
-import { checkOption, oneOf, optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { checkOption, oneOf, optionNames, refuseUnknownOptions } from '../common/option-checks.js';
 import { afterHmac, decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { isBase64Digest, toBase64, toHex } from '../common/bytes.js';
 import {

@@ -1,6 +1,6 @@
 import { afterHmac, decodeBase64Digest, decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { isBase64Digest, toBase64 } from '../common/bytes.js';
-import { optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { optionNames, refuseUnknownOptions } from '../common/option-checks.js';
 import {
   MAX_SIGNATURES,
   outsideTolerance,

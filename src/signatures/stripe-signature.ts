@@ -1,6 +1,6 @@
 import { afterHmac, decodeDigest, signHmac, verifyHmac } from '#runtime';
 import { toHex } from '../common/bytes.js';
-import { checkOption, optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { checkOption, optionNames, refuseUnknownOptions } from '../common/option-checks.js';
 import {
   isHexDigest,
   MAX_SIGNATURES,

@@ -6,4 +6,5 @@
  */
 export { signDelivery, type SignDeliveryOptions, type SignedTestDelivery } from './sign-delivery.js';
 export type { Signing } from './signing.js';
-export { startGateway, type Gateway, type GatewayOptions } from './gateway/index.js';
+// The one entry that gathers a tool: the simulator lives in the tools wing (src/tools/simulator).
+export { startGateway, type Gateway, type GatewayOptions } from '../tools/simulator/index.js';

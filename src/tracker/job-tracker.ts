@@ -1,4 +1,5 @@
-import { positiveInteger, JobhookError } from '../common/errors.js';
+import { JobhookError } from '../common/errors.js';
+import { positiveInteger } from '../common/option-checks.js';
 
 /** One tracked task, its outcome not handled yet; times are ms since the epoch on the writer's clock. */
 export interface TrackedJob {

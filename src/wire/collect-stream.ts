@@ -1,10 +1,10 @@
 import { ignore } from '../common/logging.js';
-import { BodyReadError, onBodyAbort, type CollectLimits } from './body.js';
+import { BodyReadError, onBodyAbort, type BodyLimits, type CollectLimits } from './body.js';
 
 // The two capped collectors (Node and Web streams) every body jobhook reads goes through.
 
 /** Limits of `maxBytes` and `timeoutMs`, for readers outside the receiver (which has its own deadlines). */
-export function limitsWithin(maxBytes: number, timeoutMs: number): CollectLimits {
+export function limitsWithin(maxBytes: number, timeoutMs: number): BodyLimits {
   return { maxBytes, signal: AbortSignal.timeout(timeoutMs) };
 }
 
@@ -24,6 +24,14 @@ export interface NodeByteStream {
   on(event: 'error', listener: (error: unknown) => void): unknown;
   removeListener(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
   pause(): unknown;
+}
+
+/** A Node request's body within `limits` (see {@link limitsWithin}), for servers outside the receiver. */
+export function readRequestBody(
+  request: NodeByteStream & { readonly headers: { readonly 'content-length'?: string | undefined } },
+  limits: BodyLimits,
+): Promise<Uint8Array> {
+  return collectNodeStream(request, limits, declaredLength(request.headers['content-length']));
 }
 
 /** Collects a Node stream's bytes within `limits`; a refusal pauses it, the rest unread (its listeners stay). */
@@ -144,4 +152,32 @@ export class BodyCollector {
   bytes(): Uint8Array {
     return this.#first ?? this.#buffer?.subarray(0, this.#length) ?? EMPTY;
   }
+}
+
+/**
+ * An answer's body as text, up to `maxBytes` (its sender decides how much it sends): past it the
+ * rest is cancelled and the result is undefined. Adds the bytes read to `counted`.
+ */
+export async function readBodyCapped(
+  response: Response,
+  maxBytes: number,
+  counted?: { bytes: number },
+): Promise<string | undefined> {
+  const { body } = response;
+  let bytes: Uint8Array;
+  try {
+    bytes = await collectWebStream(
+      body,
+      { maxBytes },
+      declaredLength(response.headers.get('content-length')),
+    );
+  } catch (error) {
+    if (!(error instanceof BodyReadError)) throw error;
+    // eslint-disable-next-line @typescript-eslint/only-throw-error
+    if (error.reason === 'unreadable') throw error.cause ?? error;
+    await body?.cancel().catch(ignore);
+    return undefined;
+  }
+  if (counted) counted.bytes += bytes.byteLength;
+  return new TextDecoder().decode(bytes);
 }

@@ -13,7 +13,7 @@ import {
   redisAvailable,
   redisForTest,
 } from '../support/services.js';
-import { age } from '../../src/cli/jobs.js';
+import { age } from '../../src/tools/cli/jobs.js';
 
 beforeAll(ensureDist, 180_000);
 

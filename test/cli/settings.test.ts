@@ -4,13 +4,13 @@ import { once } from 'node:events';
 import { createReceiver } from 'jobhook';
 import { signDelivery, startGateway } from 'jobhook/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SEND_TIMEOUT_MS } from '../../src/cli/send.js';
+import { DEFAULT_SEND_TIMEOUT_MS } from '../../src/tools/cli/send.js';
 import { resolveOptions } from '../../src/receiver/options.js';
 import {
   DEFAULT_DELIVERY_TIMEOUT_MS,
   INTERACTIVE_RETRY_DELAYS_MS,
   resolveGatewayOptions,
-} from '../../src/testing/gateway/config.js';
+} from '../../src/tools/simulator/config.js';
 import { ensureDist } from '../support/dist.js';
 import { runCli, startGatewayCli } from './run-cli.js';
 

@@ -1,6 +1,6 @@
-// The CLI's one sanitiser of printed text (src/cli/terminal.ts).
+// The CLI's one sanitiser of printed text (src/tools/cli/terminal.ts).
 import { describe, expect, test } from 'vitest';
-import { jsonText, printable } from '../../src/cli/args.js';
+import { jsonText, printable } from '../../src/tools/cli/args.js';
 
 describe('printable', () => {
   test.each([

@@ -9,8 +9,12 @@ import config from '../../tsup.config.js';
 
 /** At most this many names in `jobhook`, types included. */
 const ROOT_BUDGET = 30;
-/** At most this many distinct names across every entry point. */
-const DISTINCT_BUDGET = 150;
+/**
+ * At most this many distinct names across every entry point: 150, and the building blocks the tools
+ * wing (src/tools/: the CLI, the probe, the simulator) reaches through `jobhook/extend`, among them
+ * the one description of a signature scheme (`SchemeParameters`, `schemeVerifier`).
+ */
+const DISTINCT_BUDGET = 175;
 
 const ROOT = [
   'AnyEvent',
@@ -98,6 +102,36 @@ const EXTEND = [
   'StandardSchemaV1',
   'UnknownEvent',
   'WebhookRegistrar',
+  // what the tools wing (the CLI, the probe, the gateway simulator) is built from
+  'DeliverySigning',
+  'GatewayEventType',
+  'HEADER_PATH',
+  'SECRET_FORMS',
+  'SIGNING_SCHEMES',
+  'SchemeName',
+  'SchemeParameters',
+  'messageOf',
+  'schemeParametersOf',
+  'schemeVerifier',
+  'secretBytes',
+  'SamplePayload',
+  'SecretForm',
+  'Signing',
+  'canSignWith',
+  'deadline',
+  'isGatewayEventType',
+  'isRecord',
+  'limitsWithin',
+  'optionChecks',
+  'pathReader',
+  'readBodyCapped',
+  'readHeaders',
+  'readRequestBody',
+  'redactor',
+  'resolveSigning',
+  'samplePayload',
+  'signedHeaders',
+  'sleep',
 ];
 
 /** The contracts a plug-in implements: their one home is `jobhook/extend`. */

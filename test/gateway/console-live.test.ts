@@ -1,8 +1,8 @@
 // The console's event stream on its own (an internal module, imported from the sources): that a
 // client that goes away is dropped, and that close() leaves no listener and no stream behind.
 import { afterEach, expect, test } from 'vitest';
-import { changeSignal } from '../../src/testing/gateway/state.js';
-import { liveFeed } from '../../src/testing/gateway/console/live.js';
+import { changeSignal } from '../../src/tools/simulator/state.js';
+import { liveFeed } from '../../src/tools/simulator/console/live.js';
 import { openEvents, serve } from './console-support.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];

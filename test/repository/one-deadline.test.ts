@@ -11,7 +11,7 @@ const NOT_DEADLINES = [
   'src/common/backoff.ts', // the one sleep between retries
   'src/client/wait-for.ts', // wakes sleeping waits at their times, many on one timer
   'src/receiver/in-flight.ts', // setImmediate where the runtime lacks it
-  'src/testing/gateway/console/live.ts', // gathers the console's state changes into one frame
+  'src/tools/simulator/console/live.ts', // gathers the console's state changes into one frame
 ];
 
 describe('one deadline', () => {

@@ -1,5 +1,6 @@
-// The shape the code keeps (issue 34): few files, few tiny ones, comments that say why rather
-// than measurement history, and the sync/async dual form in a handful of places only.
+// The shape the code keeps (issue 34): few tiny files, comments that say why rather than
+// measurement history, and the sync/async dual form in a handful of places only. (Its cap on the
+// number of files has gone: files of one idea each matter more than how many there are.)
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,8 +20,8 @@ const files = [...sources('src'), ...sources('adapters')].map((path) => ({
 const commentLine = /^\s*(\/\/|\/\*|\*)/;
 
 describe('the shape of src and adapters', () => {
-  it('at most 130 source files, at most 5 of them of 20 lines or fewer', () => {
-    expect(files.length).toBeLessThanOrEqual(130);
+  it('at most 5 source files of 20 lines or fewer', () => {
+    expect(files.length).toBeGreaterThan(100);
     expect(
       files.filter((file) => file.lines.length <= 20).map((file) => file.path).length,
     ).toBeLessThanOrEqual(5);

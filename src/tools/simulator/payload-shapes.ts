@@ -1,7 +1,6 @@
 // The payload shapes the simulator can send, each written out in docs/gateway-simulator.md.
-import { JobhookError } from '../../common/errors.js';
-import type { SamplePayload } from '../../events/event-types.js';
-import type { JobCompletedEvent, JobFailedEvent } from '../../events/schemas.js';
+import { JobhookError, type JobCompletedEvent, type JobFailedEvent } from 'jobhook';
+import type { SamplePayload } from 'jobhook/extend';
 
 /**
  * How a delivery's payload is written:

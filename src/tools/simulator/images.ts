@@ -1,4 +1,4 @@
-import { JobhookError } from '../../common/errors.js';
+import { JobhookError } from 'jobhook';
 import { randomBytes } from 'node:crypto';
 import type { JobOutcome, ResolvedGatewayOptions } from './config.js';
 import { GatewayFailure, invalid, notFound, type RouteContext } from './routes.js';

@@ -3,8 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { collectNodeStream, declaredLength, limitsWithin } from '../../wire/collect-stream.js';
-import { BodyReadError } from '../../wire/body.js';
+import { BodyReadError, limitsWithin, readRequestBody } from 'jobhook/extend';
 import { authenticate, authorize } from './accounts.js';
 import { GatewayFailure, invalid, match, type Route } from './routes.js';
 import type { Account, ApiKeyRecord, GatewayState } from './state.js';
@@ -113,7 +112,7 @@ async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   const limits = limitsWithin(MAX_BODY_BYTES, BODY_TIMEOUT_MS);
   let bytes: Uint8Array;
   try {
-    bytes = await collectNodeStream(req, limits, declaredLength(req.headers['content-length']));
+    bytes = await readRequestBody(req, limits);
   } catch (error) {
     const close = { connection: 'close' };
     if (error instanceof BodyReadError && error.reason === 'too_large') {

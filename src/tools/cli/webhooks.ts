@@ -8,7 +8,7 @@ import {
 import { CommandError, UsageError, httpUrl, out, parse, setting } from './args.js';
 import { jsonText, tableLines } from './args.js';
 import { webhooksDeleteHelp, webhooksHelp, webhooksListHelp, webhooksRegisterHelp } from './help.js';
-import { GATEWAY_EVENT_TYPES } from '../events/event-types.js';
+import { GATEWAY_EVENT_TYPES } from 'jobhook';
 
 /** The options every command that calls the gateway takes. */
 export const connection = {

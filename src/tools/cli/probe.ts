@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
-import { redactor } from '../common/logging.js';
+import { redactor } from 'jobhook/extend';
 import { ProbeError, runProbe } from '../probe/probe.js';
 import { summaryLines } from '../probe/report.js';
 import { CommandError, UsageError, env, httpUrl, integer, out, parse, setting } from './args.js';

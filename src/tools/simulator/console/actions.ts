@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { collectNodeStream, declaredLength, limitsWithin } from '../../../wire/collect-stream.js';
-import { BodyReadError } from '../../../wire/body.js';
+import { BodyReadError, limitsWithin, readRequestBody, messageOf } from 'jobhook/extend';
 import type { JobOutcome, ResolvedGatewayOptions } from '../config.js';
 import type { ApiKeyRecord } from '../state.js';
 
@@ -92,7 +91,7 @@ export async function consoleAction(
       deliveryId = decodeURIComponent(deliveryId);
       return { deliveryId, number: operations.redeliver(deliveryId, key.account_id).number };
     } catch (error) {
-      throw new ConsoleFailure(404, 'not_found', error instanceof Error ? error.message : String(error));
+      throw new ConsoleFailure(404, 'not_found', messageOf(error));
     }
   }
   return undefined;
@@ -121,7 +120,7 @@ async function actionBody(req: IncomingMessage, host: string): Promise<Record<st
   const limits = limitsWithin(MAX_BODY_BYTES, BODY_TIMEOUT_MS);
   let bytes: Uint8Array;
   try {
-    bytes = await collectNodeStream(req, limits, declaredLength(req.headers['content-length']));
+    bytes = await readRequestBody(req, limits);
   } catch (error) {
     // Node reads and drops the rest, so the browser's connection carries its next request.
     req.resume();

@@ -2,6 +2,16 @@
 // written down in docs/gateway-simulator.md: keep the two in step.
 import { rootCertificates } from 'node:tls';
 import {
+  optionChecks,
+  resolveSigning,
+  type DeliverySigning,
+  type Signing,
+  type Verifier,
+} from 'jobhook/extend';
+import { PAYLOAD_SHAPES, type PayloadShape } from './payload-shapes.js';
+import type { ListPaging, ListStyle } from './webhooks.js';
+
+const {
   checkOption,
   fraction,
   func,
@@ -13,11 +23,7 @@ import {
   positiveNumber,
   refuseUnknownOptions,
   wholeNumber,
-} from '../../common/errors.js';
-import type { Verifier } from '../../signatures/verifier.js';
-import { resolveSigning, type DeliverySigning, type Signing } from '../signing.js';
-import { PAYLOAD_SHAPES, type PayloadShape } from './payload-shapes.js';
-import type { ListPaging, ListStyle } from './webhooks.js';
+} = optionChecks;
 
 /** How a job ends. `unknown` ends it in the `unknown` status, which sends no delivery. */
 export type JobOutcome =

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { collectNodeStream, declaredLength, limitsWithin } from '../wire/collect-stream.js';
-import { deadline } from '../common/deadline.js';
+import { deadline, limitsWithin, readRequestBody } from 'jobhook/extend';
 
 /**
  * The probe's HTTP listener: it keeps every POST it is sent (headers and raw bytes, when it came)
@@ -58,8 +57,7 @@ export async function startListener({ host, port, answer }: ListenerOptions): Pr
       res.writeHead(405, { allow: 'POST' }).end();
       return;
     }
-    const limits = limitsWithin(MAX_BODY_BYTES, BODY_TIMEOUT_MS);
-    collectNodeStream(req, limits, declaredLength(req.headers['content-length'])).then(
+    readRequestBody(req, limitsWithin(MAX_BODY_BYTES, BODY_TIMEOUT_MS)).then(
       (body) => {
         const captured = { ...arrived, headers: headersOf(req), body };
         const status = answer(captured);

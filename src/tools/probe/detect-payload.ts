@@ -3,8 +3,7 @@
  * task id it submitted, the image URL the status endpoint gave, and which delivery was the
  * completed job and which the failed one.
  */
-import { isRecord } from '../common/errors.js';
-import { HEADER_PATH } from '../contract/map-payload.js';
+import { HEADER_PATH, isRecord } from 'jobhook/extend';
 
 /** What was learnt of the payload (the report's `payload`). */
 export interface PayloadFinding {

@@ -1,6 +1,6 @@
 // What the simulator holds in memory: its records (snake_case, as the gateway names fields), the
 // signal raised when they change, and the background work `settled()` waits for.
-import { sleep } from '../../common/backoff.js';
+import { sleep } from 'jobhook/extend';
 
 export interface Account {
   id: number;

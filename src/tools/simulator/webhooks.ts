@@ -1,7 +1,7 @@
 // The webhook routes, and how the simulator pages a list.
 import { isIP } from 'node:net';
-import { GATEWAY_EVENT_TYPES as EVENT_TYPES, isGatewayEventType } from '../../events/event-types.js';
-import { canSignWith, type DeliverySigning } from '../signing.js';
+import { GATEWAY_EVENT_TYPES as EVENT_TYPES } from 'jobhook';
+import { canSignWith, isGatewayEventType, type DeliverySigning } from 'jobhook/extend';
 import { invalid, notFound, type RouteContext } from './routes.js';
 import { nowIso, type WebhookRecord } from './state.js';
 

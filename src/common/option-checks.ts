@@ -1,0 +1,227 @@
+// The option checks: each throws JobhookError "<where>: `<name>` must be <rule>; got <kind>."
+import { JobhookError } from './errors.js';
+
+/** Refuses an options object with a key the function does not know, naming where it belongs. */
+export function refuseUnknownOptions(
+  given: unknown,
+  known: readonly string[],
+  where: string,
+  homes: Readonly<Record<string, string>> = {},
+): void {
+  if (given === undefined || given === null || typeof given !== 'object') return;
+  for (const key of Object.keys(given)) {
+    if (known.includes(key)) continue;
+    const home = Object.hasOwn(homes, key) ? homes[key] : undefined;
+    const hint =
+      home !== undefined
+        ? home
+        : (nearest(key, known)?.replace(/^/, 'did you mean `').concat('`?') ??
+          `its options are ${known.map((name) => `\`${name}\``).join(', ')}`);
+    throw new JobhookError('invalid_options', `${where} has no option \`${printable(key)}\`: ${hint}`);
+  }
+}
+
+/** The known name a typo most likely meant: same letters ignoring case, or at most two edits away. */
+function nearest(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const name of known) {
+    const distance = name.toLowerCase() === lower ? 0 : editDistance(lower, name.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [name, distance];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(
+        previous[j]! + 1,
+        row[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = row;
+  }
+  return previous[b.length]!;
+}
+
+/** A key as it may be shown: a long or unprintable one is cut (it came from the caller's object). */
+function printable(key: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = key.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return clean.length > 40 ? `${clean.slice(0, 40)}…` : clean;
+}
+
+/** The option names of `T`, checked by the compiler both ways: `optionNames<ClientOptions>()(['apiKey', ...])`. */
+export function optionNames<T>() {
+  return <const K extends readonly (keyof T & string)[]>(
+    names: K &
+      ([Exclude<keyof T, K[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, K[number]> }),
+  ): readonly string[] => names;
+}
+
+/** The unit of a time-out or timer that 0 turns off. */
+export const MS_OR_NONE = 'ms, 0 for none';
+
+/** What sort of thing was given, in words, without its value (a value can be a secret). */
+export function kindOf(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : 'an array';
+  switch (typeof value) {
+    case 'number':
+      if (Number.isNaN(value)) return 'NaN';
+      if (!Number.isFinite(value)) return 'an infinite number';
+      if (value < 0) return 'a negative number';
+      if (value === 0) return 'zero';
+      if (!Number.isInteger(value)) return 'a fraction';
+      return Number.isSafeInteger(value) ? 'a number' : 'a number too large to be exact';
+    case 'string':
+      return value.length === 0 ? 'an empty string' : 'a string';
+    case 'object':
+      return 'an object';
+    case 'function':
+      return 'a function';
+    default:
+      return `a ${typeof value}`;
+  }
+}
+
+/** The error for a value that breaks its option's rule (a rule such as "a positive integer (ms)"). */
+export function invalidOption(where: string, name: string, rule: string, given: unknown): JobhookError {
+  return new JobhookError('invalid_options', `${where}: \`${name}\` must be ${rule}; got ${kindOf(given)}.`);
+}
+
+/** Throws {@link invalidOption} unless `valid`; for rules no checker below states (a client, a pool…). */
+export function checkOption(where: string, name: string, given: unknown, valid: boolean, rule: string): void {
+  if (!valid) throw invalidOption(where, name, rule, given);
+}
+
+/** A whole number of at least `min` (default 1); `fallback` when absent, required when `undefined` (as below). */
+export function wholeNumber(
+  where: string,
+  name: string,
+  value: unknown,
+  fallback: number | undefined,
+  { min = 1, unit }: { min?: number; unit?: string } = {},
+): number {
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (Number.isSafeInteger(value) && (value as number) >= min) return value as number;
+  const rule =
+    min === 1
+      ? 'a positive integer'
+      : min === 0
+        ? 'a whole number, 0 or more'
+        : `a whole number, at least ${min}`;
+  throw invalidOption(where, name, withUnit(rule, unit), value);
+}
+
+/** A whole number above 0 ("a positive integer (ms)"); `fallback` when absent. */
+export function positiveInteger(
+  where: string,
+  name: string,
+  value: unknown,
+  fallback: number | undefined,
+  unit?: string,
+): number {
+  return wholeNumber(where, name, value, fallback, { unit });
+}
+
+type NumberRule = { infinite?: boolean; unit?: string };
+type NumberCheck = (
+  where: string,
+  name: string,
+  value: unknown,
+  fallback: number | undefined,
+  rule?: NumberRule,
+) => number;
+
+/** A number of at least 0, finite unless `infinite` (then Infinity is "no limit"); `fallback` when absent. */
+export const nonNegativeNumber: NumberCheck = (...check) => numberFrom(false, ...check);
+
+/** A number above 0, finite unless `infinite` (then Infinity is "no limit"); `fallback` when absent. */
+export const positiveNumber: NumberCheck = (...check) => numberFrom(true, ...check);
+
+function numberFrom(
+  above: boolean,
+  where: string,
+  name: string,
+  value: unknown,
+  fallback: number | undefined,
+  { infinite = false, unit }: NumberRule = {},
+): number {
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (typeof value === 'number' && (above ? value > 0 : value >= 0) && (infinite || Number.isFinite(value))) {
+    return value;
+  }
+  const rule = above ? 'a number above 0' : 'a number, 0 or more';
+  const notes = [unit, infinite ? 'Infinity for no limit' : undefined].filter(Boolean).join('; ');
+  throw invalidOption(where, name, withUnit(rule, notes || undefined), value);
+}
+
+/** A number from 0 to 1 (a share of something); `fallback` when absent. */
+export function fraction(where: string, name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number' && value >= 0 && value <= 1) return value;
+  throw invalidOption(where, name, 'a number from 0 to 1', value);
+}
+
+/** An array of finite numbers of at least 0 (ms), non-empty with `nonEmpty`; a copy, or `fallback`. */
+export function numberList(
+  where: string,
+  name: string,
+  value: unknown,
+  fallback: readonly number[],
+  { nonEmpty = false, unit }: { nonEmpty?: boolean; unit?: string } = {},
+): readonly number[] {
+  if (value === undefined) return fallback;
+  const valid =
+    Array.isArray(value) &&
+    (!nonEmpty || value.length > 0) &&
+    value.every((item) => typeof item === 'number' && Number.isFinite(item) && item >= 0);
+  if (valid) return [...(value as number[])];
+  const rule = `${nonEmpty ? 'a non-empty' : 'an'} array of numbers, each 0 or more`;
+  throw invalidOption(where, name, withUnit(rule, unit), value);
+}
+
+/** One of `choices` (strings); `fallback` when absent. */
+export function oneOf<const C extends string>(
+  where: string,
+  name: string,
+  value: unknown,
+  fallback: C,
+  choices: readonly C[],
+): C {
+  if (value === undefined) return fallback;
+  if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return value as C;
+  throw invalidOption(where, name, choices.map((choice) => `"${choice}"`).join(' or '), value);
+}
+
+/** A function, or nothing: `undefined` when absent. */
+export function func<F>(where: string, name: string, value: F | undefined): F | undefined {
+  if (value === undefined || typeof value === 'function') return value;
+  throw invalidOption(where, name, 'a function', value);
+}
+
+/** A string that `pattern` matches, described as `what` ("a stream name (letters, digits, _ -)"). */
+export function nameMatching(
+  where: string,
+  name: string,
+  value: unknown,
+  fallback: string,
+  pattern: RegExp,
+  what: string,
+): string {
+  if (value === undefined) return fallback;
+  if (typeof value === 'string' && pattern.test(value)) return value;
+  throw invalidOption(where, name, what, value);
+}
+
+function withUnit(rule: string, unit: string | undefined): string {
+  return unit === undefined ? rule : `${rule} (${unit})`;
+}
