@@ -17,6 +17,7 @@ import express from 'express';
 import { createReceiver } from 'jobhook';
 import { createClient } from 'jobhook/client';
 import { expressHandler } from 'jobhook/express';
+import { sqliteDedupeStore } from 'jobhook/sqlite';
 import { startGateway } from 'jobhook/testing';
 
 const jobs = [
@@ -49,7 +50,8 @@ async function main(): Promise<void> {
     received.set(taskId, type);
     if (received.size === jobs.length) allReceived();
   };
-  const receiver = createReceiver({ secret })
+  // What was handled is kept in ./jobhook.db beside the app: a retry after a restart runs nothing twice.
+  const receiver = createReceiver({ secret, dedupe: sqliteDedupeStore({ path: './jobhook.db' }) })
     .onJobCompleted((event) => {
       log(`  event  job.completed  ${event.data.task_id}  image: ${event.data.image_url}`);
       count(event.data.task_id, event.type);

@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import express from 'express';
 import { createReceiver } from 'jobhook';
 import { expressHandler } from 'jobhook/express';
+import { sqliteDedupeStore } from 'jobhook/sqlite';
 
 export interface ExampleOptions {
   port?: number;
@@ -18,7 +19,8 @@ export interface ExampleOptions {
 }
 
 export async function start({ port = 3000, host = '127.0.0.1', secret, log = console.log }: ExampleOptions) {
-  const receiver = createReceiver({ secret })
+  // What was handled is kept in a file beside the app, so a retry after a restart runs nothing twice.
+  const receiver = createReceiver({ secret, dedupe: sqliteDedupeStore({ path: './jobhook.db' }) })
     .onJobCompleted((event) => log(`job ${event.data.task_id} completed: ${event.data.image_url}`))
     .onJobFailed((event) => log(`job ${event.data.task_id} failed: ${event.data.error.message}`));
 

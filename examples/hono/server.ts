@@ -11,6 +11,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createReceiver } from 'jobhook';
 import { honoHandler } from 'jobhook/hono';
+import { sqliteDedupeStore } from 'jobhook/sqlite';
 
 export interface ExampleOptions {
   port?: number;
@@ -20,7 +21,7 @@ export interface ExampleOptions {
 }
 
 export async function start({ port = 3000, host = '127.0.0.1', secret, log = console.log }: ExampleOptions) {
-  const receiver = createReceiver({ secret })
+  const receiver = createReceiver({ secret, dedupe: sqliteDedupeStore({ path: './jobhook.db' }) })
     .onJobCompleted((event) => log(`job ${event.data.task_id} completed: ${event.data.image_url}`))
     .onJobFailed((event) => log(`job ${event.data.task_id} failed: ${event.data.error.message}`));
 

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createReceiver } from 'jobhook';
 import { nodeHandler } from 'jobhook/node';
+import { sqliteDedupeStore } from 'jobhook/sqlite';
 
 export interface ExampleOptions {
   port?: number;
@@ -18,7 +19,7 @@ export interface ExampleOptions {
 }
 
 export async function start({ port = 3000, host = '127.0.0.1', secret, log = console.log }: ExampleOptions) {
-  const receiver = createReceiver({ secret })
+  const receiver = createReceiver({ secret, dedupe: sqliteDedupeStore({ path: './jobhook.db' }) })
     .onJobCompleted((event) => log(`job ${event.data.task_id} completed: ${event.data.image_url}`))
     .onJobFailed((event) => log(`job ${event.data.task_id} failed: ${event.data.error.message}`));
 

@@ -10,10 +10,11 @@
  *   curl -X POST localhost:3000/jobs -H 'content-type: application/json' -d '{"prompt":"a fox"}'
  *   npx jobhook jobs --redis-url redis://127.0.0.1:6379    # what is still waiting
  *
- * With REDIS_URL the tracker and the dedupe store are in Redis: several instances share them,
- * a batch script with the same tracker can submit, and a restart forgets nothing. Without it
- * they are in this process's memory. Without GATEWAY_URL it starts the gateway simulator, which
- * loses half the deliveries (`dropRate: 0.5`) and retries none, to show the reconciler at work.
+ * The tracker and the dedupe store are in ./jobhook.db (jobhook/sqlite): a restart forgets
+ * nothing, and the processes of this machine share them. With REDIS_URL they are in Redis, shared
+ * by instances on several machines. Without GATEWAY_URL it starts the gateway simulator, which
+ * loses half the deliveries (`dropRate: 0.5`) and retries none, to show the reconciler at work;
+ * the simulator forgets its tasks when it stops, so then they are in this process's memory.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -40,7 +41,7 @@ export interface ReconcileExampleOptions {
   host?: string;
   /** Where the gateway reaches this app. Default: http://host:port, fine for a local gateway. */
   publicUrl?: string;
-  /** Shared tracker and store (`redisJobTracker`, `redisDedupeStore`). Default: in memory. */
+  /** The tracker and store (`sqliteJobTracker`, `redisJobTracker`, …). Default: in memory, for tests. */
   jobs?: JobTracker;
   dedupe?: DedupeStore;
   /** Poll a task once its outcome is this late, in ms. Default 120,000. */
@@ -156,6 +157,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const { redisDedupeStore, redisJobTracker } = await import('jobhook/redis');
     const redis = new Redis(env.REDIS_URL);
     shared = { jobs: redisJobTracker({ redis }), dedupe: redisDedupeStore({ redis }) };
+  } else if (!demo) {
+    const { sqliteDedupeStore, sqliteJobTracker } = await import('jobhook/sqlite');
+    const path = './jobhook.db';
+    shared = { jobs: sqliteJobTracker({ path }), dedupe: sqliteDedupeStore({ path }) };
   }
   const app = await start({
     gatewayUrl: gatewayUrl!,

@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { createReceiver } from 'jobhook';
 import { createClient } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
+import { sqliteDedupeStore } from 'jobhook/sqlite';
 
 export interface SelfRegisteringOptions {
   /** The gateway's base URL and an API key for it. */
@@ -34,7 +35,7 @@ export interface SelfRegisteringOptions {
 
 export async function start(options: SelfRegisteringOptions) {
   const { port = 3000, host = '127.0.0.1', secret, log = console.log, logError = console.error } = options;
-  const receiver = createReceiver({ secret })
+  const receiver = createReceiver({ secret, dedupe: sqliteDedupeStore({ path: './jobhook.db' }) })
     .onJobCompleted((event) => log(`job ${event.data.task_id} completed: ${event.data.image_url}`))
     .onJobFailed((event) => log(`job ${event.data.task_id} failed: ${event.data.error.message}`));
 

@@ -82,7 +82,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     });
   }
 
-  warnOfClusterWithMemoryStore(options, config);
+  warnOfMemoryStore(options, config);
   warnOfInboxWithMemoryStore(options, config);
   door?.start();
 
@@ -210,17 +210,36 @@ interface NodeLikeProcess {
 }
 
 /**
- * Under node:cluster or pm2's cluster mode each process keeps its own memory store, so a retried
- * delivery that reaches another process runs again: said once, when the receiver is made.
+ * The default memory store forgets with its process: said once, when the receiver is made, in a
+ * cluster worker (a retry that reaches another process runs again) or under NODE_ENV=production
+ * (a retry after a restart or a deploy runs again).
  */
-function warnOfClusterWithMemoryStore(options: ReceiverOptions<EventSchemas>, config: ResolvedOptions): void {
+function warnOfMemoryStore(options: ReceiverOptions<EventSchemas>, config: ResolvedOptions): void {
   if (options.dedupe !== undefined || !config.dedupe) return;
-  if (!inClusterWorker()) return;
-  config.logger.warn(
-    'jobhook: this receiver runs in a cluster worker with the in-memory dedupe store: each process has its own, ' +
-      'so a delivery retried to another process runs its handlers again. Share a store between them: ' +
-      'redisDedupeStore (jobhook/redis) or postgresDedupeStore (jobhook/postgres).',
-  );
+  if (inClusterWorker()) {
+    config.logger.warn(
+      'jobhook: this receiver runs in a cluster worker with the in-memory dedupe store: each process has its own, ' +
+        'so a delivery retried to another process runs its handlers again. Share a store between them: ' +
+        'sqliteDedupeStore (jobhook/sqlite) for the processes of one machine, ' +
+        'redisDedupeStore (jobhook/redis) or postgresDedupeStore (jobhook/postgres) for several machines.',
+    );
+  } else if (inProduction()) {
+    config.logger.warn(
+      'jobhook: this receiver keeps what it handled in memory (the default dedupe store), which it forgets on ' +
+        'restart: a delivery handled before a restart or a deploy runs its handlers again when the gateway retries it. ' +
+        "Keep it in a file with sqliteDedupeStore({ path: './jobhook.db' }) from jobhook/sqlite " +
+        '(or share redisDedupeStore or postgresDedupeStore between machines).',
+    );
+  }
+}
+
+/** NODE_ENV=production, read as inClusterWorker reads the environment. */
+function inProduction(): boolean {
+  try {
+    return (globalThis as { process?: NodeLikeProcess }).process?.env?.NODE_ENV === 'production';
+  } catch {
+    return false;
+  }
 }
 
 /** An inbox runs each event once through the dedupe claim: one that forgets on restart lets a retry run again. */

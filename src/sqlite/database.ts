@@ -56,27 +56,23 @@ const open = new Map<string, SqliteDatabase>();
  * its stores, tracker and inbox: WAL (readers never wait for the writer), a busy timeout, and
  * `synchronous=FULL` (a commit that returned survives a power cut: a 2xx only for what is on disk).
  */
-export function openDatabase(path: string, where = 'jobhook/sqlite'): SqliteDatabase {
-  if (typeof path !== 'string' || path.length === 0 || path === ':memory:') {
-    throw new JobhookError(
-      'invalid_options',
-      `${where}: \`path\` must be the path of a database file, e.g. './jobhook.db'.`,
-    );
-  }
-  const file = resolve(path);
-  const known = open.get(file);
+export function openDatabase(path: string | undefined, where = 'jobhook/sqlite'): SqliteDatabase {
+  const file = typeof path === 'string' && path !== '' && path !== ':memory:';
+  checkOption(where, 'path', path, file, "the path of a database file, e.g. './jobhook.db'");
+  const absolute = resolve(path as string);
+  const known = open.get(absolute);
   if (known) return known;
   const Database = loadEngine();
   let db: SqliteDatabase;
   try {
-    db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+    db = new Database(absolute, { timeout: BUSY_TIMEOUT_MS });
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.exec('PRAGMA journal_mode = WAL');
     db.exec('PRAGMA synchronous = FULL');
   } catch (error) {
-    throw new JobhookError('invalid_options', `${where}: ${cannotOpen(file, error)}`, { cause: error });
+    throw new JobhookError('invalid_options', `${where}: ${cannotOpen(absolute, error)}`, { cause: error });
   }
-  open.set(file, db);
+  open.set(absolute, db);
   return db;
 }
 

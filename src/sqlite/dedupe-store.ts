@@ -1,4 +1,5 @@
 import {
+  func,
   MS_OR_NONE,
   optionNames,
   positiveInteger,
@@ -22,6 +23,8 @@ export interface SqliteDedupeOptions {
   ttlMs?: number;
   /** Delete up to 1,000 forgotten rows at most once per this many ms. Default 60,000; 0: never. */
   cleanupIntervalMs?: number;
+  /** Clock in milliseconds, for tests. Default `Date.now`: the processes on one machine share it. */
+  now?: () => number;
 }
 
 /** The SQLite store: its options, resolved. Its calls answer at once (better-sqlite3 is synchronous). */
@@ -43,6 +46,7 @@ const SQLITE_DEDUPE_STORE_OPTIONS = optionNames<SqliteDedupeOptions>()([
   'leaseMs',
   'ttlMs',
   'cleanupIntervalMs',
+  'now',
 ]);
 
 /**
@@ -53,23 +57,24 @@ const SQLITE_DEDUPE_STORE_OPTIONS = optionNames<SqliteDedupeOptions>()([
 export function sqliteDedupeStore(options: SqliteDedupeOptions): SqliteDedupeStore {
   refuseUnknownOptions(options, SQLITE_DEDUPE_STORE_OPTIONS, WHERE);
   const table = sqliteTable(WHERE, options?.table, 'jobhook_deliveries');
-  const leaseMs = positiveInteger(WHERE, 'leaseMs', options.leaseMs, 30_000, 'ms');
-  const ttlMs = positiveInteger(WHERE, 'ttlMs', options.ttlMs, 72 * HOUR, 'ms');
-  const cleanupIntervalMs = wholeNumber(WHERE, 'cleanupIntervalMs', options.cleanupIntervalMs, 60_000, {
+  const leaseMs = positiveInteger(WHERE, 'leaseMs', options?.leaseMs, 30_000, 'ms');
+  const ttlMs = positiveInteger(WHERE, 'ttlMs', options?.ttlMs, 72 * HOUR, 'ms');
+  const cleanupIntervalMs = wholeNumber(WHERE, 'cleanupIntervalMs', options?.cleanupIntervalMs, 60_000, {
     min: 0,
     unit: MS_OR_NONE,
   });
-  const db = openDatabase(options.path, WHERE);
+  const now = func(WHERE, 'now', options?.now) ?? Date.now;
+  const db = openDatabase(options?.path, WHERE);
   const sql = statements(db, table);
   const step = <T>(what: string, run: () => T) =>
     storeStep('dedupe_store_failed', `The dedupe store failed to ${what}`, run);
 
-  let lastCleanup = Date.now();
-  function maybeCleanup(now: number) {
-    if (cleanupIntervalMs === 0 || now - lastCleanup < cleanupIntervalMs) return;
-    lastCleanup = now;
+  let lastCleanup = now();
+  function maybeCleanup(at: number) {
+    if (cleanupIntervalMs === 0 || at - lastCleanup < cleanupIntervalMs) return;
+    lastCleanup = at;
     try {
-      sql.cleanup.run(now);
+      sql.cleanup.run(at);
     } catch {
       // Forgotten rows stay until the next cleanup: they answer as absent meanwhile.
     }
@@ -83,8 +88,8 @@ export function sqliteDedupeStore(options: SqliteDedupeOptions): SqliteDedupeSto
     claim(key, owner) {
       return step('claim', () =>
         immediate(db, (): ClaimResult => {
-          const now = Date.now();
-          if (sql.claim.run({ key, owner, expires: now + leaseMs, now }).changes > 0) return 'new';
+          const at = now();
+          if (sql.claim.run({ key, owner, expires: at + leaseMs, now: at }).changes > 0) return 'new';
           const row = sql.holder.get(key) as { owner: string | null } | undefined;
           return row?.owner === null ? 'done' : 'busy';
         }),
@@ -92,14 +97,14 @@ export function sqliteDedupeStore(options: SqliteDedupeOptions): SqliteDedupeSto
     },
     renew(key, owner) {
       return step('renew', () => {
-        const now = Date.now();
-        return sql.renew.run({ key, owner, expires: now + leaseMs, now }).changes > 0;
+        const at = now();
+        return sql.renew.run({ key, owner, expires: at + leaseMs, now: at }).changes > 0;
       });
     },
     complete(key, owner) {
-      const now = Date.now();
-      step('complete', () => sql.complete.run({ key, owner, expires: now + ttlMs, now }));
-      maybeCleanup(now);
+      const at = now();
+      step('complete', () => sql.complete.run({ key, owner, expires: at + ttlMs, now: at }));
+      maybeCleanup(at);
     },
     release(key, owner) {
       step('release', () => sql.release.run(key, owner));

@@ -8,3 +8,4 @@
  */
 export { sqliteDedupeStore, type SqliteDedupeOptions, type SqliteDedupeStore } from './dedupe-store.js';
 export { sqliteInbox, type SqliteInbox, type SqliteInboxOptions } from './inbox.js';
+export { sqliteJobTracker, type SqliteJobTracker, type SqliteJobTrackerOptions } from './job-tracker.js';

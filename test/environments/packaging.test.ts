@@ -34,7 +34,7 @@ const subpaths = {
   'jobhook/testing': ['signDelivery', 'startGateway'],
   'jobhook/redis': ['redisDedupeStore'],
   'jobhook/postgres': ['postgresDedupeStore', 'postgresDedupeMigration'],
-  'jobhook/sqlite': ['sqliteDedupeStore'],
+  'jobhook/sqlite': ['sqliteDedupeStore', 'sqliteJobTracker'],
   'jobhook/bullmq': ['bullmqHandoff', 'runWorker'],
   'jobhook/pg-boss': ['pgBossHandoff', 'runPgBossWorker'],
   'jobhook/nats': ['natsHandoff', 'runNatsWorker'],
@@ -71,11 +71,19 @@ async function main() {
   } finally {
     await gateway.close();
   }
+  // better-sqlite3 is an optional peer this consumer did not install: the first store says so.
+  let sqlite;
+  try {
+    modules['jobhook/sqlite'].sqliteDedupeStore({ path: 'jobhook.db' });
+  } catch (error) {
+    sqlite = error.message;
+  }
   console.log(JSON.stringify({
     exports: Object.fromEntries(subpaths.map((name) => [name, Object.keys(modules[name]).sort()])),
     status: answer.status,
     seen,
     refused,
+    sqlite,
   }));
 }
 main();
@@ -88,6 +96,7 @@ import { createClient, GatewayError } from 'jobhook/client';
 import { signDelivery, startGateway } from 'jobhook/testing';
 import { redisDedupeStore } from 'jobhook/redis';
 import { postgresDedupeStore } from 'jobhook/postgres';
+import { sqliteDedupeStore, sqliteJobTracker } from 'jobhook/sqlite';
 import { otelObserver } from 'jobhook/otel';
 import { BodyReadError, type DedupeStore } from 'jobhook/extend';
 
@@ -96,6 +105,9 @@ export const shared = createReceiver({
   dedupe: redisDedupeStore({ redis: { evalsha: async () => 'new', eval: async () => 'new' } }),
 });
 export const table = postgresDedupeStore({ pool: { query: async () => ({ rows: [] }) } }).table;
+// Types only: this file is type-checked, never run (better-sqlite3 is not installed).
+export const onFile = (path: string) =>
+  createReceiver({ secret: 's', dedupe: sqliteDedupeStore({ path }), reconcile: { client, jobs: sqliteJobTracker({ path }) } });
 export const observed = createReceiver({ secret: 's', observer: otelObserver() });
 const ownStore: DedupeStore = { leaseMs: 1000, claim: () => 'new', renew: () => true, complete() {}, release() {} };
 export const withOwnStore = createReceiver({ secret: 's', dedupe: ownStore });
@@ -259,6 +271,7 @@ describe('the packed tarball', () => {
     // nor ioredis or pg: jobhook/redis and jobhook/postgres type the clients they are given.
     expect(existsSync(join(project(), 'node_modules/ioredis'))).toBe(false);
     expect(existsSync(join(project(), 'node_modules/pg'))).toBe(false);
+    expect(existsSync(join(project(), 'node_modules/better-sqlite3'))).toBe(false);
   });
 
   it.each([
@@ -273,6 +286,7 @@ describe('the packed tarball', () => {
         status: number;
         seen: string[];
         refused: unknown;
+        sqlite: string;
       };
       for (const [subpath, names] of Object.entries(subpaths)) {
         expect(result.exports[subpath]).toEqual(expect.arrayContaining(names));
@@ -280,6 +294,9 @@ describe('the packed tarball', () => {
       expect(result.status).toBe(200);
       expect(result.seen).toEqual(['task_1']);
       expect(result.refused).toEqual({ sameClass: true, status: 401 });
+      expect(result.sqlite).toBe(
+        'jobhook/sqlite needs the better-sqlite3 package: run `npm install better-sqlite3`.',
+      );
     },
     PROCESS_TIMEOUT_MS,
   );

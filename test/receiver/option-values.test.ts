@@ -16,6 +16,7 @@ import { natsHandoff, runNatsWorker } from 'jobhook/nats';
 import { pgBossHandoff, runPgBossWorker } from 'jobhook/pg-boss';
 import { postgresDedupeStore, postgresJobTracker } from 'jobhook/postgres';
 import { redisDedupeStore, redisJobTracker, redisResultChannel } from 'jobhook/redis';
+import { sqliteDedupeStore, sqliteJobTracker } from 'jobhook/sqlite';
 import { signDelivery, startGateway } from 'jobhook/testing';
 import { expect, test } from 'vitest';
 import { SECRET } from '../fixtures.js';
@@ -37,6 +38,8 @@ const queue = { name: 'q', add() {}, getFailed() {}, getJob() {} } as never;
 const boss = { send() {}, getJobById() {}, fetch() {}, complete() {} } as never;
 const js = { publish() {}, jetstreamManager() {} } as never;
 const connection = { host: '127.0.0.1', port: 6379 };
+/** A database path no call opens: each refuses an option first. */
+const UNOPENED = '/nonexistent/jobhook-options.db';
 
 type Call = (value: unknown) => unknown;
 /** [function as named in the message, option as named there, the call given a value, values to try] */
@@ -172,6 +175,20 @@ const rows: Row[] = [
     'postgresJobTracker',
     name,
     (v) => postgresJobTracker(any({ pool, [name]: v })),
+  ]),
+
+  // Any string is a path: only a number is refused. The other options are checked before the file opens.
+  ['sqliteDedupeStore', 'path', (v) => sqliteDedupeStore(any({ path: v })), NUMBER_ONLY],
+  ...(['table', 'leaseMs', 'ttlMs', 'cleanupIntervalMs', 'now'] as const).map((name): Row => [
+    'sqliteDedupeStore',
+    name,
+    (v) => sqliteDedupeStore(any({ path: UNOPENED, [name]: v })),
+  ]),
+  ['sqliteJobTracker', 'path', (v) => sqliteJobTracker(any({ path: v })), NUMBER_ONLY],
+  ...(['table', 'leaseMs', 'maxAgeMs', 'now'] as const).map((name): Row => [
+    'sqliteJobTracker',
+    name,
+    (v) => sqliteJobTracker(any({ path: UNOPENED, [name]: v })),
   ]),
 
   ['bullmqHandoff', 'queue', (v) => bullmqHandoff(any({ queue: v }))],

@@ -16,6 +16,7 @@ import { nodeHandler } from 'jobhook/node';
 import { otelObserver } from 'jobhook/otel';
 import { pgBossHandoff, runPgBossWorker } from 'jobhook/pg-boss';
 import { postgresDedupeStore, postgresJobTracker } from 'jobhook/postgres';
+import { sqliteDedupeStore, sqliteJobTracker } from 'jobhook/sqlite';
 import { redisDedupeStore, redisJobTracker, redisResultChannel } from 'jobhook/redis';
 import { signDelivery } from 'jobhook/testing';
 import { expect, test } from 'vitest';
@@ -36,6 +37,8 @@ const calls: [string, (options: never) => unknown][] = [
   ['redisJobTracker', (o) => redisJobTracker(o)],
   ['postgresDedupeStore', (o) => postgresDedupeStore(o)],
   ['postgresJobTracker', (o) => postgresJobTracker(o)],
+  ['sqliteDedupeStore', (o) => sqliteDedupeStore(o)],
+  ['sqliteJobTracker', (o) => sqliteJobTracker(o)],
   ['otelObserver', (o) => otelObserver(o)],
   ['hmacSha256', (o) => hmacSha256(o)],
   ['standardWebhooks', (o) => standardWebhooks(o)],

@@ -2,9 +2,12 @@
 // configured by its environment (see variants.ts), listening on PORT, printing "listening" once
 // it does. It dedupes in the shared store and reconciles from the shared tracker; its handler's
 // side effect is one record per handled outcome (task id, this pid, the source) in the shared
-// service, and each status poll it makes is recorded with its start and end, so the test can tell
-// that no task was polled by two instances at once.
+// service (on SQLite, a file per process beside the database), and each status poll it makes is
+// recorded with its start and end, so the test can tell that no task was polled by two instances
+// at once.
 import { once } from 'node:events';
+import { appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import { createReceiver } from 'jobhook';
 import type { DedupeStore, JobTracker } from 'jobhook/extend';
@@ -12,6 +15,7 @@ import { createClient } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
 import { redisDedupeStore, redisJobTracker } from 'jobhook/redis';
 import { postgresDedupeStore, postgresJobTracker } from 'jobhook/postgres';
+import { sqliteDedupeStore, sqliteJobTracker } from 'jobhook/sqlite';
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -23,6 +27,16 @@ type Record = (table: 'effects' | 'polls', fields: string[]) => Promise<unknown>
 
 async function wiring(): Promise<{ dedupe: DedupeStore; jobs: JobTracker; record: Record }> {
   const leaseMs = Number(env('LEASE_MS'));
+  if (env('VARIANT') === 'sqlite') {
+    // Each process appends to files of its own, so that no write of the record races another's.
+    const path = env('DB_PATH');
+    const records = env('RECORDS');
+    return {
+      dedupe: sqliteDedupeStore({ path, leaseMs }),
+      jobs: sqliteJobTracker({ path, leaseMs }),
+      record: (table, fields) => appendFile(join(records, `${table}-${pid}.txt`), `${fields.join(' ')}\n`),
+    };
+  }
   if (env('VARIANT') === 'redis') {
     const { Redis } = await import('ioredis');
     const redis = new Redis(env('REDIS_URL'));
@@ -44,8 +58,8 @@ async function wiring(): Promise<{ dedupe: DedupeStore; jobs: JobTracker; record
   };
 }
 
-const { dedupe, jobs, record } = await wiring();
 const pid = String(process.pid);
+const { dedupe, jobs, record } = await wiring();
 // Each status poll, recorded once it ended: task id, pid, start and end (ms).
 const recordingFetch: typeof fetch = async (input, init) => {
   const started = Date.now();

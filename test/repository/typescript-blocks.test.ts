@@ -3,7 +3,12 @@
 import { expect, test } from 'vitest';
 import { codeBlocks, typeCheck } from './code-blocks.js';
 
-const PAGES = ['docs/production.md', 'docs/events-and-signatures.md', 'docs/observability.md'];
+const PAGES = [
+  'docs/production.md',
+  'docs/events-and-signatures.md',
+  'docs/observability.md',
+  'docs/sqlite.md',
+];
 
 /** What the pages leave to the reader's app: each line is added to a block that uses the name. */
 const APP = {

@@ -13,7 +13,19 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string) => join(dir, `${name}.db`);
 
 describe('sqliteDedupeStore', () => {
-  storeContract({ make: (times) => sqliteDedupeStore({ path: file('contract'), ...times }) });
+  // The store's clock, moved by the suite: real time would measure this machine's load, not the leases.
+  let clock = Date.now();
+  storeContract({
+    make: (times) => sqliteDedupeStore({ path: file('contract'), now: () => clock, ...times }),
+    pass: async (ms) => void (clock += ms),
+  });
+
+  it('keeps its leases on the real clock by default', async () => {
+    const store = sqliteDedupeStore({ path: file('real-clock'), leaseMs: 50 });
+    expect(store.claim('evt_1', 'a')).toBe('new');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(store.claim('evt_1', 'b')).toBe('new');
+  });
 
   it('remembers a handled key in the file, for a store opened on it later', () => {
     const first = sqliteDedupeStore({ path: file('remembers') });
