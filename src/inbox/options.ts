@@ -1,10 +1,5 @@
-import {
-  isRecord,
-  JobhookError,
-  positiveInteger,
-  refuseUnknownOptions,
-  wholeNumber,
-} from '../common/errors.js';
+import { isRecord, JobhookError } from '../common/errors.js';
+import { positiveInteger, refuseUnknownOptions, wholeNumber } from '../common/option-checks.js';
 import type { InboxRetry } from './inbox.js';
 
 /** The options every inbox takes, whatever it stores in. */

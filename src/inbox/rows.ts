@@ -1,4 +1,5 @@
-import { checkOption, isRecord, positiveInteger } from '../common/errors.js';
+import { isRecord } from '../common/errors.js';
+import { checkOption, positiveInteger } from '../common/option-checks.js';
 import { instant, type InboxFilter, type InboxStatus, type StoredDelivery } from './inbox.js';
 
 /** A stored delivery as a SQL row (PostgreSQL's or SQLite's): the same columns in both. */

@@ -1,5 +1,11 @@
 import { bounded } from '../common/deadline.js';
-import { checkOption, MS_OR_NONE, optionNames, refuseUnknownOptions, wholeNumber } from '../common/errors.js';
+import {
+  checkOption,
+  MS_OR_NONE,
+  optionNames,
+  refuseUnknownOptions,
+  wholeNumber,
+} from '../common/option-checks.js';
 import { inboxRow, type Inbox, type InboxDelivery, type InboxSettlement } from '../inbox/inbox.js';
 import { inboxLimits, type InboxOptions } from '../inbox/options.js';
 import { checkIds, filterClause, INBOX_COLUMNS, storedDelivery, type InboxRow } from '../inbox/rows.js';

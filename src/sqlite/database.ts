@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { checkOption, JobhookError, type JobhookErrorCode } from '../common/errors.js';
+import { JobhookError, type JobhookErrorCode } from '../common/errors.js';
+import { checkOption } from '../common/option-checks.js';
 
 /** A prepared statement of better-sqlite3 (typed here, so that it stays an optional peer). */
 export interface SqliteStatement {

@@ -5,7 +5,7 @@ import {
   positiveInteger,
   refuseUnknownOptions,
   wholeNumber,
-} from '../common/errors.js';
+} from '../common/option-checks.js';
 import type { ClaimResult, DedupeStore } from '../dedupe/dedupe-store.js';
 import { immediate, openDatabase, sqliteTable, storeStep, type SqliteDatabase } from './database.js';
 

@@ -1,4 +1,5 @@
-import { JobhookError, optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { JobhookError } from '../common/errors.js';
+import { optionNames, refuseUnknownOptions } from '../common/option-checks.js';
 import { inboxRow, type Inbox, type InboxDelivery, type InboxSettlement } from '../inbox/inbox.js';
 import { inboxLimits, type InboxLimits, type InboxOptions } from '../inbox/options.js';
 import { checkIds, filterClause, INBOX_COLUMNS, storedDelivery, type InboxRow } from '../inbox/rows.js';

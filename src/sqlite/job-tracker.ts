@@ -1,4 +1,4 @@
-import { func, optionNames, refuseUnknownOptions } from '../common/errors.js';
+import { func, optionNames, refuseUnknownOptions } from '../common/option-checks.js';
 import {
   checkTaskId,
   checkTenant,
