@@ -17,6 +17,7 @@ import type * as Node from 'jobhook/node';
 import type * as PgBoss from 'jobhook/pg-boss';
 import type * as Postgres from 'jobhook/postgres';
 import type * as Redis from 'jobhook/redis';
+import type * as Sqlite from 'jobhook/sqlite';
 import type * as Testing from 'jobhook/testing';
 
 const dist = (file: string) => new URL(`./dist/${file}`, import.meta.url).href;
@@ -33,6 +34,7 @@ const node = (await import(dist('node.js'))) as typeof Node;
 const pgBoss = (await import(dist('pg-boss.js'))) as typeof PgBoss;
 const postgres = (await import(dist('postgres.js'))) as typeof Postgres;
 const redis = (await import(dist('redis.js'))) as typeof Redis;
+const sqlite = (await import(dist('sqlite.js'))) as typeof Sqlite;
 const testing = (await import(dist('testing.js'))) as typeof Testing;
 
 export const { createReceiver, memoryDedupeStore, memoryJobTracker } = core;
@@ -46,9 +48,10 @@ export const { koaHandler } = koa;
 export const { natsHandoff } = nats;
 export const { nodeHandler } = node;
 export const { pgBossHandoff } = pgBoss;
-export const { postgresDedupeStore } = postgres;
+export const { postgresDedupeStore, postgresInbox } = postgres;
+export const { sqliteDedupeStore, sqliteInbox } = sqlite;
 export const { redisDedupeStore, redisJobTracker } = redis;
-export type { DedupeStore, JobTracker } from 'jobhook/extend';
+export type { DedupeStore, Inbox, JobTracker } from 'jobhook/extend';
 
 /** What a before/after run compares: the receiver and the Node adapter of one build. */
 export interface Build {

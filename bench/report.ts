@@ -12,6 +12,7 @@ import { slope, type BodyScaleResult } from './scale.js';
 import { BEFORE_KIND, type ServerKind } from './server.js';
 import { overMemory, STORE_NAMES, type StoreResults } from './stores.js';
 import { reconcileSection, type ReconcileResults } from './reconcile.js';
+import { inboxSection, inboxTargets, type InboxResults } from './inbox.js';
 import type { ApartResults } from './builds-apart.js';
 
 export interface Results {
@@ -34,6 +35,7 @@ export interface Results {
   stores: StoreResults;
   handoff: HandoffResults;
   reconcile?: ReconcileResults;
+  inbox?: InboxResults;
 }
 
 export interface Target {
@@ -199,10 +201,11 @@ export function targets(r: Results): Target[] {
       1.15,
     ),
   );
+  if (r.inbox) list.push(...inboxTargets(r.inbox));
   return list;
 }
 
-function table(head: string[], rows: string[][]): string {
+export function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
 }
@@ -386,6 +389,7 @@ export function markdown(r: Results, list: Target[]): string {
   out.push(...storesSection(r.stores));
   out.push(...handoffSection(r.handoff));
   if (r.reconcile) out.push(...reconcileSection(r.reconcile));
+  if (r.inbox) out.push(...inboxSection(r.inbox));
   // The profiles' explanations, written by hand next to this file.
   const notes = resolve('bench/NOTES.md');
   if (existsSync(notes)) out.push(readFileSync(notes, 'utf8'));

@@ -48,6 +48,7 @@ const { loadBaseline } = await import('./jobhook.js');
 const { runStores } = await import('./stores.js');
 const { runReconcile } = await import('./reconcile.js');
 const { runBuildsApart } = await import('./builds-apart.js');
+const { runInbox, INBOX_QUICK, INBOX_FULL } = await import('./inbox.js');
 
 const quick = process.env.BENCH_QUICK === '1';
 const before = baselineFolder ? await loadBaseline() : undefined;
@@ -105,6 +106,10 @@ const reconcileResults = await runReconcile(
 );
 for (const line of reconcileResults.skipped) console.error(`bench: ${line}`);
 
+step('the inbox: added latency and deliveries stored per second');
+const inboxResults = await runInbox(quick ? INBOX_QUICK : INBOX_FULL);
+for (const line of inboxResults.skipped) console.error(`bench: ${line}`);
+
 const results: Results = {
   quick,
   settings:
@@ -125,6 +130,7 @@ const results: Results = {
   stores: storeResults,
   handoff: handoffResults,
   reconcile: reconcileResults,
+  inbox: inboxResults,
 };
 const list = targets(results);
 const text = markdown(results, list);

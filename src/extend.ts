@@ -1,6 +1,6 @@
 /**
  * The contracts behind the receiver, for code that plugs into it rather than uses it: a dedupe
- * store ({@link DedupeStore}), a job tracker ({@link JobTracker}), a signature scheme
+ * store ({@link DedupeStore}), a job tracker ({@link JobTracker}), an inbox ({@link Inbox}), a signature scheme
  * ({@link Verifier}), a hand-off to a queue ({@link Handoff}) and its worker, a result channel
  * ({@link ResultChannel}), an observer's details ({@link ObservedDelivery}), and an adapter for a
  * server jobhook has none for ({@link DeliveryInput}, {@link BodyReader}). An app that only
@@ -22,6 +22,20 @@ export { BodyReadError, type BodyReader, type BodyLimits } from './wire/body.js'
 export type { DedupeStore, ClaimResult } from './dedupe/dedupe-store.js';
 export type { JobTracker, TrackedJob, ClaimDueRequest } from './tracker/job-tracker.js';
 export type { TrackerTimes } from './tracker/job-tracker.js';
+
+// An inbox, and what a replay takes and gives.
+export type {
+  Inbox,
+  InboxDelivery,
+  InboxFilter,
+  InboxRetry,
+  InboxSettlement,
+  InboxStatus,
+  ReplayMark,
+  StoredDelivery,
+} from './inbox/inbox.js';
+export type { InboxOptions } from './inbox/options.js';
+export type { ReplayOptions, ReplayReport, ReplayedDelivery } from './receiver/replay.js';
 
 // A signature scheme.
 export type {

@@ -20,3 +20,9 @@ export {
   type PostgresJobTracker,
   type PostgresJobTrackerOptions,
 } from './job-tracker.js';
+export {
+  postgresInbox,
+  postgresInboxMigration,
+  type PostgresInbox,
+  type PostgresInboxOptions,
+} from './inbox.js';

@@ -8,6 +8,7 @@ import { failureReporter } from './failures.js';
 import { inFlightTracker } from './in-flight.js';
 import { resolveOptions, type ReceiverOptions, type ResolvedOptions } from './options.js';
 import { createPipeline, type Pipeline } from './pipeline.js';
+import { inboxDoor } from './inbox-door.js';
 import { registerReceiver } from './register.js';
 import type { DeliveryContext, EventHandler } from './run-handlers.js';
 import { createReconciler, type Reconciler } from '../reconcile/reconciler.js';
@@ -46,7 +47,18 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   // With `reconcile`: polled outcomes enter the pipeline by its poll door, and a webhook's outcome
   // tells the tracker its task needs no poll.
   let reconciler: Reconciler | undefined;
+  const door =
+    config.inbox &&
+    inboxDoor({
+      inbox: config.inbox,
+      logger: config.logger,
+      report,
+      lifecycle,
+      runStored: (input, run) => pipeline.runStored(input, run),
+      hasHandlers: () => handlersByType.size > 0 || anyHandlers.length > 0,
+    });
   const pipeline: Pipeline = createPipeline({
+    inbox: door,
     config,
     schemas,
     handlersFor,
@@ -71,6 +83,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   }
 
   warnOfMemoryStore(options, config);
+  warnOfInboxWithMemoryStore(options, config);
+  door?.start();
 
   function addHandler(type: string, handler: EventHandler<never>, where = 'receiver.on') {
     assertFunction(where, handler);
@@ -83,6 +97,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     // Closing from this very call on: a delivery that comes while the reconciler stops gets 503
     // (awaiting the reconciler first let one in and run its handlers during close()).
     const draining = lifecycle.close(timeoutMs);
+    door?.stop();
     // No new pass, no poll in flight; a polled outcome being handled is drained with the rest.
     await reconciler?.close();
     const drained = await draining;
@@ -127,6 +142,17 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       return handoff.work(receiver, workOptions);
     },
     close,
+    replay(replayOptions) {
+      if (!door) {
+        return Promise.reject(
+          new JobhookError(
+            'invalid_options',
+            'replay() needs createReceiver({ inbox }), e.g. sqliteInbox({ path }).',
+          ),
+        );
+      }
+      return door.replay(replayOptions);
+    },
     reconcileOnce() {
       if (!reconciler) {
         return Promise.reject(
@@ -214,6 +240,16 @@ function inProduction(): boolean {
   } catch {
     return false;
   }
+}
+
+/** An inbox runs each event once through the dedupe claim: one that forgets on restart lets a retry run again. */
+function warnOfInboxWithMemoryStore(options: ReceiverOptions<EventSchemas>, config: ResolvedOptions): void {
+  if (!config.inbox || options.dedupe !== undefined) return;
+  config.logger.warn(
+    'jobhook: this receiver has an inbox but the in-memory dedupe store, which forgets on restart: a retried ' +
+      'delivery of an event handled before a restart runs again. Pass a durable one beside the inbox: ' +
+      'sqliteDedupeStore (jobhook/sqlite) or postgresDedupeStore (jobhook/postgres).',
+  );
 }
 
 /** `close({ timeoutMs })`: a number of at least 0 (0 waits without a bound), default 30 s. */

@@ -11,6 +11,7 @@ import {
 import { tenantLookup, type SecretLookup, type TenantLookup } from './tenants.js';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import type { Handoff } from '../handoff/handoff.js';
+import type { Inbox } from '../inbox/inbox.js';
 import type { ReceiverObserver } from './observe.js';
 import { resolveReconcile, type ReconcileOptions, type ResolvedReconcile } from '../reconcile/options.js';
 import { memoryDedupeStore } from '../dedupe/memory-store.js';
@@ -68,6 +69,12 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
   dedupeKey?: 'event' | 'delivery' | DedupeKeyFunction;
   /** Verify, then enqueue: the queue stores each event once and `receiver.work()` runs the handlers. Not with `dedupe`. */
   handoff?: Handoff;
+  /**
+   * Store every verified delivery before answering 2xx, and run its handlers from there, such as
+   * `sqliteInbox({ path })` (docs/inbox.md): nothing is lost to a crash, and `receiver.replay()`
+   * runs refused or failed deliveries again. Not with `handoff`.
+   */
+  inbox?: Inbox;
   /** Largest body accepted, in bytes. Default 1 MiB. */
   maxBodyBytes?: number;
   /** Longest a body may take to arrive, in ms (408 past it). Default 10,000; 0 for none. */
@@ -119,6 +126,7 @@ export interface ResolvedOptions {
   dedupe: DedupeStore | undefined;
   dedupeKey: 'event' | 'delivery' | DedupeKeyFunction;
   handoff: Handoff | undefined;
+  inbox: Inbox | undefined;
   maxBodyBytes: number;
   bodyTimeoutMs: number;
   handlerTimeoutMs: number;
@@ -148,6 +156,7 @@ const RECEIVER_OPTIONS = optionNames<ReceiverOptions<EventSchemas>>()([
   'dedupe',
   'dedupeKey',
   'handoff',
+  'inbox',
   'maxBodyBytes',
   'bodyTimeoutMs',
   'handlerTimeoutMs',
@@ -213,6 +222,7 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
       options.dedupe === false || handoffOf(options) ? undefined : (options.dedupe ?? memoryDedupeStore()),
     dedupeKey: dedupeKeyChoice(options.dedupeKey),
     handoff: handoffOf(options),
+    inbox: inboxOf(options),
     maxBodyBytes: positiveInteger(WHERE, 'maxBodyBytes', options.maxBodyBytes, MIB, 'bytes'),
     bodyTimeoutMs: nonNegativeNumber(WHERE, 'bodyTimeoutMs', options.bodyTimeoutMs, 10_000, NO_LIMIT),
     handlerTimeoutMs: nonNegativeNumber(
@@ -270,6 +280,26 @@ function handoffOf(options: ReceiverOptions<EventSchemas>): Handoff | undefined 
     );
   }
   return handoff;
+}
+
+function inboxOf(options: ReceiverOptions<EventSchemas>): Inbox | undefined {
+  const { inbox } = options;
+  if (inbox === undefined) return undefined;
+  const given: Partial<Inbox> | null = inbox;
+  const valid =
+    typeof given === 'object' &&
+    given !== null &&
+    ['store', 'quarantine', 'lease', 'settle', 'list', 'requeue', 'prune'].every(
+      (method) => typeof given[method as keyof Inbox] === 'function',
+    );
+  checkOption(WHERE, 'inbox', inbox, valid, 'an inbox, e.g. sqliteInbox({ path }) from jobhook/sqlite');
+  if (options.handoff !== undefined) {
+    throw new JobhookError(
+      'invalid_options',
+      'createReceiver: pass `inbox` or `handoff`, not both: each stores the delivery before its answer.',
+    );
+  }
+  return inbox;
 }
 
 function dedupeKeyChoice(key: ReceiverOptions['dedupeKey']): ResolvedOptions['dedupeKey'] {

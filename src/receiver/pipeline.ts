@@ -33,14 +33,18 @@ import { runHandlers, type DeliverySource, type EventHandler, type HandlerRun } 
 import { scopedKey } from '../results/job-result.js';
 import type { DeliveryInput } from './types.js';
 import { refusalLog, type RefusalLog, type SignatureAlarm } from './refusal-log.js';
+import { storedHeaders } from '../inbox/stored-headers.js';
+import type { InboxDelivery } from '../inbox/inbox.js';
+import type { InboxDoor, StoredRun, StoredRunResult } from './inbox-door.js';
 
 /**
- * The one path of an event to its handlers, with three doors:
+ * The one path of an event to its handlers, with four doors:
  *
  *   webhook   receive(): the method (405), the signature headers (401), the tenant's secrets, the
  *             body within its limit (413) and time (408), the signature (401), JSON (400); then
  *   poll      runPolled(): an outcome the reconciler found by polling the gateway; and
  *   queued    runQueued(): an event a hand-off stored, run by a worker;
+ *   stored    runStored(): a delivery the inbox kept, verified again (no timestamp window), then as a webhook;
  *
  * all go through {@link handle}: validate (400), record the job result, hand off (webhook, with a
  * hand-off) or claim the dedupe key (200 duplicate, 409 busy), run the handlers within their
@@ -55,6 +59,8 @@ export interface Pipeline {
   runPolled(this: void, polled: PolledOutcome): Promise<EventOutcome>;
   /** An event a hand-off stored; rejects with the failure when a handler failed or timed out. */
   runQueued(this: void, job: HandoffJob, attempt?: QueuedAttempt): Promise<void>;
+  /** A delivery the inbox kept, from its bytes: what became of it. Never rejects. */
+  runStored(this: void, input: DeliveryInput, run: StoredRun): Promise<StoredRunResult>;
 }
 
 export type { EventOutcome };
@@ -77,9 +83,11 @@ export interface PipelineDeps {
   lifecycle: InFlight;
   /** A webhook's job outcome was handled (or handed off, or had been handled): its task needs no poll. */
   webhookSettled?: ((taskId: string, tenant: string | undefined) => void) | undefined;
+  /** With `inbox`: where a verified delivery is stored before its answer, and a refused one kept. */
+  inbox?: InboxDoor | undefined;
 }
 
-type Door = 'webhook' | 'poll' | 'queued';
+type Door = 'webhook' | 'poll' | 'queued' | 'stored';
 
 /** One event on its way through the pipeline, whichever door it came in by. */
 class EventRecord implements DeliveryInfo {
@@ -114,6 +122,8 @@ class EventRecord implements DeliveryInfo {
   key: string | undefined = undefined;
   keyed = false;
   attempt: number | undefined = undefined;
+  /** A replay with `force`: it runs without the dedupe claim. */
+  force = false;
   claim: Claim | undefined = undefined;
   failures: readonly JobhookError[] = [];
   outcome: EventOutcome = 'failed';
@@ -225,7 +235,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     throw d.failures[0] ?? new JobhookError('handler_failed', `The queued ${d.type} event failed.`);
   }
 
-  return { receive, runPolled, runQueued };
+  async function runStored(input: DeliveryInput, run: StoredRun): Promise<StoredRunResult> {
+    if (lifecycle.closing) return { outcome: 'failed', answer: answers.shuttingDown() };
+    const d = new EventRecord('stored', run.source, undefined);
+    d.attempt = run.attempt;
+    d.force = run.force === true;
+    const answer = await receiveDelivery(p, d, input);
+    return { outcome: d.outcome, answer };
+  }
+
+  return { receive, runPolled, runQueued, runStored };
 }
 
 function unexpected(p: PipelineState, error: unknown): ReceiverResponse {
@@ -366,7 +385,7 @@ function checkSignatureHeaders(
   d.checkedAt = p.config.now();
   let refusal: VerifyRefusal | undefined;
   try {
-    refusal = check({ headers: d.headers!, now: d.checkedAt, toleranceSeconds: p.config.toleranceSeconds });
+    refusal = check({ headers: d.headers!, now: d.checkedAt, toleranceSeconds: toleranceOf(p, d) });
   } catch (error) {
     refusal = refuse('no_match', `The verifier's header check threw: ${messageOf(error)}`);
   }
@@ -405,13 +424,18 @@ const noSecret: VerifyFunction = () => refuse('no_match', 'the `secret` function
 /** What the verifier is given: the body, and `headersChecked` when the header checks ran first. */
 function signedRequest(p: PipelineState, d: EventRecord): SignedRequest {
   const headers = d.headers!;
-  const { toleranceSeconds } = p.config;
+  const toleranceSeconds = toleranceOf(p, d);
   const request: SignedRequest =
     d.text !== undefined
       ? new SignedText(d, headers, d.receivedAt, toleranceSeconds)
       : { headers, body: d.body!, now: d.receivedAt, toleranceSeconds };
   if (d.checkedAt !== undefined) request.headersChecked = true;
   return request;
+}
+
+/** A stored delivery is verified again with no timestamp window: its signature is what was checked at arrival. */
+function toleranceOf(p: PipelineState, d: EventRecord): number {
+  return d.door === 'stored' ? Infinity : p.config.toleranceSeconds;
 }
 
 /** The body's bytes: as given or read, or the string's UTF-8, made on the first call. */
@@ -457,6 +481,7 @@ function refuseSignature(p: PipelineState, d: EventRecord, refusal: VerifyRefusa
   const detail = typeof refusal.detail === 'string' ? `: ${refusal.detail}` : '';
   p.refusals.refused(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}`, refusal.code);
   d.outcome = 'invalid';
+  keepRefused(p, d, `401 ${String(refusal.code)}${detail}`);
   return answers.invalidSignature(refusalText(refusal.code));
 }
 
@@ -464,7 +489,27 @@ function refuseSignature(p: PipelineState, d: EventRecord, refusal: VerifyRefusa
 function rejected(p: PipelineState, d: EventRecord, answer: ReceiverResponse): ReceiverResponse {
   p.refusals.refused(`jobhook: rejected a delivery (400): ${answer.body}`);
   d.outcome = 'invalid';
+  keepRefused(p, d, `400 ${answer.body}`);
   return answer;
+}
+
+/** With an inbox, a refused webhook whose body was read goes to its quarantine, with the reason. */
+function keepRefused(p: PipelineState, d: EventRecord, reason: string): void {
+  if (!p.inbox || d.door !== 'webhook' || (d.body === undefined && d.text === undefined)) return;
+  p.inbox.refused(inboxDelivery(d), reason);
+}
+
+/** What the inbox keeps of a delivery: its bytes, headers, URL and what was learnt of it. */
+function inboxDelivery(d: EventRecord): InboxDelivery {
+  return {
+    body: bodyBytes(d),
+    headers: storedHeaders(d.input!.headers ?? {}),
+    url: d.input!.url,
+    receivedAt: d.receivedAt,
+    tenant: d.tenant,
+    type: d.type === '' ? undefined : d.type,
+    deliveryId: d.deliveryId ?? d.signedId,
+  };
 }
 
 // ---- every door -----------------------------------------------------------------------------
@@ -488,6 +533,8 @@ function identify(p: PipelineState, d: EventRecord, checked: CheckedPayload): An
   d.payloadId = checked.payloadId;
   d.deliveryId ??= d.signedId ?? d.payloadId;
   d.trace?.identified(d.deliveryId, d.type);
+  // With an inbox, a webhook is stored and answered; its handlers run from the inbox (the stored door).
+  if (p.inbox && d.door === 'webhook') return p.inbox.accept(inboxDelivery(d));
   // A result is real once the signature (or the gateway's own answer) proves it: recorded before
   // any handler runs, so a wait on the task wakes whichever door the outcome came in by.
   if (d.known) p.results.receive(d.type, d.event, d.receivedAt, d.tenant);
@@ -497,7 +544,7 @@ function identify(p: PipelineState, d: EventRecord, checked: CheckedPayload): An
     d.outcome = 'handled';
     return answers.ok();
   }
-  const store = d.door === 'queued' ? undefined : p.config.dedupe;
+  const store = d.door === 'queued' || d.force ? undefined : p.config.dedupe;
   const key = store && keyOf(p, d);
   if (key === undefined) return run(p, d, handlers);
   // A store that answers at once (the in-memory one) is not awaited: no turn of the microtask queue.
@@ -538,7 +585,7 @@ function ranAll(p: PipelineState, d: EventRecord, started: number): Answer {
 function invalid(p: PipelineState, d: EventRecord, checked: CheckedPayload): ReceiverResponse {
   const message = checked.ok ? `its payload is of type ${quote(checked.type)}` : checked.message;
   d.outcome = 'invalid';
-  if (d.door === 'webhook') {
+  if (d.door === 'webhook' || d.door === 'stored') {
     return rejected(p, d, checked.ok ? answers.invalidPayload(message) : checked.answer);
   }
   if (d.door === 'poll') {
@@ -629,7 +676,7 @@ async function handOff(p: PipelineState, d: EventRecord): Promise<ReceiverRespon
     payload: d.payload,
     receivedAt: p.config.now(),
   };
-  if (d.source !== 'webhook') job.source = d.source;
+  if (d.source === 'poll') job.source = 'poll';
   if (d.tenant !== undefined) job.tenant = d.tenant;
   try {
     await p.config.handoff!.enqueue(job);

@@ -2,8 +2,8 @@ import { TIMED_OUT, within } from '../common/deadline.js';
 import { JobhookError } from '../common/errors.js';
 import { messageOf, ignore } from '../common/logging.js';
 
-/** How an event reached the receiver: a webhook delivery, or a poll of the gateway (reconciling). */
-export type DeliverySource = 'webhook' | 'poll';
+/** How an event reached the receiver: a webhook delivery, a poll of the gateway (reconciling), or a replay from the inbox. */
+export type DeliverySource = 'webhook' | 'poll' | 'replay';
 
 /** What a handler learns about the delivery besides its payload. */
 export interface DeliveryContext {
@@ -13,11 +13,11 @@ export interface DeliveryContext {
   type: string;
   /** With a `secret` function, the tenant the event belongs to (see `TenantSecrets`). */
   tenant: string | undefined;
-  /** `'webhook'` for a delivery, `'poll'` for an outcome the receiver found by polling the gateway. */
+  /** `'webhook'` for a delivery, `'poll'` for an outcome found by polling the gateway, `'replay'` for `receiver.replay()`. */
   source: DeliverySource;
   /** Aborted at the handler time-out: stop and reject (`signal.throwIfAborted()`) so the retry runs it again. */
   signal: AbortSignal;
-  /** From 1, when a queue worker runs the event (`receiver.work()`); `undefined` for a delivery. */
+  /** From 1, counting retries, when a queue worker or the inbox runs the event; `undefined` for a delivery answered at once. */
   attempt: number | undefined;
 }
 

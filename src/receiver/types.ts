@@ -8,6 +8,7 @@ import type { HandoffJob, QueuedAttempt, WorkerHandle, WorkOptions } from '../ha
 import type { EventHandler } from './run-handlers.js';
 import type { ReconcileResult } from '../reconcile/options.js';
 import type { ReceiverRegisterOptions, WebhookRegistrar } from './register.js';
+import type { ReplayOptions, ReplayReport } from './replay.js';
 
 /** One delivery as it came off the wire. */
 export interface DeliveryInput {
@@ -59,6 +60,12 @@ export interface Receiver<E extends EventMap = DefaultEvents> {
   fetch(request: Request): Promise<Response>;
   /** Answers new deliveries 503 and resolves once what runs has finished (or after `timeoutMs`). */
   close(options?: CloseOptions): Promise<void>;
+  /**
+   * With `inbox`: runs stored deliveries again (refused, failed or handled ones), each verified
+   * again from its bytes with today's secrets, with no timestamp window, `context.source` `'replay'`;
+   * an event handled already is a duplicate unless `force`. Resolves with what became of each.
+   */
+  replay(options?: ReplayOptions): Promise<ReplayReport>;
   /** With `reconcile`: one bounded pass over the overdue tracked tasks, for a cron. Passes never overlap. */
   reconcileOnce(): Promise<ReconcileResult>;
   /** Largest body accepted, in bytes; adapters enforce it while streaming. */

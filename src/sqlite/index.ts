@@ -7,4 +7,5 @@
  * @module jobhook/sqlite
  */
 export { sqliteDedupeStore, type SqliteDedupeOptions, type SqliteDedupeStore } from './dedupe-store.js';
+export { sqliteInbox, type SqliteInbox, type SqliteInboxOptions } from './inbox.js';
 export { sqliteJobTracker, type SqliteJobTracker, type SqliteJobTrackerOptions } from './job-tracker.js';

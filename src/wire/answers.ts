@@ -21,6 +21,7 @@ export const ANSWER_CODES = [
   'body_unavailable',
   'shutting_down',
   'handoff_failed',
+  'inbox_failed',
   'internal_error',
 ] as const;
 
@@ -89,6 +90,10 @@ export const answers = {
     failure(503, 'shutting_down', 'The receiver is shutting down; retry later.', { 'retry-after': '5' }),
   handoffFailed: () =>
     failure(503, 'handoff_failed', 'The event could not be queued right now; retry later.', {
+      'retry-after': '5',
+    }),
+  inboxFailed: () =>
+    failure(503, 'inbox_failed', 'The delivery could not be stored right now; retry later.', {
       'retry-after': '5',
     }),
   internal: () => failure(500, 'internal_error', 'The receiver failed unexpectedly; retry later.'),

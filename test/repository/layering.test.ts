@@ -25,6 +25,7 @@ const LAYERS: Record<string, number> = {
   results: 3,
   dedupe: 4,
   handoff: 4,
+  inbox: 4,
   tracker: 3,
   reconcile: 4,
   contract: 4,

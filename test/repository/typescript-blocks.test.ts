@@ -8,6 +8,7 @@ const PAGES = [
   'docs/events-and-signatures.md',
   'docs/observability.md',
   'docs/sqlite.md',
+  'docs/inbox.md',
 ];
 
 /** What the pages leave to the reader's app: each line is added to a block that uses the name. */

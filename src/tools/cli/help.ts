@@ -16,6 +16,9 @@ Commands:
   webhooks delete <id>    Delete a webhook
   failed list             List the events a hand-off kept as failed (BullMQ, pg-boss, JetStream)
   failed retry <id|--all> Queue failed events again
+  inbox list              List the deliveries an inbox kept (--db <path> or --database-url <url>)
+  inbox show <id>         Print one stored delivery: its headers and body
+  inbox replay [<id>...]  Mark stored deliveries for replay by the app running on the inbox
 
 Options:
   -h, --help              Show help (also: jobhook <command> --help, jobhook help <command>)
@@ -263,5 +266,72 @@ listed now, again. Exit code 1 when <id> is not a failed event (any more).
 
 ${failedWhere}
   --limit <n>           With --all: at most this many (default 1000)
+  -h, --help            Show this help
+`;
+
+const inboxWhere = `Where the inbox is (one of them):
+  --db <path>           The SQLite file of sqliteInbox({ path })
+  --database-url <url>  The PostgreSQL of postgresInbox({ pool }) (or set JOBHOOK_DATABASE_URL)
+  --table <name>        The inbox's table, if not "jobhook_inbox"`;
+
+const inboxPick = `Which deliveries:
+  --status <s>          pending, handled, failed or refused
+  --tenant <t>          One tenant's (a receiver with a secret function)
+  --type <type>         One event type's, such as job.completed
+  --since <date>        Arrived at or after (2026-11-30T03:00:00Z, or ms since the epoch)
+  --until <date>        Arrived before`;
+
+export const inboxHelp = `Usage: jobhook inbox <list|show|replay> [options]
+
+The deliveries an inbox kept (createReceiver({ inbox })): every verified one, before its 2xx,
+and the refused ones, with their reason. See docs/inbox.md.
+
+Commands:
+  list                  List them: id, status, arrival, type, delivery id, attempts, reason
+  show <id>             Print one as it was received: its headers, URL and body
+  replay [<id>...]      Mark them for replay: the app running on the inbox runs them again,
+                        verified with today's secrets, context.source === 'replay'
+
+${inboxWhere}
+`;
+
+export const inboxListHelp = `Usage: jobhook inbox list [options]
+
+Lists the stored deliveries, oldest first.
+
+${inboxWhere}
+
+${inboxPick}
+  --limit <n>           At most this many (default 100)
+  --json                Print them as JSON
+  -h, --help            Show this help
+`;
+
+export const inboxShowHelp = `Usage: jobhook inbox show <id> [options]
+
+Prints the delivery <id> (from \`jobhook inbox list\`) as the gateway sent it: its headers (the
+signature included; never a secret), its URL and its body (base64 when it is not UTF-8).
+
+${inboxWhere}
+  --json                Print it as JSON
+  -h, --help            Show this help
+`;
+
+export const inboxReplayHelp = `Usage: jobhook inbox replay [<id>...] [options]
+
+Marks the deliveries given by id, or picked by --status or --since, for replay. The app running
+on this inbox (it has the handlers; this command does not) runs each within a second: its bytes
+verified again with the app's secrets and contract, without the timestamp window, and run once
+through its dedupe claim, with context.source === 'replay'. Bytes that no longer verify end as
+refused, with the reason. Pending deliveries are not picked: they run by themselves.
+
+${inboxWhere}
+
+${inboxPick}
+  --force               Run events that were handled already again, past their dedupe claim
+  --wait <seconds>      Wait that long for the app to run them, then print how each ended
+                        (exit code 1 if some had not)
+  --limit <n>           At most this many (default 1000)
+  --json                Print the outcome as JSON
   -h, --help            Show this help
 `;

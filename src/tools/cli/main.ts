@@ -4,6 +4,7 @@ import { printable, UsageError } from './args.js';
 import { createRequire } from 'node:module';
 import { failed } from './failed.js';
 import { gateway } from './gateway.js';
+import { inbox } from './inbox.js';
 import { generate, secret } from './generate.js';
 import { jobs } from './jobs.js';
 import { mainHelp } from './help.js';
@@ -33,7 +34,17 @@ function fail(error: unknown): void {
 /** A command: takes its own arguments, resolves to the exit code. */
 export type Command = (args: string[]) => Promise<number>;
 
-const commands: Record<string, Command> = { failed, gateway, generate, jobs, probe, secret, send, webhooks };
+const commands: Record<string, Command> = {
+  failed,
+  gateway,
+  generate,
+  inbox,
+  jobs,
+  probe,
+  secret,
+  send,
+  webhooks,
+};
 
 /** Runs `jobhook <args>`; rejects with a UsageError for a bad command line. */
 export async function run(args: string[]): Promise<number> {
