@@ -1,4 +1,5 @@
-import { isRecord, JobhookError } from '../common/errors.js';
+import { JobhookError } from '../common/errors.js';
+import { isRecord } from '../common/values.js';
 import { positiveInteger, refuseUnknownOptions, wholeNumber } from '../common/option-checks.js';
 import type { InboxRetry } from './inbox.js';
 

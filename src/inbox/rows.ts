@@ -1,4 +1,4 @@
-import { isRecord } from '../common/errors.js';
+import { isRecord } from '../common/values.js';
 import { checkOption, positiveInteger } from '../common/option-checks.js';
 import { instant, type InboxFilter, type InboxStatus, type StoredDelivery } from './inbox.js';
 

@@ -1,5 +1,6 @@
 import { backoffDelay, sleep } from '../common/backoff.js';
-import { JobhookError, isRecord } from '../common/errors.js';
+import { JobhookError } from '../common/errors.js';
+import { isRecord } from '../common/values.js';
 import { checkOption, optionNames, refuseUnknownOptions } from '../common/option-checks.js';
 import { messageOf, type SafeLogger } from '../common/logging.js';
 import type { EventOutcome } from '../events/event-types.js';
