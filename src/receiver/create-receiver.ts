@@ -11,6 +11,7 @@ import { createPipeline, type Pipeline } from './pipeline.js';
 import { registerReceiver } from './register.js';
 import type { DeliveryContext, EventHandler } from './run-handlers.js';
 import { createReconciler, type Reconciler } from '../reconcile/reconciler.js';
+import { createConfirmer } from './confirm.js';
 import type { CloseOptions, ErrorHandler, EventMap, Receiver } from './types.js';
 
 // `& EventMap` only tells the compiler the job events always exist; it changes no field type.
@@ -46,6 +47,16 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   // With `reconcile`: polled outcomes enter the pipeline by its poll door, and a webhook's outcome
   // tells the tracker its task needs no poll.
   let reconciler: Reconciler | undefined;
+  const confirmer =
+    config.confirm &&
+    createConfirmer({
+      options: config.confirm,
+      reconcileJobs: config.reconcile?.jobs,
+      results,
+      report,
+      logger: config.logger,
+      now: config.now,
+    });
   const pipeline: Pipeline = createPipeline({
     config,
     schemas,
@@ -53,6 +64,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     results,
     report,
     lifecycle,
+    confirm: confirmer,
     webhookSettled:
       config.reconcile &&
       ((taskId, tenant) => {
@@ -65,8 +77,13 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       logger: config.logger,
       observer: config.observer,
       now: config.now,
-      dispatch: (polled) => pipeline.runPolled(polled),
+      dispatch: async (polled) => {
+        const outcome = await pipeline.runPolled(polled);
+        if (outcome === 'handled' || outcome === 'duplicate') confirmer?.handled(polled.taskId, polled.tenant);
+        return outcome;
+      },
       polling: (taskId, tenant, poll) => results.notePoll(taskId, tenant, poll),
+      lookup: confirmer?.lookup,
     });
   }
 

@@ -33,6 +33,7 @@ import { runHandlers, type DeliverySource, type EventHandler, type HandlerRun } 
 import { scopedKey } from '../results/job-result.js';
 import type { DeliveryInput } from './types.js';
 import { refusalLog, type RefusalLog, type SignatureAlarm } from './refusal-log.js';
+import type { Confirmer } from './confirm.js';
 
 /**
  * The one path of an event to its handlers, with three doors:
@@ -77,6 +78,8 @@ export interface PipelineDeps {
   lifecycle: InFlight;
   /** A webhook's job outcome was handled (or handed off, or had been handled): its task needs no poll. */
   webhookSettled?: ((taskId: string, tenant: string | undefined) => void) | undefined;
+  /** Confirm mode: each delivery is a hint, and the gateway's answer is the payload handled. */
+  confirm?: Confirmer | undefined;
 }
 
 type Door = 'webhook' | 'poll' | 'queued';
@@ -108,6 +111,8 @@ class EventRecord implements DeliveryInfo {
   event: unknown = undefined;
   /** Whether the type has a schema. */
   known = false;
+  /** The payload is the gateway's own answer (a poll, or a confirmed hint): `context.confirmed`. */
+  confirmed = false;
   payloadId: string | undefined = undefined;
   deliveryId: string | undefined = undefined;
   /** The dedupe key; fixed in advance for a queued event. */
@@ -176,6 +181,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
     const d = new EventRecord('poll', 'poll', undefined);
     d.payload = polled.payload;
+    d.confirmed = true;
     // A receiver with one secret has no tenants, whatever the tracker says.
     d.tenant = config.lookup ? polled.tenant : undefined;
     d.receivedAt = config.now();
@@ -202,6 +208,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     d.payload = job.payload;
     d.type = job.type;
     d.tenant = typeof job.tenant === 'string' ? job.tenant : undefined;
+    d.confirmed = job.confirmed === true || job.source === 'poll';
     d.deliveryId = job.deliveryId ?? undefined;
     d.key = job.key;
     d.keyed = true;
@@ -331,6 +338,20 @@ function decode(p: PipelineState, d: EventRecord): Answer {
   const decoded = decodeJson(d.text ?? d.body!);
   if (!decoded.ok) return rejected(p, d, answers.invalidJson(decoded.message));
   d.payload = p.config.mapPayload ? p.config.mapPayload(decoded.value, d.headers!) : decoded.value;
+  if (!p.confirm) return handle(p, d);
+  const hint = { deliveryId: d.signedId, type: '', tenant: d.tenant };
+  return p.confirm.confirm(
+    d.payload,
+    hint,
+    (confirmed) => handleConfirmed(p, d, confirmed),
+    (line) => p.refusals.refused(line),
+  );
+}
+
+/** Confirm mode: the gateway's answer about the hint's task replaces the body's payload. */
+function handleConfirmed(p: PipelineState, d: EventRecord, confirmed: unknown): Answer {
+  d.payload = confirmed;
+  d.confirmed = true;
   return handle(p, d);
 }
 
@@ -568,7 +589,7 @@ function notClaimed(d: EventRecord, taken: Exclude<ClaimTaken, Claim>): Receiver
 function keyOf(p: PipelineState, d: EventRecord): string | undefined {
   if (d.keyed) return d.key;
   d.keyed = true;
-  const taskId = p.config.reconcile ? jobTaskId(d.type, d.event) : undefined;
+  const taskId = p.config.reconcile || p.confirm ? jobTaskId(d.type, d.event) : undefined;
   const choice = p.config.dedupeKey;
   let key: string | undefined;
   if (taskId !== undefined) key = `task:${taskId}`;
@@ -631,6 +652,7 @@ async function handOff(p: PipelineState, d: EventRecord): Promise<ReceiverRespon
   };
   if (d.source !== 'webhook') job.source = d.source;
   if (d.tenant !== undefined) job.tenant = d.tenant;
+  if (d.confirmed && d.source === 'webhook') job.confirmed = true;
   try {
     await p.config.handoff!.enqueue(job);
   } catch (error) {

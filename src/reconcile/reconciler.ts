@@ -31,6 +31,8 @@ export function createReconciler(config: {
   now: () => number;
   /** A task's poll (and the handling of its outcome) started: waits on the task join it. */
   polling?: (taskId: string, tenant: string | undefined, poll: Promise<void>) => void;
+  /** Asks the gateway for a task, sharing a GET in flight for it (confirm mode). Default: the client's own. */
+  lookup?: (taskId: string, tenant: string | undefined, signal: AbortSignal) => Promise<unknown>;
 }): Reconciler {
   const { options, logger, now } = config;
   const { client, jobs, intervalMs } = options;
@@ -134,11 +136,13 @@ export function createReconciler(config: {
     if (closed || late || now() < pausedUntil) return release(job, owner, Math.max(pausedUntil, now()));
     let task: unknown;
     try {
-      task = await client.images.get(job.taskId, {
-        signal: closing().signal,
-        retries: 0,
-        timeoutMs: pollTimeoutMs,
-      });
+      task = config.lookup
+        ? await config.lookup(job.taskId, job.tenant, closing().signal)
+        : await client.images.get(job.taskId, {
+            signal: closing().signal,
+            retries: 0,
+            timeoutMs: pollTimeoutMs,
+          });
       result.polled++;
     } catch (error) {
       if (closing().signal.aborted) return release(job, owner, now());

@@ -21,6 +21,7 @@ export const ANSWER_CODES = [
   'body_unavailable',
   'shutting_down',
   'handoff_failed',
+  'unconfirmed',
   'internal_error',
 ] as const;
 
@@ -90,6 +91,11 @@ export const answers = {
   handoffFailed: () =>
     failure(503, 'handoff_failed', 'The event could not be queued right now; retry later.', {
       'retry-after': '5',
+    }),
+  /** Confirm mode: the gateway could not be asked about the task now (429, 5xx, a limit); `seconds`: Retry-After. */
+  unconfirmed: (seconds: number) =>
+    failure(503, 'unconfirmed', "The task's outcome could not be confirmed with the gateway right now; retry later.", {
+      'retry-after': String(Math.max(1, Math.ceil(seconds))),
     }),
   internal: () => failure(500, 'internal_error', 'The receiver failed unexpectedly; retry later.'),
 };

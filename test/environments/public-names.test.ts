@@ -93,6 +93,8 @@ const EXTEND = [
   'JobResults',
   'ObservedDelivery',
   'ObservedHandoff',
+  'ConfirmClient',
+  'ConfirmOptions',
   'ReconcileClient',
   'ReconcileObserver',
   'ReconcileResult',
