@@ -12,6 +12,7 @@ import { slope, type BodyScaleResult } from './scale.js';
 import { BEFORE_KIND, type ServerKind } from './server.js';
 import { overMemory, STORE_NAMES, type StoreResults } from './stores.js';
 import { reconcileSection, type ReconcileResults } from './reconcile.js';
+import { confirmSection, type ConfirmResults } from './confirm.js';
 import type { ApartResults } from './builds-apart.js';
 
 export interface Results {
@@ -34,6 +35,7 @@ export interface Results {
   stores: StoreResults;
   handoff: HandoffResults;
   reconcile?: ReconcileResults;
+  confirm?: ConfirmResults;
 }
 
 export interface Target {
@@ -386,6 +388,7 @@ export function markdown(r: Results, list: Target[]): string {
   out.push(...storesSection(r.stores));
   out.push(...handoffSection(r.handoff));
   if (r.reconcile) out.push(...reconcileSection(r.reconcile));
+  if (r.confirm) out.push(...confirmSection(r.confirm));
   // The profiles' explanations, written by hand next to this file.
   const notes = resolve('bench/NOTES.md');
   if (existsSync(notes)) out.push(readFileSync(notes, 'utf8'));

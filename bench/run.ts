@@ -48,6 +48,7 @@ const { loadBaseline } = await import('./jobhook.js');
 const { runStores } = await import('./stores.js');
 const { runReconcile } = await import('./reconcile.js');
 const { runBuildsApart } = await import('./builds-apart.js');
+const { runConfirm } = await import('./confirm.js');
 
 const quick = process.env.BENCH_QUICK === '1';
 const before = baselineFolder ? await loadBaseline() : undefined;
@@ -105,6 +106,13 @@ const reconcileResults = await runReconcile(
 );
 for (const line of reconcileResults.skipped) console.error(`bench: ${line}`);
 
+step('confirm mode');
+const confirmResults = await runConfirm(
+  quick
+    ? { rounds: 3, tasks: 200, latencyDeliveries: 50 }
+    : { rounds: 5, tasks: 1000, latencyDeliveries: 200 },
+);
+
 const results: Results = {
   quick,
   settings:
@@ -125,6 +133,7 @@ const results: Results = {
   stores: storeResults,
   handoff: handoffResults,
   reconcile: reconcileResults,
+  confirm: confirmResults,
 };
 const list = targets(results);
 const text = markdown(results, list);

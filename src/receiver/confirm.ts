@@ -192,10 +192,23 @@ export function createConfirmer(deps: {
     handling.set(key, answer);
     try {
       const settled = await answer;
-      if (settled.status < 300) handled(taskId, tenant);
+      if (settled.status < 300) {
+        handled(taskId, tenant);
+        await forget(taskId, tenant);
+      }
       return settled;
     } finally {
       if (handling.get(key) === answer) handling.delete(key);
+    }
+  }
+
+  /** Without a reconciler (which settles what it tracks), the tracker forgets a handled task: it would grow. */
+  async function forget(taskId: string, tenant: string | undefined): Promise<void> {
+    if (!jobs || deps.reconcileJobs) return;
+    try {
+      await (tenant === undefined ? jobs.settle(taskId) : jobs.settle(taskId, tenant));
+    } catch (error) {
+      warnOnce('tracker', `jobhook: the job tracker failed to forget a confirmed task: ${messageOf(error)}`);
     }
   }
 
