@@ -144,6 +144,8 @@ async function latency(count: number, rounds: number): Promise<ConfirmResults['l
             : { secret: SECRET, logger: quiet },
         );
         receiver.onJobCompleted(() => undefined);
+        // A receiver without a reconciler forgets a task once confirmed: tracked again for this round.
+        for (const id of ids) jobs.track(id);
         for (const id of ids) {
           const delivery = signDelivery({
             secret: SECRET,
