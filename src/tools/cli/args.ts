@@ -1,3 +1,4 @@
+import { messageOf } from 'jobhook/extend';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /** A mistake in how the command was called: printed as one line, exit code 2. */
@@ -28,7 +29,7 @@ export function parse<O extends Options>(args: string[], options: O): Parsed<O> 
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
     // Node's messages go on with advice about `--`; the first sentence names the problem.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new UsageError(message.split(/\.\s/)[0]!.replace(/\.$/, ''));
   }
 }

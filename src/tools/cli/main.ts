@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { messageOf } from 'jobhook/extend';
 import { printable, UsageError } from './args.js';
 import { createRequire } from 'node:module';
 import { failed } from './failed.js';
@@ -17,7 +18,7 @@ import { webhooks } from './webhooks.js';
 
 function fail(error: unknown): void {
   // A message may quote the gateway (a GatewayError's text): first line, no control characters.
-  const text = error instanceof Error ? error.message : String(error);
+  const text = messageOf(error);
   const message = printable(text.split('\n')[0]!).replace(/\.$/, '');
   if (error instanceof UsageError) {
     const help = error.command ? `jobhook ${error.command} --help` : 'jobhook --help';
