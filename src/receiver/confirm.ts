@@ -94,6 +94,8 @@ export interface Confirmer {
   lookup(taskId: string, tenant: string | undefined, signal?: AbortSignal): Promise<unknown>;
   /** The task's outcome was handled (by any door): its hints need no GET. */
   handled(taskId: string, tenant: string | undefined): void;
+  /** Whether the task's outcome was handled in this process lately. */
+  isHandled(taskId: string, tenant: string | undefined): boolean;
 }
 
 /** Tasks remembered as handled, the latest ones; an older task's hint costs one GET, then a duplicate. */
@@ -297,7 +299,9 @@ export function createConfirmer(deps: {
     deps.report([error], { ...info, type });
   }
 
-  return { confirm, lookup, handled };
+  const isHandled = (taskId: string, tenant: string | undefined) =>
+    handledKeys.has(scopedKey(tenant, taskId));
+  return { confirm, lookup, handled, isHandled };
 }
 
 /** A follower of a hint being handled: a duplicate once it was, else the same answer. */

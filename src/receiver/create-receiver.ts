@@ -84,6 +84,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       },
       polling: (taskId, tenant, poll) => results.notePoll(taskId, tenant, poll),
       lookup: confirmer?.lookup,
+      handled: confirmer?.isHandled,
     });
   }
 

@@ -33,6 +33,8 @@ export function createReconciler(config: {
   polling?: (taskId: string, tenant: string | undefined, poll: Promise<void>) => void;
   /** Asks the gateway for a task, sharing a GET in flight for it (confirm mode). Default: the client's own. */
   lookup?: (taskId: string, tenant: string | undefined, signal: AbortSignal) => Promise<unknown>;
+  /** Whether the task's outcome was handled here already (confirm mode): it is settled with no GET. */
+  handled?: (taskId: string, tenant: string | undefined) => boolean;
 }): Reconciler {
   const { options, logger, now } = config;
   const { client, jobs, intervalMs } = options;
@@ -134,6 +136,7 @@ export function createReconciler(config: {
     // A poll must start within half the lease and ends within a quarter more, before another instance may take it.
     const late = now() - claimedAt > jobs.leaseMs / 2;
     if (closed || late || now() < pausedUntil) return release(job, owner, Math.max(pausedUntil, now()));
+    if (config.handled?.(job.taskId, job.tenant)) return settle(job.taskId, job.tenant);
     let task: unknown;
     try {
       task = config.lookup
