@@ -85,17 +85,18 @@ export type RunConfirmed = (payload: unknown) => Answer;
 export interface Confirmer {
   /** The hint's task confirmed with the gateway, then `run` with the gateway's payload; or why not. */
   confirm(
+    this: void,
     hint: unknown,
     info: DeliveryInfo,
     run: RunConfirmed,
     refused: RefusedLine,
   ): Promise<ReceiverResponse>;
   /** The task's GET, shared with any in flight for it: what the reconciler polls with. */
-  lookup(taskId: string, tenant: string | undefined, signal?: AbortSignal): Promise<unknown>;
+  lookup(this: void, taskId: string, tenant: string | undefined, signal?: AbortSignal): Promise<unknown>;
   /** The task's outcome was handled (by any door): its hints need no GET. */
-  handled(taskId: string, tenant: string | undefined): void;
+  handled(this: void, taskId: string, tenant: string | undefined): void;
   /** Whether the task's outcome was handled in this process lately. */
-  isHandled(taskId: string, tenant: string | undefined): boolean;
+  isHandled(this: void, taskId: string, tenant: string | undefined): boolean;
 }
 
 /** Tasks remembered as handled, the latest ones; an older task's hint costs one GET, then a duplicate. */

@@ -79,7 +79,8 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       now: config.now,
       dispatch: async (polled) => {
         const outcome = await pipeline.runPolled(polled);
-        if (outcome === 'handled' || outcome === 'duplicate') confirmer?.handled(polled.taskId, polled.tenant);
+        if (outcome === 'handled' || outcome === 'duplicate')
+          confirmer?.handled(polled.taskId, polled.tenant);
         return outcome;
       },
       polling: (taskId, tenant, poll) => results.notePoll(taskId, tenant, poll),

@@ -203,14 +203,18 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
   const { secret } = options;
   const find = typeof secret === 'function' ? secret : undefined;
   const reconcile = reconcileOf(options);
-  const confirm = options.confirm === undefined ? undefined : resolveConfirm(options.confirm, reconcile?.jobs);
+  const confirm =
+    options.confirm === undefined ? undefined : resolveConfirm(options.confirm, reconcile?.jobs);
   // Confirm mode takes a contract whose sender signs nothing jobhook checks: the gateway's answer is the proof.
   const contract = contractOf(options, skip || confirm !== undefined);
   const unchecked = contract !== undefined && contract.verifier === undefined;
   const unsigned =
     skip ||
     unchecked ||
-    (confirm !== undefined && secret === undefined && options.verifier === undefined && contract === undefined);
+    (confirm !== undefined &&
+      secret === undefined &&
+      options.verifier === undefined &&
+      contract === undefined);
   const secrets = typeof secret === 'function' || (unsigned && secret === undefined) ? [] : secretsOf(secret);
   // A lookup's secrets are learnt delivery by delivery, and join the redaction as they come.
   const redact = redactor(secrets);

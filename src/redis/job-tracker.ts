@@ -88,7 +88,13 @@ export function redisJobTracker(options: RedisJobTrackerOptions): RedisJobTracke
     },
     async has(taskId, tenant) {
       checkTenant(tenant);
-      const found = await call('look a task up', scripts.has, [key.entries, key.tenants], taskId, tenant ?? '');
+      const found = await call(
+        'look a task up',
+        scripts.has,
+        [key.entries, key.tenants],
+        taskId,
+        tenant ?? '',
+      );
       return found === 1;
     },
     async claimDue({ owner, limit, afterMs, now: at }) {

@@ -94,8 +94,13 @@ export const answers = {
     }),
   /** Confirm mode: the gateway could not be asked about the task now (429, 5xx, a limit); `seconds`: Retry-After. */
   unconfirmed: (seconds: number) =>
-    failure(503, 'unconfirmed', "The task's outcome could not be confirmed with the gateway right now; retry later.", {
-      'retry-after': String(Math.max(1, Math.ceil(seconds))),
-    }),
+    failure(
+      503,
+      'unconfirmed',
+      "The task's outcome could not be confirmed with the gateway right now; retry later.",
+      {
+        'retry-after': String(Math.max(1, Math.ceil(seconds))),
+      },
+    ),
   internal: () => failure(500, 'internal_error', 'The receiver failed unexpectedly; retry later.'),
 };
