@@ -312,8 +312,8 @@ function secretsOf(secret: string | readonly string[] | undefined): string[] {
     secret,
     valid,
     'the secret_key your webhook was created with: a non-empty string, an array of them during a rotation, ' +
-      'or a function that picks them per delivery (to accept unsigned deliveries in a local experiment, ' +
-      'pass `dangerouslySkipVerification: true` instead)',
+      'or a function that picks them per delivery (for a sender that signs nothing jobhook can check, ' +
+      'confirm each delivery with the gateway instead: `confirm: { client, jobs }`)',
   );
   return secrets as string[];
 }
