@@ -13,6 +13,7 @@ import { BEFORE_KIND, type ServerKind } from './server.js';
 import { overMemory, STORE_NAMES, type StoreResults } from './stores.js';
 import { reconcileSection, type ReconcileResults } from './reconcile.js';
 import { inboxSection, inboxTargets, type InboxResults } from './inbox.js';
+import { confirmSection, type ConfirmResults } from './confirm.js';
 import type { ApartResults } from './builds-apart.js';
 
 export interface Results {
@@ -36,6 +37,7 @@ export interface Results {
   handoff: HandoffResults;
   reconcile?: ReconcileResults;
   inbox?: InboxResults;
+  confirm?: ConfirmResults;
 }
 
 export interface Target {
@@ -390,6 +392,7 @@ export function markdown(r: Results, list: Target[]): string {
   out.push(...handoffSection(r.handoff));
   if (r.reconcile) out.push(...reconcileSection(r.reconcile));
   if (r.inbox) out.push(...inboxSection(r.inbox));
+  if (r.confirm) out.push(...confirmSection(r.confirm));
   // The profiles' explanations, written by hand next to this file.
   const notes = resolve('bench/NOTES.md');
   if (existsSync(notes)) out.push(readFileSync(notes, 'utf8'));

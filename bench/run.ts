@@ -49,6 +49,7 @@ const { runStores } = await import('./stores.js');
 const { runReconcile } = await import('./reconcile.js');
 const { runBuildsApart } = await import('./builds-apart.js');
 const { runInbox, INBOX_QUICK, INBOX_FULL } = await import('./inbox.js');
+const { runConfirm } = await import('./confirm.js');
 
 const quick = process.env.BENCH_QUICK === '1';
 const before = baselineFolder ? await loadBaseline() : undefined;
@@ -109,6 +110,12 @@ for (const line of reconcileResults.skipped) console.error(`bench: ${line}`);
 step('the inbox: added latency and deliveries stored per second');
 const inboxResults = await runInbox(quick ? INBOX_QUICK : INBOX_FULL);
 for (const line of inboxResults.skipped) console.error(`bench: ${line}`);
+step('confirm mode');
+const confirmResults = await runConfirm(
+  quick
+    ? { rounds: 3, tasks: 200, latencyDeliveries: 50 }
+    : { rounds: 5, tasks: 1000, latencyDeliveries: 200 },
+);
 
 const results: Results = {
   quick,
@@ -131,6 +138,7 @@ const results: Results = {
   handoff: handoffResults,
   reconcile: reconcileResults,
   inbox: inboxResults,
+  confirm: confirmResults,
 };
 const list = targets(results);
 const text = markdown(results, list);

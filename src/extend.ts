@@ -83,6 +83,7 @@ export type {
 // What the receiver calls on a gateway client: `jobhook/client`'s client has both.
 export type { WebhookRegistrar } from './receiver/register.js';
 export type { ReconcileClient } from './reconcile/options.js';
+export type { ConfirmClient, ConfirmOptions } from './receiver/confirm.js';
 
 // Events of a type with no schema, and the schema contract.
 export type { UnknownEvent } from './events/schemas.js';

@@ -9,7 +9,8 @@ export type JobhookErrorCode =
   | 'handoff_failed'
   | 'invalid_job'
   | 'job_tracker_failed'
-  | 'inbox_failed';
+  | 'inbox_failed'
+  | 'confirm_mismatch';
 
 /** jobhook's error for developers: thrown for a mistake in options, given to `onError` for a failure. */
 export class JobhookError extends Error {

@@ -93,7 +93,7 @@ function signatureOf(value: unknown, skipVerification: boolean): Verifier | unde
         : 'the sender signs in a scheme no preset checks: the report lists what it saw; write a `verifier` for it (docs/events-and-signatures.md) in place of `contract`';
     throw new JobhookError(
       'invalid_options',
-      `${WHERE}: \`contract.signature.scheme\` is "${named}": ${why} (\`dangerouslySkipVerification: true\` accepts such deliveries, for a local experiment only).`,
+      `${WHERE}: \`contract.signature.scheme\` is "${named}": ${why}; or confirm each delivery with the gateway: \`createReceiver({ contract, confirm: { client, jobs } })\` (docs/contracts.md).`,
     );
   }
   return schemeVerifier(checkSchemeParameters(WHERE, 'contract.signature', named, signature));
@@ -168,8 +168,8 @@ export interface ReceiverContract {
   version?: 1;
   /**
    * The signature scheme, as one of jobhook's presets (see {@link SchemeParameters}), or `unsigned`
-   * (no signature found) and `unknown` (a signature no preset checks): refused unless
-   * `dangerouslySkipVerification: true`.
+   * (no signature found) and `unknown` (a signature no preset checks): taken in confirm mode
+   * (`createReceiver({ contract, confirm })`), refused otherwise.
    */
   signature: SchemeParameters | { scheme: 'unsigned' | 'unknown' };
   /**

@@ -46,6 +46,8 @@ export interface HandoffJob {
   source?: 'webhook' | 'poll';
   /** The tenant whose secret verified the delivery, for a receiver with a `secret` function. */
   tenant?: string;
+  /** `true` when the payload is the gateway's own answer (confirm mode): `context.confirmed`. */
+  confirmed?: boolean;
 }
 
 /** What a hand-off's worker (or your own consumer) needs of a receiver. */

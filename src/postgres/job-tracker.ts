@@ -33,6 +33,7 @@ export interface PostgresJobTrackerOptions extends TrackerTimes {
 /** The Postgres tracker: its options, resolved. */
 export interface PostgresJobTracker extends JobTracker {
   readonly table: string;
+  has(taskId: string, tenant?: string): Promise<boolean>;
 }
 
 const DEFAULT_TABLE = 'jobhook_jobs';
@@ -93,6 +94,7 @@ export function postgresJobTracker(options: PostgresJobTrackerOptions): Postgres
       ON CONFLICT (task_id) DO NOTHING`,
     settle: `DELETE FROM ${name} WHERE task_id = $1`,
     settleForTenant: `DELETE FROM ${name} WHERE task_id = $1 AND tenant = $2`,
+    has: `SELECT 1 FROM ${name} WHERE task_id = $1 AND ($2::text IS NULL OR tenant = $2)`,
     claim: `UPDATE ${name} AS t SET owner = $1, polls = t.polls + 1, due_at = $5
       WHERE t.task_id IN (
         SELECT task_id FROM ${name}
@@ -142,6 +144,10 @@ export function postgresJobTracker(options: PostgresJobTrackerOptions): Postgres
       checkTenant(tenant);
       if (tenant === undefined) await query('settle', sql.settle, [taskId]);
       else await query('settle', sql.settleForTenant, [taskId, tenant]);
+    },
+    async has(taskId, tenant) {
+      checkTenant(tenant);
+      return (await query('look a task up', sql.has, [taskId, tenant ?? null])).length > 0;
     },
     async claimDue({ owner, limit, afterMs, now: at }) {
       if (limit <= 0) return [];

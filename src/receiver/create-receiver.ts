@@ -12,6 +12,7 @@ import { inboxDoor } from './inbox-door.js';
 import { registerReceiver } from './register.js';
 import type { DeliveryContext, EventHandler } from './run-handlers.js';
 import { createReconciler, type Reconciler } from '../reconcile/reconciler.js';
+import { createConfirmer } from './confirm.js';
 import type { CloseOptions, ErrorHandler, EventMap, Receiver } from './types.js';
 
 // `& EventMap` only tells the compiler the job events always exist; it changes no field type.
@@ -57,6 +58,16 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       runStored: (input, run) => pipeline.runStored(input, run),
       hasHandlers: () => handlersByType.size > 0 || anyHandlers.length > 0,
     });
+  const confirmer =
+    config.confirm &&
+    createConfirmer({
+      options: config.confirm,
+      reconcileJobs: config.reconcile?.jobs,
+      results,
+      report,
+      logger: config.logger,
+      now: config.now,
+    });
   const pipeline: Pipeline = createPipeline({
     inbox: door,
     config,
@@ -65,6 +76,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     results,
     report,
     lifecycle,
+    confirm: confirmer,
     webhookSettled:
       config.reconcile &&
       ((taskId, tenant) => {
@@ -77,8 +89,15 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       logger: config.logger,
       observer: config.observer,
       now: config.now,
-      dispatch: (polled) => pipeline.runPolled(polled),
+      dispatch: async (polled) => {
+        const outcome = await pipeline.runPolled(polled);
+        if (outcome === 'handled' || outcome === 'duplicate')
+          confirmer?.handled(polled.taskId, polled.tenant);
+        return outcome;
+      },
       polling: (taskId, tenant, poll) => results.notePoll(taskId, tenant, poll),
+      lookup: confirmer?.lookup,
+      handled: confirmer?.isHandled,
     });
   }
 

@@ -32,6 +32,7 @@ import type { JobResultsOptions } from '../results/job-results.js';
 import { resolveContract, type ResolvedContract } from '../contract/receiver-contract.js';
 import type { ProbeReportJson, ReceiverContract } from '../contract/receiver-contract.js';
 import type { ResultChannel } from '../results/job-result.js';
+import { resolveConfirm, type ConfirmOptions, type ResolvedConfirm } from './confirm.js';
 import {
   refuse,
   type CustomVerifyFunction,
@@ -40,7 +41,7 @@ import {
   type VerifyOutcome,
 } from '../signatures/verifier.js';
 
-/** Options of {@link createReceiver}. Only `secret` is required. */
+/** Options of {@link createReceiver}. Only `secret` is required (or `confirm`, for a sender that signs nothing jobhook checks). */
 export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> {
   /**
    * The webhook's `secret_key`, or several during a rotation. Or a function that picks them per
@@ -94,6 +95,12 @@ export interface ReceiverOptions<S extends EventSchemas = Record<never, never>> 
    * outcome found runs the same handlers once, whichever comes first (docs/reconciliation.md).
    */
   reconcile?: ReconcileOptions;
+  /**
+   * Take each delivery as a hint (`{ client, jobs?, lookupsPerMinute? }`): the receiver asks the
+   * gateway for the task and runs the handlers with its answer (`context.confirmed`). With it,
+   * `secret` may be left out for a sender whose signature jobhook cannot check (docs/confirm.md).
+   */
+  confirm?: ConfirmOptions;
 }
 
 /** What a `dedupeKey` function is given: a delivery that passed its signature and schema checks. */
@@ -138,6 +145,7 @@ export interface ResolvedOptions {
    * headers) into jobhook's own shape, before validation. `undefined`: the payload is taken as it is.
    */
   mapPayload: ((payload: unknown, headers: HeaderReader) => unknown) | undefined;
+  confirm: ResolvedConfirm | undefined;
 }
 
 const MIB = 1024 * 1024;
@@ -165,6 +173,7 @@ const RECEIVER_OPTIONS = optionNames<ReceiverOptions<EventSchemas>>()([
   'results',
   'observer',
   'reconcile',
+  'confirm',
 ]);
 
 /** Warns, once, when a slow handler's answer would come after the sender gave up. */
@@ -202,14 +211,28 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
   const skip = options.dangerouslySkipVerification === true;
   const { secret } = options;
   const find = typeof secret === 'function' ? secret : undefined;
-  const secrets = typeof secret === 'function' || (skip && secret === undefined) ? [] : secretsOf(secret);
+  const reconcile = reconcileOf(options);
+  const confirm =
+    options.confirm === undefined ? undefined : resolveConfirm(options.confirm, reconcile?.jobs);
+  // Confirm mode takes a contract whose sender signs nothing jobhook checks: the gateway's answer is the proof.
+  const contract = contractOf(options, skip || confirm !== undefined);
+  const unchecked = contract !== undefined && contract.verifier === undefined;
+  const unsigned =
+    skip ||
+    unchecked ||
+    (confirm !== undefined &&
+      secret === undefined &&
+      options.verifier === undefined &&
+      contract === undefined);
+  const secrets = typeof secret === 'function' || (unsigned && secret === undefined) ? [] : secretsOf(secret);
   // A lookup's secrets are learnt delivery by delivery, and join the redaction as they come.
   const redact = redactor(secrets);
-  const contract = contractOf(options, skip);
   const verifier = contract?.verifier ?? options.verifier;
-  const lookup = find && tenantLookup(find, (found) => verifyFunction(verifier, found), redact);
+  const lookup =
+    find &&
+    tenantLookup(find, (found) => (unchecked ? acceptUnsigned : verifyFunction(verifier, found)), redact);
   const resolved: ResolvedOptions = {
-    verify: skip || lookup ? undefined : verifyFunction(verifier, secrets),
+    verify: unsigned || lookup ? undefined : verifyFunction(verifier, secrets),
     secrets,
     redact,
     lookup,
@@ -235,8 +258,9 @@ export function resolveOptions(options: ReceiverOptions<EventSchemas>): Resolved
     // Wrapped once here, so that no logger failure anywhere can change an answer.
     logger: safeLogger(redactingLogger(options.logger ?? defaultLogger, redact)),
     observer: observerOf(options.observer),
-    reconcile: reconcileOf(options),
+    reconcile,
     mapPayload: contract?.mapPayload,
+    confirm,
   };
   const sender = options.senderTimeoutMs;
   if (sender !== undefined) positiveNumber(WHERE, 'senderTimeoutMs', sender, 0, { unit: 'ms' });
@@ -318,11 +342,14 @@ function secretsOf(secret: string | readonly string[] | undefined): string[] {
     secret,
     valid,
     'the secret_key your webhook was created with: a non-empty string, an array of them during a rotation, ' +
-      'or a function that picks them per delivery (to accept unsigned deliveries in a local experiment, ' +
-      'pass `dangerouslySkipVerification: true` instead)',
+      'or a function that picks them per delivery (for a sender that signs nothing jobhook can check, ' +
+      'confirm each delivery with the gateway instead: `confirm: { client, jobs }`)',
   );
   return secrets as string[];
 }
+
+/** A contract's sender that signs nothing jobhook checks, in confirm mode: the tenant's hints pass to be confirmed. */
+const acceptUnsigned: VerifyFunction = () => ({ ok: true });
 
 function verifyFunction(verifier: ReceiverOptions['verifier'], secrets: readonly string[]): VerifyFunction {
   if (verifier === undefined) return standardWebhooks().prepare(secrets);

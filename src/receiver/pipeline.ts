@@ -36,6 +36,7 @@ import { refusalLog, type RefusalLog, type SignatureAlarm } from './refusal-log.
 import { storedHeaders } from '../inbox/stored-headers.js';
 import type { InboxDelivery } from '../inbox/inbox.js';
 import type { InboxDoor, StoredRun, StoredRunResult } from './inbox-door.js';
+import type { Confirmer } from './confirm.js';
 
 /**
  * The one path of an event to its handlers, with four doors:
@@ -85,6 +86,8 @@ export interface PipelineDeps {
   webhookSettled?: ((taskId: string, tenant: string | undefined) => void) | undefined;
   /** With `inbox`: where a verified delivery is stored before its answer, and a refused one kept. */
   inbox?: InboxDoor | undefined;
+  /** Confirm mode: each delivery is a hint, and the gateway's answer is the payload handled. */
+  confirm?: Confirmer | undefined;
 }
 
 type Door = 'webhook' | 'poll' | 'queued' | 'stored';
@@ -116,6 +119,8 @@ class EventRecord implements DeliveryInfo {
   event: unknown = undefined;
   /** Whether the type has a schema. */
   known = false;
+  /** The payload is the gateway's own answer (a poll, or a confirmed hint): `context.confirmed`. */
+  confirmed = false;
   payloadId: string | undefined = undefined;
   deliveryId: string | undefined = undefined;
   /** The dedupe key; fixed in advance for a queued event. */
@@ -186,6 +191,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
     const d = new EventRecord('poll', 'poll', undefined);
     d.payload = polled.payload;
+    d.confirmed = true;
     // A receiver with one secret has no tenants, whatever the tracker says.
     d.tenant = config.lookup ? polled.tenant : undefined;
     d.receivedAt = config.now();
@@ -212,6 +218,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     d.payload = job.payload;
     d.type = job.type;
     d.tenant = typeof job.tenant === 'string' ? job.tenant : undefined;
+    d.confirmed = job.confirmed === true || job.source === 'poll';
     d.deliveryId = job.deliveryId ?? undefined;
     d.key = job.key;
     d.keyed = true;
@@ -350,6 +357,20 @@ function decode(p: PipelineState, d: EventRecord): Answer {
   const decoded = decodeJson(d.text ?? d.body!);
   if (!decoded.ok) return rejected(p, d, answers.invalidJson(decoded.message));
   d.payload = p.config.mapPayload ? p.config.mapPayload(decoded.value, d.headers!) : decoded.value;
+  if (!p.confirm) return handle(p, d);
+  const hint = { deliveryId: d.signedId, type: '', tenant: d.tenant };
+  return p.confirm.confirm(
+    d.payload,
+    hint,
+    (confirmed) => handleConfirmed(p, d, confirmed),
+    (line) => p.refusals.refused(line),
+  );
+}
+
+/** Confirm mode: the gateway's answer about the hint's task replaces the body's payload. */
+function handleConfirmed(p: PipelineState, d: EventRecord, confirmed: unknown): Answer {
+  d.payload = confirmed;
+  d.confirmed = true;
   return handle(p, d);
 }
 
@@ -615,7 +636,7 @@ function notClaimed(d: EventRecord, taken: Exclude<ClaimTaken, Claim>): Receiver
 function keyOf(p: PipelineState, d: EventRecord): string | undefined {
   if (d.keyed) return d.key;
   d.keyed = true;
-  const taskId = p.config.reconcile ? jobTaskId(d.type, d.event) : undefined;
+  const taskId = p.config.reconcile || p.confirm ? jobTaskId(d.type, d.event) : undefined;
   const choice = p.config.dedupeKey;
   let key: string | undefined;
   if (taskId !== undefined) key = `task:${taskId}`;
@@ -678,6 +699,7 @@ async function handOff(p: PipelineState, d: EventRecord): Promise<ReceiverRespon
   };
   if (d.source === 'poll') job.source = 'poll';
   if (d.tenant !== undefined) job.tenant = d.tenant;
+  if (d.confirmed && d.source === 'webhook') job.confirmed = true;
   try {
     await p.config.handoff!.enqueue(job);
   } catch (error) {

@@ -19,6 +19,8 @@ export interface DeliveryContext {
   signal: AbortSignal;
   /** From 1, counting retries, when a queue worker or the inbox runs the event; `undefined` for a delivery answered at once. */
   attempt: number | undefined;
+  /** `true` when the event is the gateway's own answer: confirm mode (`createReceiver({ confirm })`) or a poll. */
+  confirmed: boolean;
 }
 
 /** A handler for one event type; it may be async. A throw, rejection or time-out makes the event run again on retry. */
@@ -37,6 +39,7 @@ export interface HandledEvent {
   tenant: string | undefined;
   source: DeliverySource;
   attempt: number | undefined;
+  confirmed: boolean;
 }
 
 /**
@@ -55,6 +58,7 @@ export function runHandlers<E>(
     delivery.tenant,
     delivery.source,
     delivery.attempt,
+    delivery.confirmed,
   );
   const failures: JobhookError[] = [];
   let running: Promise<void>[] | undefined;
@@ -104,6 +108,7 @@ class HandlerContext implements DeliveryContext {
     readonly tenant: string | undefined,
     readonly source: DeliverySource,
     readonly attempt: number | undefined,
+    readonly confirmed: boolean,
   ) {}
 
   get signal(): AbortSignal {

@@ -31,6 +31,10 @@ export function createReconciler(config: {
   now: () => number;
   /** A task's poll (and the handling of its outcome) started: waits on the task join it. */
   polling?: (taskId: string, tenant: string | undefined, poll: Promise<void>) => void;
+  /** Asks the gateway for a task, sharing a GET in flight for it (confirm mode). Default: the client's own. */
+  lookup?: (taskId: string, tenant: string | undefined, signal: AbortSignal) => Promise<unknown>;
+  /** Whether the task's outcome was handled here already (confirm mode): it is settled with no GET. */
+  handled?: (taskId: string, tenant: string | undefined) => boolean;
 }): Reconciler {
   const { options, logger, now } = config;
   const { client, jobs, intervalMs } = options;
@@ -132,13 +136,16 @@ export function createReconciler(config: {
     // A poll must start within half the lease and ends within a quarter more, before another instance may take it.
     const late = now() - claimedAt > jobs.leaseMs / 2;
     if (closed || late || now() < pausedUntil) return release(job, owner, Math.max(pausedUntil, now()));
+    if (config.handled?.(job.taskId, job.tenant)) return settle(job.taskId, job.tenant);
     let task: unknown;
     try {
-      task = await client.images.get(job.taskId, {
-        signal: closing().signal,
-        retries: 0,
-        timeoutMs: pollTimeoutMs,
-      });
+      task = config.lookup
+        ? await config.lookup(job.taskId, job.tenant, closing().signal)
+        : await client.images.get(job.taskId, {
+            signal: closing().signal,
+            retries: 0,
+            timeoutMs: pollTimeoutMs,
+          });
       result.polled++;
     } catch (error) {
       if (closing().signal.aborted) return release(job, owner, now());

@@ -31,6 +31,7 @@ export interface RedisJobTrackerOptions extends TrackerTimes {
 /** The Redis tracker: its options, resolved. */
 export interface RedisJobTracker extends JobTracker {
   readonly prefix: string;
+  has(taskId: string, tenant?: string): Promise<boolean>;
 }
 
 const REDIS_JOB_TRACKER_OPTIONS = optionNames<RedisJobTrackerOptions>()([
@@ -84,6 +85,17 @@ export function redisJobTracker(options: RedisJobTrackerOptions): RedisJobTracke
       checkTenant(tenant);
       const keys = [key.entries, key.age, key.fresh, key.due, key.tenants];
       await call('settle', scripts.settle, keys, taskId, tenant ?? '');
+    },
+    async has(taskId, tenant) {
+      checkTenant(tenant);
+      const found = await call(
+        'look a task up',
+        scripts.has,
+        [key.entries, key.tenants],
+        taskId,
+        tenant ?? '',
+      );
+      return found === 1;
     },
     async claimDue({ owner, limit, afterMs, now: at }) {
       if (limit <= 0) return [];
@@ -145,6 +157,13 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('HDEL', KEYS[5], ARGV[1])
+return 1
+`;
+
+/** KEYS entries, tenants; ARGV task id, tenant or '' (with one, only a task tracked for it). */
+const HAS = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+if ARGV[2] ~= '' and redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
 return 1
 `;
 
@@ -213,6 +232,7 @@ return out
 const scripts = {
   track: script(TRACK),
   settle: script(SETTLE),
+  has: script(HAS),
   claimDue: script(CLAIM_DUE),
   release: script(RELEASE),
   pending: script(PENDING),

@@ -32,6 +32,11 @@ export interface JobTracker {
   track(taskId: string, submittedAt?: number, tenant?: string): void | Promise<void>;
   /** Forgets `taskId`: with `tenant`, only when it was tracked for that tenant. */
   settle(taskId: string, tenant?: string): void | Promise<void>;
+  /**
+   * Whether `taskId` is tracked (with `tenant`, for that tenant): a confirming receiver asks the
+   * gateway only about tasks its own clients submitted. Optional for trackers of your own.
+   */
+  has?(taskId: string, tenant?: string): boolean | Promise<boolean>;
   /** Claims up to `limit` due tasks for `owner`. */
   claimDue(request: ClaimDueRequest): readonly TrackedJob[] | Promise<readonly TrackedJob[]>;
   /** Hands back `owner`'s claim of `taskId`, due again at `nextPollAt`. */

@@ -20,6 +20,7 @@ export interface MemoryJobTrackerOptions extends TrackerTimes {
 export interface MemoryJobTracker extends JobTracker {
   track(taskId: string, submittedAt?: number, tenant?: string): void;
   settle(taskId: string, tenant?: string): void;
+  has(taskId: string, tenant?: string): boolean;
   claimDue(request: ClaimDueRequest): readonly TrackedJob[];
   release(taskId: string, owner: string, nextPollAt: number): void;
   pending(options?: { limit?: number }): readonly TrackedJob[];
@@ -125,6 +126,10 @@ export function memoryJobTracker(options: MemoryJobTrackerOptions = {}): MemoryJ
       entries.delete(taskId);
       age.remove(entry);
       heapOf(entry).remove(entry);
+    },
+    has(taskId, tenant) {
+      const entry = entries.get(taskId);
+      return entry !== undefined && (tenant === undefined || entry.tenant === tenant);
     },
     claimDue({ owner, limit, afterMs, now: at }) {
       const most = Math.trunc(Math.max(0, limit)) || 0;

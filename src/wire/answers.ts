@@ -22,6 +22,7 @@ export const ANSWER_CODES = [
   'shutting_down',
   'handoff_failed',
   'inbox_failed',
+  'unconfirmed',
   'internal_error',
 ] as const;
 
@@ -96,5 +97,15 @@ export const answers = {
     failure(503, 'inbox_failed', 'The delivery could not be stored right now; retry later.', {
       'retry-after': '5',
     }),
+  /** Confirm mode: the gateway could not be asked about the task now (429, 5xx, a limit); `seconds`: Retry-After. */
+  unconfirmed: (seconds: number) =>
+    failure(
+      503,
+      'unconfirmed',
+      "The task's outcome could not be confirmed with the gateway right now; retry later.",
+      {
+        'retry-after': String(Math.max(1, Math.ceil(seconds))),
+      },
+    ),
   internal: () => failure(500, 'internal_error', 'The receiver failed unexpectedly; retry later.'),
 };

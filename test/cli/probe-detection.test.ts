@@ -15,9 +15,10 @@ import {
 import { createClient, type GatewayClient } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
 import { signDelivery, startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ProbeError, runProbe, type ProbeOptions } from '../../src/tools/probe/probe.js';
-import type { ProbeReport } from '../../src/tools/probe/report.js';
+import { summaryLines, type ProbeReport } from '../../src/tools/probe/report.js';
+import { typeCheck } from '../repository/code-blocks.js';
 import { SECRET } from '../fixtures.js';
 
 /** A secret of the same form as SECRET, for forgeries. */
@@ -45,6 +46,20 @@ async function probe(options: GatewayOptions, probing: Partial<ProbeOptions> = {
 async function expectNoWebhooks(client: GatewayClient) {
   expect(await client.webhooks.list()).toEqual([]);
 }
+
+/** The paste-ready code of an unsigned or unknown sender: confirm mode, never verification off, and it compiles. */
+function expectConfirmMode(report: ProbeReport) {
+  expect(report.typescript).toContain('confirm: { client, jobs }');
+  expect(report.typescript).not.toContain('dangerouslySkipVerification');
+  expect(report.typescript).not.toContain('secret');
+  pasted.push(report.typescript!);
+}
+
+/** The paste-ready code the tests saw, type-checked once at the end. */
+const pasted: string[] = [];
+afterAll(async () => {
+  if (pasted.length > 0) expect(await typeCheck('probe-pasted', pasted, {})).toBe('');
+}, 120_000);
 
 /**
  * A receiver made with the report, mounted on a real server and registered with the simulator:
@@ -87,14 +102,16 @@ async function adopt(
       data: { task_id, status: 'completed', image_url: task.image_url },
     },
   ]);
+  await client.webhooks.delete(webhook.id);
+  // In confirm mode nothing is verified to forge: the gateway's answer is the check.
+  if (more.confirm) return { events, forged: undefined };
   // A delivery signed in the same family with another secret.
   const forged = signDelivery({
     secret: OTHER_SECRET,
     payload: { type: 'job.completed' },
-    scheme: family,
+    scheme: family as never, // a foreign scheme of the simulator's is never forged (confirm mode above)
   });
   const answer = await fetch(url, { method: 'POST', headers: forged.headers, body: forged.body as BodyInit });
-  await client.webhooks.delete(webhook.id);
   return { events, forged: answer.status };
 }
 
@@ -231,18 +248,35 @@ describe('each family of signature, in each payload shape', () => {
     expect(adopted.forged).toBe(401);
   });
 
-  it('unsigned: reported as such, adopted only with dangerouslySkipVerification', async () => {
+  it('unsigned: reported as such, adopted in confirm mode, never with verification off', async () => {
     const { gateway, client, report } = await probe({ signing: 'unsigned', payload: 'flat' });
     expect(report.signature).toMatchObject({ scheme: 'unsigned', header: null, seen: [] });
     expect(report.contract?.signature).toEqual({ scheme: 'unsigned' });
-    expect(report.typescript).toContain('dangerouslySkipVerification: true');
+    expectConfirmMode(report);
+    // Checked in confirm mode: its delivery was confirmed with the gateway, not taken on trust.
     expect(report.check).toEqual({ completed: 'handled', failed: null, forgedRefused: null });
+    expect(summaryLines(report).join('\n')).toMatch(
+      /^Check: a receiver made with the contract, in confirm mode/m,
+    );
     expect(() => createReceiver({ secret: SECRET, contract: report as never })).toThrow(
       /`contract.signature.scheme` is "unsigned"/,
     );
     await expectNoWebhooks(client);
-    await adopt(gateway, client, report, 'unsigned', { dangerouslySkipVerification: true });
+    await adopt(gateway, client, report, 'unsigned', { confirm: { client } });
   });
+
+  for (const scheme of ['hmac-sha512', 'slack-v0'] as const) {
+    it(`${scheme}: a scheme jobhook cannot verify is unknown, adopted in confirm mode`, async () => {
+      const { gateway, client, report } = await probe({ signing: scheme });
+      expect(report.signature.scheme).toBe('unknown');
+      expect(report.contract?.signature).toEqual({ scheme: 'unknown' });
+      expectConfirmMode(report);
+      expect(report.check).toMatchObject({ completed: 'handled' });
+      await expectNoWebhooks(client);
+      const adopted = await adopt(gateway, client, report, scheme, { confirm: { client } });
+      expect(adopted.events).toHaveLength(1);
+    });
+  }
 
   it('unknown: a layout no preset reads is described (never its values), and what it signs', async () => {
     const { createHmac } = await import('node:crypto');

@@ -103,6 +103,18 @@ describe('jobhook probe', () => {
     expect(result.stdout).not.toMatch(/whsec_[A-Za-z0-9+/]{8}/);
   });
 
+  it('exits 1 when the report holds nothing a receiver can adopt', async () => {
+    // A payload with no image URL: no contract can be made of it.
+    const { env, client } = await simulator({
+      payload: (event) => ({ kind: event.type, task: event.data.task_id }),
+    });
+    const result = await runCli(['probe', '--yes'], env);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^Note: No contract/m);
+    expect(result.stderr).toMatch(/^jobhook probe: nothing to adopt: no contract was found/m);
+    expect(await client.webhooks.list()).toEqual([]);
+  });
+
   it('refuses to spend credits without --yes when there is no terminal to ask on', async () => {
     const { env, gateway: sim } = await simulator();
     const result = await runCli(['probe'], env);

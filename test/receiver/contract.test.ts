@@ -245,7 +245,7 @@ describe('a contract that cannot be used is refused at createReceiver', () => {
     [
       'unknown',
       withSignature({ scheme: 'unknown' }),
-      /`contract.signature.scheme` is "unknown".*dangerouslySkipVerification/,
+      /`contract.signature.scheme` is "unknown".*confirm: \{ client, jobs \}/,
     ],
     [
       'unsigned',

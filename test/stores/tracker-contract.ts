@@ -143,6 +143,21 @@ export function trackerContract(target: TrackerTarget): void {
       expect((await t.pending({ limit: 2 })).map((job) => job.taskId)).toEqual([a, b]);
     });
 
+    it('knows a tracked task (for its tenant, or for any when none is given) until it is settled', async () => {
+      const t = await tracker();
+      const a = task();
+      const b = task();
+      await t.track(a, T0, 'tenant-a');
+      await t.track(b, T0);
+      expect(await t.has!(a, 'tenant-a')).toBe(true);
+      expect(await t.has!(a, 'tenant-b')).toBe(false);
+      expect(await t.has!(a)).toBe(true);
+      expect(await t.has!(b)).toBe(true);
+      expect(await t.has!(task())).toBe(false);
+      await t.settle(a);
+      expect(await t.has!(a)).toBe(false);
+    });
+
     it('settles a task tracked for a tenant only for that tenant, or for any when none is given', async () => {
       const t = await tracker();
       const [a, b] = [task(), task()];

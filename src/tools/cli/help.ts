@@ -68,7 +68,9 @@ Options:
   --api-key <key>       The API key to accept (16 to 256 visible ASCII characters, no spaces)
   --signing <scheme>    Sign deliveries as standard-webhooks (default), svix, hmac-sha256
                         (x-hub-signature-256: sha256=<hex>), stripe (stripe-signature:
-                        t=<unix>,v1=<hex>) or unsigned
+                        t=<unix>,v1=<hex>), unsigned, or in a scheme jobhook cannot
+                        verify: hmac-sha512 (x-hub-signature-512: sha512=<hex>) or slack-v0
+                        (x-slack-signature: v0=<hex>)
   --payload <shape>     Write payloads as default, flat, nested or type-in-header
                         (docs/gateway-simulator.md shows each)
   -q, --quiet           Do not print each request and delivery as it happens

@@ -120,7 +120,10 @@ export async function probe(args: string[]): Promise<number> {
       }
       if (values.out !== undefined) print(`\nThe report is in ${values.out}.`);
     }
-    return 0;
+    const refusal = nothingToAdopt(report);
+    if (refusal === undefined) return 0;
+    process.stderr.write(`${redact(`jobhook probe: nothing to adopt: ${refusal}`)}\n`);
+    return 1;
   } catch (error) {
     if (!(error instanceof ProbeError)) throw error;
     const cleanup =
@@ -157,4 +160,19 @@ async function confirmed(question: string): Promise<boolean> {
   } finally {
     terminal.close();
   }
+}
+
+/** Why the report holds nothing a receiver can adopt as it is, or `undefined` when it does. */
+function nothingToAdopt(report: Awaited<ReturnType<typeof runProbe>>): string | undefined {
+  if (report.contract === null) return 'no contract was found (see the notes)';
+  const { check } = report;
+  if (check === null) return undefined;
+  const failed = [
+    check.completed !== 'handled' && `the completed delivery ${check.completed}`,
+    check.failed !== null && check.failed !== 'handled' && `the failed delivery ${check.failed}`,
+    check.forgedRefused === false && 'a forged copy was not refused',
+  ].filter(Boolean);
+  return failed.length === 0
+    ? undefined
+    : `a receiver made with the contract failed its check: ${failed.join(', ')}`;
 }

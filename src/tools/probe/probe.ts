@@ -229,7 +229,7 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
   const last = attempts[attempts.length - 1]!;
   const check =
     contract &&
-    (await checkContract(contract, run.secret, {
+    (await checkContract(contract, run.secret, run.client, {
       completed: { delivery: last, taskId, imageUrl: task.image_url },
       failed: failedDelivery && { delivery: failedDelivery, taskId: failedTaskId! },
     }));
@@ -305,6 +305,7 @@ async function endOf(
 async function checkContract(
   contract: NonNullable<ProbeReport['contract']>,
   secret: string,
+  client: GatewayClient,
   deliveries: {
     completed: { delivery: CapturedDelivery; taskId: string; imageUrl: unknown };
     failed: { delivery: CapturedDelivery; taskId: string } | undefined;
@@ -318,7 +319,8 @@ async function checkContract(
     dedupe: false,
     results: false,
     logger: { error: () => undefined, warn: () => undefined },
-    ...(unverified && { dangerouslySkipVerification: true }),
+    // Nothing signs what jobhook can check: the deliveries are confirmed with the gateway, as adopted.
+    ...(unverified && { confirm: { client } }),
   });
   receiver.onJobCompleted((event) => void seen.push(event));
   receiver.onJobFailed((event) => void seen.push(event));

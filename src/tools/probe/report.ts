@@ -80,28 +80,52 @@ function contractSignature(found: SignatureFinding): ReceiverContract['signature
   return schemeParametersOf(found.scheme, found);
 }
 
-/** `createReceiver` with `contract`, as a person pastes it. */
+/** `createReceiver` with `contract`, as a person pastes it: never with verification off. */
 export function typescriptOf(contract: ReceiverContract, baseUrl: string | null, at: string): string {
-  const unverified = contract.signature.scheme === 'unsigned' || contract.signature.scheme === 'unknown';
+  const { scheme } = contract.signature;
+  const unverified = scheme === 'unsigned' || scheme === 'unknown';
   // JSON as a TypeScript literal: bare keys, and single quotes where no quote or escape is inside.
   const literal = JSON.stringify(contract, null, 2)
     .replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')
     .replace(/"([^"'\\]*)"/g, "'$1'");
+  const found = `// Found by \`jobhook probe\`${baseUrl ? ` against ${baseUrl}` : ''} on ${at.slice(0, 10)}.`;
+  if (!unverified) {
+    return [
+      "import { createReceiver, type ReceiverContract } from 'jobhook';",
+      '',
+      found,
+      `const contract: ReceiverContract = ${literal};`,
+      '',
+      'const receiver = createReceiver({',
+      '  secret: process.env.WEBHOOK_SECRET!,',
+      '  contract,',
+      '});',
+      '',
+    ].join('\n');
+  }
+  const why =
+    scheme === 'unsigned'
+      ? '// The gateway signs none of its deliveries, so nothing proves one came from it:'
+      : '// The deliveries are signed in a scheme jobhook has no verifier for (see `seen`):';
   return [
-    "import { createReceiver, type ReceiverContract } from 'jobhook';",
+    "import { createReceiver, memoryJobTracker, type ReceiverContract } from 'jobhook';",
+    "import { createClient } from 'jobhook/client';",
     '',
-    `// Found by \`jobhook probe\`${baseUrl ? ` against ${baseUrl}` : ''} on ${at.slice(0, 10)}.`,
+    found,
     `const contract: ReceiverContract = ${literal};`,
     '',
+    why,
+    "// each one is a hint, confirmed with the gateway's API (GET /api/v1/images/{task_id}) before",
+    '// any handler runs, with the gateway\'s values (docs/contracts.md, "Confirm with the gateway").',
+    'const jobs = memoryJobTracker(); // with several instances: redisJobTracker or postgresJobTracker',
+    'const client = createClient({',
+    `  baseUrl: ${baseUrl ? `'${baseUrl.replace(/[\\']/g, '\\$&')}'` : 'process.env.GATEWAY_URL!'},`,
+    '  apiKey: process.env.GATEWAY_API_KEY!,',
+    '  jobs, // the tasks it submits: a hint for any other task is refused without a GET',
+    '});',
     'const receiver = createReceiver({',
-    '  secret: process.env.WEBHOOK_SECRET!,',
     '  contract,',
-    ...(unverified
-      ? [
-          '  // Nothing jobhook can check signs these deliveries: for a local experiment only.',
-          '  dangerouslySkipVerification: true,',
-        ]
-      : []),
+    '  confirm: { client, jobs },',
     '});',
     '',
   ].join('\n');
@@ -124,8 +148,10 @@ export function summaryLines(report: ProbeReport): string[] {
   );
   lines.push(`Retries: ${retriesLine(r)}`);
   if (check) {
+    const scheme = report.contract?.signature.scheme;
+    const confirming = scheme === 'unsigned' || scheme === 'unknown';
     lines.push(
-      `Check: a receiver made with the contract: completed delivery ${check.completed}` +
+      `Check: a receiver made with the contract${confirming ? ", in confirm mode (no signature checked; each delivery confirmed with the gateway's API)" : ''}: completed delivery ${check.completed}` +
         (check.failed === null ? '' : `, failed delivery ${check.failed}`) +
         (check.forgedRefused === null
           ? ''

@@ -9,6 +9,7 @@ import {
   type Verifier,
 } from 'jobhook/extend';
 import { PAYLOAD_SHAPES, type PayloadShape } from './payload-shapes.js';
+import { foreignSchemeOf, foreignSigner, type ForeignScheme } from './foreign-signing.js';
 import type { ListPaging, ListStyle } from './webhooks.js';
 
 const {
@@ -49,8 +50,11 @@ export interface GatewayOptions {
   allowedHosts?: readonly string[];
   /** The main account's API key (16 to 256 visible ASCII characters). Default: a fresh `sk_sim_…` key. */
   apiKey?: string;
-  /** How deliveries are signed with a webhook's `secret_key`. Default `'standard-webhooks'`. */
-  signing?: Signing | Verifier;
+  /**
+   * How deliveries are signed with a webhook's `secret_key`. Default `'standard-webhooks'`;
+   * `'hmac-sha512'` and `'slack-v0'` sign in schemes jobhook has no verifier for.
+   */
+  signing?: Signing | Verifier | ForeignScheme | { scheme: ForeignScheme };
   /** How each delivery's payload is written. Default `'default'`. */
   payload?: PayloadShape;
   /** Credits of the account `apiKey` belongs to. Default 1,000. */
@@ -201,7 +205,7 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     dropRate: fraction(WHERE, 'deliveries.dropRate', deliveries?.dropRate, 0),
     trustedCa: trust(deliveries?.ca),
     apiKey: apiKey(options.apiKey),
-    signing: resolveSigning(WHERE, 'signing', options.signing),
+    signing: signingOf(options.signing),
     payload: payloadShape(options.payload),
     retryOn: oneOf(WHERE, 'deliveries.retryOn', deliveries?.retryOn, 'any-failure', [
       'any-failure',
@@ -284,4 +288,10 @@ function paging(value: GatewayOptions['lists']): ListPaging | undefined {
     pageSize: positiveInteger(WHERE, 'lists.pageSize', value?.pageSize, undefined),
     style: oneOf(WHERE, 'lists.style', value?.style, 'cursor', ['cursor', 'pages', 'unmarked']),
   };
+}
+
+/** `signing`: one of the library's schemes, or a foreign one the simulator signs in itself. */
+function signingOf(signing: GatewayOptions['signing']): DeliverySigning {
+  const foreign = foreignSchemeOf(signing);
+  return resolveSigning(WHERE, 'signing', foreign ? foreignSigner(foreign) : signing);
 }
