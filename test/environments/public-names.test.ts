@@ -55,6 +55,7 @@ const EXTEND = [
   'BodyLimits',
   'BodyReadError',
   'BodyReader',
+  'DeliveryFramework', // which framework an adapter is, so a mounting mistake is logged with its fix
   'DeliveryInput',
   'HeadersInput',
   'ReceiverResponse',
