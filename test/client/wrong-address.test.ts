@@ -64,9 +64,7 @@ describe('a URL with no scheme, or a relative one', () => {
     const client = createClient({ apiKey: gateway.apiKey, baseUrl: gateway.baseUrl });
     await expect(
       registerWebhook(client, { url: 'localhost:3000/webhooks', secret: SECRET, events: ['job.completed'] }),
-    ).rejects.toThrow(
-      /`url` must be an absolute .*; got a string with no scheme: begin it with http:\/\//,
-    );
+    ).rejects.toThrow(/`url` must be an absolute .*; got a string with no scheme: begin it with http:\/\//);
     expect(gateway.requests.filter((r) => r.method === 'POST')).toEqual([]);
   });
 
