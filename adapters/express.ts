@@ -9,7 +9,7 @@ import { answerNodeRequest, type NodeReceiver } from './node-stream.js';
 
 /** An Express (4 or 5) handler; mount it before any body parser, or give that parser `verify: keepRawBody`. */
 export function expressHandler(receiver: NodeReceiver): RequestHandler {
-  return (req, res) => void answerNodeRequest(receiver, req, res, rawCopyOf(req));
+  return (req, res) => void answerNodeRequest(receiver, 'express', req, res, rawCopyOf(req));
 }
 
 /** A body parser's `verify` hook that keeps the raw bytes: `app.use(express.json({ verify: keepRawBody }))`. */

@@ -53,7 +53,7 @@ export function fastifyPlugin(
     scope.all(path, { bodyLimit: receiver.maxBodyBytes }, async (request, reply) => {
       const { raw } = request;
       const answer = await receiver.receive(
-        new NodeDeliveryInput(raw, (limits) => readNodeBody(raw, limits), request.headers),
+        new NodeDeliveryInput(raw, (limits) => readNodeBody(raw, limits), 'fastify', request.headers),
       );
       const { status, headers, body } = bodyDone(raw) ? answer : await afterUnreadBody(raw, answer);
       return reply.code(status).headers(headers).send(body);

@@ -15,7 +15,7 @@ export function honoHandler(receiver: Pick<Receiver, 'fetch' | 'receive'>): Hand
     if (c.req.raw.bodyUsed) return fromBodyCache(receiver, c);
     const incoming = nodeRequestOf(c.env);
     return incoming
-      ? receiveNodeRequest(receiver, incoming, undefined).then((answer) => respond(incoming, answer))
+      ? receiveNodeRequest(receiver, 'hono', incoming, undefined).then((answer) => respond(incoming, answer))
       : receiver.fetch(c.req.raw);
   };
 }
@@ -42,6 +42,7 @@ async function fromBodyCache(receiver: Pick<Receiver, 'receive'>, c: Context): P
     headers: c.req.raw.headers,
     url: c.req.url,
     body,
+    framework: 'hono',
   });
   return toResponse(result);
 }

@@ -28,7 +28,7 @@ export function koaHandler(receiver: NodeReceiver, options: KoaHandlerOptions = 
     const { rawBody } = ctx.request as { rawBody?: unknown };
     const given =
       typeof rawBody === 'string' && isTheBytesThatArrived(rawBody, ctx.req) ? rawBody : undefined;
-    await answerNodeRequest(receiver, ctx.req, ctx.res, given);
+    await answerNodeRequest(receiver, 'koa', ctx.req, ctx.res, given);
   };
 }
 

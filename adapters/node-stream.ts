@@ -4,7 +4,7 @@ import { deadline } from '../src/common/deadline.js';
 import type { BodyInput, BodyLimits, BodyReader } from '../src/wire/body.js';
 import { collectNodeStream, declaredLength } from '../src/wire/collect-stream.js';
 import { closing, DISCARD_BYTES, DISCARD_MS } from '../src/wire/unread-body.js';
-import type { DeliveryInput, Receiver } from '../src/receiver/types.js';
+import type { DeliveryFramework, DeliveryInput, Receiver } from '../src/receiver/types.js';
 
 /** What the Node-stream adapters need of a receiver (any event map has these). */
 export type NodeReceiver = Pick<Receiver, 'receive' | 'maxBodyBytes'>;
@@ -12,13 +12,14 @@ export type NodeReceiver = Pick<Receiver, 'receive' | 'maxBodyBytes'>;
 /** Answers one Node request (Express, Koa, Node); `body`: a raw copy a framework holds. Never rejects. */
 export function answerNodeRequest(
   receiver: NodeReceiver,
+  framework: DeliveryFramework,
   req: IncomingMessage,
   res: ServerResponse,
   body?: BodyInput,
 ): Promise<void> {
   let answer: Promise<ReceiverResponse>;
   try {
-    answer = receiveNodeRequest(receiver, req, body);
+    answer = receiveNodeRequest(receiver, framework, req, body);
   } catch {
     answer = Promise.resolve(answers.internal());
   }
@@ -90,13 +91,14 @@ function writeAnswer(res: ServerResponse, result: ReceiverResponse): void {
 /** The receiver's answer to one Node request, not yet written (Hono writes it on @hono/node-server). */
 export function receiveNodeRequest(
   receiver: Pick<Receiver, 'receive'>,
+  framework: DeliveryFramework,
   req: IncomingMessage,
   given: BodyInput | undefined,
 ): Promise<ReceiverResponse> {
-  if (given !== undefined) return receiver.receive(new NodeDeliveryInput(req, given));
-  // A body parser ran first and kept no raw copy: the core answers 500 with the fix.
-  if (!req.readable) return receiver.receive(new NodeDeliveryInput(req, undefined));
-  return receiver.receive(new NodeDeliveryInput(req, (limits) => readNodeBody(req, limits)));
+  if (given !== undefined) return receiver.receive(new NodeDeliveryInput(req, given, framework));
+  // A body parser ran first and kept no raw copy: the core answers 500 and logs the framework's fix.
+  if (!req.readable) return receiver.receive(new NodeDeliveryInput(req, undefined, framework));
+  return receiver.receive(new NodeDeliveryInput(req, (limits) => readNodeBody(req, limits), framework));
 }
 
 /** A Node request as the core's input; `url` is made only when a `secret` function reads it. */
@@ -109,6 +111,7 @@ export class NodeDeliveryInput implements DeliveryInput {
   constructor(
     req: IncomingMessage,
     readonly body: BodyInput | BodyReader | undefined,
+    readonly framework: DeliveryFramework,
     headers: IncomingHttpHeaders = req.headers,
   ) {
     this.method = req.method ?? 'POST';

@@ -33,7 +33,7 @@ export function nodeHandler(receiver: NodeReceiver, options: NodeHandlerOptions 
       res.writeHead(notFound.status, notFound.headers).end(notFound.body);
       return;
     }
-    void answerNodeRequest(receiver, req, res);
+    void answerNodeRequest(receiver, 'node', req, res);
   };
 }
 

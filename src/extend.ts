@@ -12,7 +12,7 @@
  */
 
 // An adapter: what it passes to `receiver.receive()`, how the body is read, what comes back.
-export type { DeliveryInput, EventMap } from './receiver/types.js';
+export type { DeliveryFramework, DeliveryInput, EventMap } from './receiver/types.js';
 export type { ReceiverResponse, AnswerCode } from './wire/answers.js';
 export type { HeadersInput } from './wire/headers.js';
 export type { BodyInput } from './wire/body.js';

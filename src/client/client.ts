@@ -5,6 +5,7 @@ import { redactor, type Redact } from '../common/redaction.js';
 import {
   checkOption,
   func,
+  httpUrlOption,
   invalidOption,
   optionNames,
   positiveInteger,
@@ -105,14 +106,6 @@ export interface GatewayClient {
 
 const WHERE = 'createClient';
 
-function urlOf(value: unknown): URL | undefined {
-  try {
-    return new URL(value as string);
-  } catch {
-    return undefined;
-  }
-}
-
 /** A client for the gateway's API. Every failure rejects with a GatewayError. */
 export function createClient(options: ClientOptions): GatewayClient {
   if (typeof options !== 'object' || options === null) {
@@ -123,18 +116,11 @@ export function createClient(options: ClientOptions): GatewayClient {
     onRetry: "it belongs in webhooks.register's `startupRetries: { onRetry }`",
   });
   const apiKey = checkApiKey(options.apiKey);
-  const base = urlOf(options.baseUrl);
-  checkOption(
-    WHERE,
-    'baseUrl',
-    options.baseUrl,
-    base !== undefined,
-    'the gateway address, such as https://gateway.example.com',
-  );
+  const base = httpUrlOption(WHERE, 'baseUrl', options.baseUrl, 'https://gateway.example.com');
   const fetchImpl = func(WHERE, 'fetch', options.fetch) ?? globalThis.fetch.bind(globalThis);
   // The gateway may echo the key back: every error built from its answers goes through this.
   const redactKey = redactor([apiKey]);
-  const baseUrl = base!.href.replace(/\/+$/, '');
+  const baseUrl = base.href.replace(/\/+$/, '');
   const request = createTransport({
     apiKey,
     redactKey,

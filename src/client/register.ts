@@ -2,12 +2,12 @@ import { GatewayError } from './errors.js';
 import {
   checkOption,
   func,
-  invalidOption,
+  httpUrlOption,
   optionNames,
   refuseUnknownOptions,
   wholeNumber,
 } from '../common/option-checks.js';
-import type { RequestOptions } from './request.js';
+import { networkCodeOf, type RequestOptions } from './request.js';
 import { resolveRetry, withRetries, type RetryOptions } from './retry.js';
 import { mayBeIncomplete } from './pages.js';
 import type { CreateWebhookInput, Webhook } from './types.js';
@@ -36,7 +36,7 @@ export interface RegisterWebhookOptions {
   apiKeyId?: number;
   /** Create a new webhook even if one fits, then delete the old: for the deploy that rotates the secret. */
   rotateSecret?: boolean;
-  /** Retries while the gateway is unreachable or answers 429/5xx. Default 6 (25 s); `false` for none. */
+  /** Retries while the gateway is unreachable or answers 429/5xx. Default 6 (25 s), 2 for a refused connection before any answer; `false` for none. */
   startupRetries?: number | false | StartupRetryOptions;
   signal?: AbortSignal;
   /** Told when the list may be incomplete and a webhook is created anyway. Default `console.warn`. */
@@ -83,7 +83,33 @@ async function withStartupRetries<T>(
     option === false ? { limit: 0 } : typeof option === 'number' ? { limit: option } : (option ?? {});
   const { onRetry: _onRetry, ...retryOptions } = given;
   const retry = resolveRetry({ ...DEFAULT_STARTUP_RETRIES, ...retryOptions }, WHERE, 'startupRetries');
-  return withRetries(attempt, retry, signal, func(WHERE, 'startupRetries.onRetry', given.onRetry));
+  // Explicit retries are the caller's to spend; the default stops early on a wrong address.
+  const chosen = option !== undefined && (typeof option !== 'object' || option.limit !== undefined);
+  let answered = chosen;
+  const attemptNoting = () =>
+    attempt().catch((error: unknown) => {
+      if (!(error instanceof GatewayError && wrongAddress(error))) answered = true;
+      throw error;
+    });
+  // A refused connection or a name that does not resolve, before the gateway ever answered, is a
+  // wrong address far more often than a gateway starting: two quick retries cover one started beside the app.
+  const enough = (error: GatewayError, retries: number) =>
+    !answered && retries >= REFUSED_RETRIES && wrongAddress(error);
+  return withRetries(
+    attemptNoting,
+    retry,
+    signal,
+    func(WHERE, 'startupRetries.onRetry', given.onRetry),
+    enough,
+  );
+}
+
+/** Retries at startup of a gateway that refuses connections or whose name does not resolve. */
+const REFUSED_RETRIES = 2;
+
+function wrongAddress(error: GatewayError): boolean {
+  const code = error.code === 'network_error' ? networkCodeOf(error.cause) : undefined;
+  return code === 'ECONNREFUSED' || code === 'ENOTFOUND';
 }
 
 /** What {@link registerWebhook} (and `receiver.register()`) did. */
@@ -184,11 +210,7 @@ function sameEvents(a: readonly string[] | undefined, b: readonly string[]): boo
 }
 
 function normaliseUrl(url: string): string {
-  try {
-    return new URL(url).href;
-  } catch {
-    throw invalidOption(WHERE, 'url', 'the absolute URL of your receiver', url);
-  }
+  return httpUrlOption(WHERE, 'url', url, 'https://app.example.com/webhooks').href;
 }
 
 function sameUrl(candidate: string, url: string): boolean {

@@ -126,7 +126,7 @@ async function once(
         throw new GatewayTimeoutError(redact(`${what}: no answer from the gateway within ${timeoutMs} ms.`));
       // What fetch threw may quote the headers: the cause is a redacted copy.
       throw new GatewayNetworkError(
-        redact(`${what}: could not reach the gateway (${describe(error)}).`),
+        redact(`${what}: could not reach the gateway at ${originOf(config.baseUrl)} (${describe(error)}).`),
         redactCause(error, redact),
       );
     }
@@ -196,9 +196,50 @@ function redactHeader(response: Response, name: string, redact: Redact): string 
 }
 
 function describe(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  if (typeof cause?.code === 'string') return cause.code;
+  const code = networkCodeOf(error);
+  if (code !== undefined) return CAUSES[code] ? `${code}: ${CAUSES[code]}` : code;
+  // undici's "fetch failed" says nothing: its cause's message says what failed.
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  if (cause instanceof Error && cause.message) return cause.message;
   return messageOf(error);
+}
+
+/** What the common connection failures mean, and what to check. */
+const CAUSES: Record<string, string> = {
+  ECONNREFUSED:
+    'nothing accepts connections there; is the gateway running, and is baseUrl (GATEWAY_URL) right?',
+  ENOTFOUND: 'the host name does not resolve; is baseUrl (GATEWAY_URL) right?',
+  EAI_AGAIN: 'the host name could not be resolved just now (DNS)',
+  ECONNRESET: 'the connection was reset',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  EHOSTUNREACH: 'no route to that host',
+  ENETUNREACH: 'no route to that network',
+  CERT_HAS_EXPIRED: "the gateway's TLS certificate has expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the gateway's TLS certificate is self-signed",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the gateway's TLS certificate is not trusted",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the gateway's TLS certificate is for another name",
+};
+
+/** The system error code of a failed fetch (`ECONNREFUSED`…), found in its cause, or an AggregateError's first. */
+export function networkCodeOf(error: unknown): string | undefined {
+  let cause: unknown = error;
+  for (let depth = 0; depth < 4 && typeof cause === 'object' && cause !== null; depth++) {
+    const { code, errors } = cause as { code?: unknown; errors?: unknown };
+    if (typeof code === 'string' && code !== 'ERR_INVALID_ARG_TYPE') return code;
+    if (Array.isArray(errors) && errors.length > 0) cause = errors[0];
+    else cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The origin of a base URL, as a message may show it: no path, query or credentials. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(the base URL)';
+  }
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

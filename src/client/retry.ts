@@ -84,12 +84,14 @@ export async function withRetries<T>(
   retry: ResolvedRetry,
   signal: AbortSignal | undefined,
   onRetry?: (error: GatewayError, retry: number, delayMs: number) => void,
+  enough?: (error: GatewayError, retries: number) => boolean,
 ): Promise<T> {
   for (let retries = 0; ; retries++) {
     try {
       return await attempt();
     } catch (error) {
       if (!(error instanceof GatewayError) || !isRetryable(error) || retries >= retry.limit) throw error;
+      if (enough?.(error, retries)) throw error;
       if (signal?.aborted) throw error;
       const delay = retryDelay(retries + 1, error, retry);
       if (delay === undefined) throw error;

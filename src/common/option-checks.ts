@@ -202,3 +202,38 @@ export function nameMatching(
 function withUnit(rule: string, unit: string | undefined): string {
   return unit === undefined ? rule : `${rule} (${unit})`;
 }
+
+/**
+ * Why `value` is not an absolute `http:`/`https:` URL, with the fix, as "got a string …" without
+ * the value (it may be a secret in the wrong place); `undefined` when it is one.
+ * `localhost:3000/webhooks` parses as the scheme `localhost:`, so a missing scheme is looked for first.
+ */
+export function httpUrlProblem(value: string): string | undefined {
+  const hostFirst = /^[A-Za-z0-9.-]+:\d+(?:[/?#]|$)|^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?:[:/?#]|$)/;
+  if (hostFirst.test(value)) {
+    return 'got a string with no scheme: begin it with http:// (a local address) or https://';
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return value.startsWith('/') || value.startsWith('.')
+      ? 'got a relative path: give the whole address, with scheme and host'
+      : 'got a string that is not a URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return `got a string with the scheme ${url.protocol.slice(0, 20)} where http: or https: is expected`;
+  }
+  return undefined;
+}
+
+/** An absolute `http:`/`https:` URL option, or a JobhookError that says what was given and what is expected. */
+export function httpUrlOption(where: string, name: string, value: unknown, example: string): URL {
+  const expected = `an absolute http:// or https:// URL, such as ${example}`;
+  if (typeof value !== 'string') throw invalidOption(where, name, expected, value);
+  const problem = httpUrlProblem(value);
+  if (problem !== undefined) {
+    throw new JobhookError('invalid_options', `${where}: \`${name}\` must be ${expected}; ${problem}.`);
+  }
+  return new URL(value);
+}

@@ -29,9 +29,16 @@ import {
 import type { ResolvedOptions } from './options.js';
 import { checkPayload, type CheckedPayload } from './check-payload.js';
 import { isThenable } from '../common/deadline.js';
-import { runHandlers, type DeliverySource, type EventHandler, type HandlerRun } from './run-handlers.js';
+import {
+  lateSettledLine,
+  runHandlers,
+  type DeliverySource,
+  type EventHandler,
+  type HandlerRun,
+} from './run-handlers.js';
 import { scopedKey } from '../results/job-result.js';
 import type { DeliveryInput } from './types.js';
+import { bodyUnavailableLine } from './body-unavailable.js';
 import { refusalLog, type RefusalLog, type SignatureAlarm } from './refusal-log.js';
 import { storedHeaders } from '../inbox/stored-headers.js';
 import type { InboxDelivery } from '../inbox/inbox.js';
@@ -382,7 +389,7 @@ function checkRequest(p: PipelineState, d: EventRecord): ReceiverResponse | unde
   if (typeof input.body === 'function') d.reader = input.body;
   // A well-formed string's bytes are made only if something reads them (see bodyBytes).
   else if (typeof input.body === 'string' && isWellFormed(input.body)) d.text = input.body;
-  else if ((d.body = rawBytes(input.body)) === undefined) return bodyUnavailable(p);
+  else if ((d.body = rawBytes(input.body)) === undefined) return bodyUnavailable(p, input.framework);
   d.headers = readHeaders(input.headers ?? {});
   const encoded = encodingRefusal(d.headers);
   if (encoded) return encoded;
@@ -414,8 +421,8 @@ function checkSignatureHeaders(
 }
 
 /** A body parser consumed the body first: a mounting mistake, said once and answered every time. */
-function bodyUnavailable(p: PipelineState): ReceiverResponse {
-  if (!p.warnedBodyUnavailable) p.config.logger.error(`jobhook: ${answers.bodyUnavailable().body}`);
+function bodyUnavailable(p: PipelineState, framework: DeliveryInput['framework']): ReceiverResponse {
+  if (!p.warnedBodyUnavailable) p.config.logger.error(bodyUnavailableLine(framework));
   p.warnedBodyUnavailable = true;
   return answers.bodyUnavailable();
 }
@@ -676,6 +683,7 @@ async function ranLate(p: PipelineState, d: EventRecord, ran: Promise<HandlerRun
   p.lifecycle.track(
     late.then(async (all) => {
       renewal?.stop();
+      p.config.logger.warn(lateSettledLine(d, all, failures.at(-1), held !== undefined));
       p.report(
         all.slice(reported).filter((failure) => !failures.includes(failure)),
         d.info(),

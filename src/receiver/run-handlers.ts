@@ -1,6 +1,6 @@
 import { TIMED_OUT, within } from '../common/deadline.js';
 import { JobhookError } from '../common/errors.js';
-import { messageOf, ignore } from '../common/logging.js';
+import { messageOf, ignore, quote } from '../common/logging.js';
 
 /** How an event reached the receiver: a webhook delivery, a poll of the gateway (reconciling), or a replay from the inbox. */
 export type DeliverySource = 'webhook' | 'poll' | 'replay';
@@ -139,11 +139,42 @@ async function waitWithin(
 ): Promise<HandlerRun> {
   const all = Promise.all(running).then(() => failures);
   if ((await within(all, timeoutMs)) !== TIMED_OUT) return { failures };
-  const timeout = new JobhookError(
-    'handler_timeout',
-    `A ${delivery.type} handler did not finish within ${timeoutMs} ms.`,
-    { deliveryId: delivery.deliveryId, eventType: delivery.type },
-  );
+  const timeout = new JobhookError('handler_timeout', timedOutMessage(delivery.type, timeoutMs), {
+    deliveryId: delivery.deliveryId,
+    eventType: delivery.type,
+  });
   abort(timeout);
   return { failures: [...failures, timeout], late: all };
+}
+
+/** A handler's time-out, with the ways out: work this long belongs outside the request. */
+function timedOutMessage(type: string, timeoutMs: number): string {
+  return (
+    `A ${type} handler did not finish within ${timeoutMs} ms (handlerTimeoutMs), so the event failed and is ` +
+    'retried; the handler keeps running, and a retry waits for it. For longer work, hand the event off ' +
+    '(createReceiver({ handoff }) with a queue, or store it in an inbox table and answer at once), raise ' +
+    'handlerTimeoutMs, or stop on context.signal so that the retry runs it again.'
+  );
+}
+
+/**
+ * The line said when handlers that outlived their time-out have all settled: whether they
+ * succeeded, and so whether the event counts as handled. `failures`: every failure of the run.
+ */
+export function lateSettledLine(
+  delivery: { deliveryId: string | undefined; type: string },
+  failures: readonly JobhookError[],
+  timeout: JobhookError | undefined,
+  claimed: boolean,
+): string {
+  const which = `jobhook: delivery ${quote(delivery.deliveryId)}: the ${delivery.type} handlers that outlived their time-out`;
+  if (failures.length === 0) {
+    const retry = claimed ? ', and a retry of it is answered 200 as a duplicate' : '';
+    return `${which} finished and succeeded: the event is handled${retry}.`;
+  }
+  const stopped = timeout !== undefined && failures.every((failure) => failure === timeout);
+  const again = "the event is not handled, and the sender's next retry runs it again";
+  return stopped
+    ? `${which} stopped on context.signal: ${again}.`
+    : `${which} finished, and ${failures.length === 1 ? 'one failed' : `${failures.length} failed`} (reported): ${again}.`;
 }

@@ -19,7 +19,12 @@ export interface DeliveryInput {
   body: BodyInput | BodyReader | null | undefined;
   /** The request's absolute URL, for a `secret` function that picks secrets by path. */
   url?: string | undefined;
+  /** The adapter's framework, so that a mounting mistake is logged with that framework's fix. */
+  framework?: DeliveryFramework | undefined;
 }
+
+/** The frameworks jobhook's adapters serve (`DeliveryInput.framework`). */
+export type DeliveryFramework = 'express' | 'fastify' | 'hono' | 'koa' | 'node';
 
 /** Options of `receiver.close()`. */
 export interface CloseOptions {

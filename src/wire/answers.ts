@@ -76,16 +76,12 @@ export const answers = {
   bodyUnreadable: () => failure(400, 'body_unreadable', 'The request body could not be read to its end.'),
   handlerFailed: () =>
     failure(500, 'handler_failed', 'A handler failed to process this delivery; it will run again on retry.'),
+  // Brief: the fix is for the app's owner, in the log (src/receiver/body-unavailable.ts).
   bodyUnavailable: () =>
     failure(
       500,
       'body_unavailable',
-      'The raw request body was consumed before jobhook could read it, so its signature cannot be checked. ' +
-        'Mount the webhook route before any body parser (such as a global express.json()), ' +
-        'or have the parser keep the raw bytes: express.json({ verify: keepRawBody }) with keepRawBody ' +
-        'from jobhook/express; NestFactory.create(AppModule, { rawBody: true }) in NestJS; ' +
-        'c.req.arrayBuffer() (not c.req.json()) in a Hono middleware; ' +
-        'in Koa, koaHandler before bodyParser() (the text it keeps may differ from the bytes).',
+      "The receiver could not read the request's raw body, so its signature cannot be checked; retry later.",
     ),
   shuttingDown: () =>
     failure(503, 'shutting_down', 'The receiver is shutting down; retry later.', { 'retry-after': '5' }),

@@ -72,6 +72,9 @@ describe('nodeHandler with `path`', () => {
     expect(status).toBe(500);
     expect(body.error?.code).toBe('body_unavailable');
     expect(rec.calls).toEqual([]);
+    expect(rec.errors.join('\n')).toMatch(
+      /in Node before .*call nodeHandler before any middleware that reads the body/,
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 // `jobhook failed list` and `jobhook failed retry <id|--all>` on every hand-off engine, through
 // the built binary: events kept as failed are listed with their error, a retry runs the handlers
 // once more, and retrying one that ran meanwhile runs nothing (exit 1, it is not failed any more).
+import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
@@ -10,7 +11,7 @@ import { bullmq } from '../handoff/bullmq-engine.js';
 import { nats } from '../handoff/nats-engine.js';
 import { pgBoss } from '../handoff/pg-boss-engine.js';
 import { ensureDist } from '../support/dist.js';
-import { DATABASE_URL, runTag } from '../support/services.js';
+import { DATABASE_URL, REDIS_URL, redisForTest, runTag } from '../support/services.js';
 import { oneLineError, runCli } from './run-cli.js';
 
 const engines = await Promise.all(
@@ -114,6 +115,47 @@ describe('jobhook failed: the command line', () => {
     expect(line).toMatch(/^jobhook: could not reach PostgreSQL/);
     expect(line).not.toContain('hunter2');
   }, 120_000);
+
+  it.runIf(engines.find((e) => e.engine === bullmq)!.available)(
+    'says plainly that no BullMQ queue is under the prefix, and names the prefix that holds it',
+    async () => {
+      await ensureDist();
+      const service = redisForTest();
+      cleanups.push(() => service.cleanup());
+      const prefix = service.prefix.slice(0, -1); // BullMQ adds the ':' itself
+      const name = `jobhook-${runTag()}`; // a name of this run's own: no other test's queue is listed
+      const queue = new Queue(name, { connection: { url: REDIS_URL }, prefix });
+      cleanups.push(() => queue.close());
+      await queue.waitUntilReady();
+      await until(async () => (await service.redis.exists(`${prefix}:${name}:meta`)) === 1, 'the meta key');
+
+      const elsewhere = await runCli(['failed', 'list', '--redis-url', REDIS_URL, '--queue', name]);
+      expect(elsewhere.code).toBe(1);
+      expect(oneLineError(elsewhere)).toBe(
+        `jobhook: there is no BullMQ queue "${name}" under prefix "bull" in this Redis ` +
+          `(a queue of that name is under prefix "${prefix}": pass --prefix)`,
+      );
+      const nowhere = await runCli(['failed', 'list', '--redis-url', REDIS_URL, '--queue', `${name}-x`]);
+      expect(oneLineError(nowhere)).toMatch(
+        /no prefix of this Redis holds a queue named .*: pass --queue\)$/,
+      );
+      // The command wrote nothing: the queue it looked for still does not exist.
+      expect(await service.redis.exists(`bull:${name}-x:meta`)).toBe(0);
+
+      const found = await runCli([
+        'failed',
+        'list',
+        '--redis-url',
+        REDIS_URL,
+        '--queue',
+        name,
+        '--prefix',
+        prefix,
+      ]);
+      expect(found).toMatchObject({ code: 0, stdout: 'No failed events.\n' });
+    },
+    120_000,
+  );
 
   it.runIf(engines.find((e) => e.engine === pgBoss)!.available)(
     'says plainly that a schema holds no pg-boss, and names the schemas that do',

@@ -40,7 +40,7 @@ async function bundle(source: string) {
 }
 
 // Strings only the client (or its registration) contains.
-const CLIENT_MARKERS = ['/api/v1/webhooks', 'GatewayError', 'the gateway address, such as'];
+const CLIENT_MARKERS = ['/api/v1/webhooks', 'GatewayError', 'https://gateway.example.com'];
 
 describe('a minimal receiver app, bundled with esbuild', () => {
   it('contains no gateway client code', async () => {

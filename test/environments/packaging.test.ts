@@ -2,7 +2,7 @@
 // express or hono), and imports every entry point from an ES module, a CommonJS module and
 // TypeScript in both module kinds. Slow-ish (npm pack + npm install), about 10 s.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -237,13 +237,14 @@ describe('the packed tarball', () => {
 
   const project = () => join(dir, 'consumer');
 
-  it('holds only what users need: dist/, package.json, README, LICENSE', () => {
+  it('holds only what users need: dist/, the docs pages the README links to, package.json, README, LICENSE', () => {
     const paths = packed.files.map((file) => file.path).sort();
-    expect(paths.filter((path) => !path.startsWith('dist/'))).toEqual([
-      'LICENSE',
-      'README.md',
-      'package.json',
-    ]);
+    const pages = readdirSync(join(root, 'docs'))
+      .filter((name) => /\.(md|png)$/.test(name))
+      .map((name) => `docs/${name}`);
+    expect(paths.filter((path) => !path.startsWith('dist/'))).toEqual(
+      ['LICENSE', 'README.md', ...pages, 'package.json'].sort(),
+    );
     for (const name of entryNames) {
       expect(paths).toEqual(
         expect.arrayContaining([

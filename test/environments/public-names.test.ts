@@ -60,6 +60,7 @@ const EXTEND = [
   'BodyLimits',
   'BodyReadError',
   'BodyReader',
+  'DeliveryFramework', // which framework an adapter is, so a mounting mistake is logged with its fix
   'DeliveryInput',
   'HeadersInput',
   // The inbox's contract, its rows and its replay, for an inbox of one's own.

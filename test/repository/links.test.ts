@@ -103,6 +103,31 @@ async function packedFiles(): Promise<Set<string>> {
   return new Set(result.files.map((file) => file.path));
 }
 
+describe('the docs pages the tarball ships', () => {
+  // The README links to docs/ relatively: on GitHub, in a clone and in node_modules alike (the
+  // registry's page sends relative links to the repository). So docs/ is packed, and each page's
+  // links must hold in the tarball too: to a packed file, or absolute to this repository.
+  it('are packed, and link only to packed files or absolutely', async () => {
+    const packed = await packedFiles();
+    const pages = readdirSync(join(root, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`);
+    expect(pages.filter((page) => !packed.has(page))).toEqual([]);
+    const readme = linksOf(readFileSync(join(root, 'README.md'), 'utf8'));
+    expect(readme.filter((link) => link.startsWith(`${blob}docs/`))).toEqual([]);
+    const problems: string[] = [];
+    for (const page of pages) {
+      for (const link of linksOf(readFileSync(join(root, page), 'utf8'))) {
+        const [path] = split(link);
+        if (path === '' || /^[a-z]+:/.test(path)) continue;
+        const target = relative(root, join(root, dirname(page), decodeURIComponent(path)));
+        if (!packed.has(target)) problems.push(`${page}: ${link} is not in the packed tarball`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
 describe('the other Markdown pages', () => {
   const pages = [
     'CONTRIBUTING.md',

@@ -120,8 +120,10 @@ async function open(engine: 'redis' | 'database' | 'nats', url: string, values: 
     const { Queue } = await peer('bullmq', () => import('bullmq'));
     const { bullmqHandoff } = await import('jobhook/bullmq');
     const connection = { url, maxRetriesPerRequest: 1, enableOfflineQueue: false };
+    // skipMetasUpdate: opening the queue must not write its meta key, whose absence says it does not exist.
     const bullQueue = new Queue(queue, {
       connection,
+      skipMetasUpdate: true,
       ...(values.prefix !== undefined && { prefix: values.prefix }),
     });
     bullQueue.on('error', () => undefined);
@@ -129,6 +131,13 @@ async function open(engine: 'redis' | 'database' | 'nats', url: string, values: 
       void bullQueue.close();
       throw unreachable('Redis', error);
     });
+    // Every queue a producer or worker opened has a meta hash; none means no such queue here.
+    const redis = await rawRedis(bullQueue);
+    if (redis && (await redis.exists(bullQueue.keys.meta!).catch(() => 1)) === 0) {
+      const prefixes = await bullmqPrefixes(redis, queue).catch(() => undefined);
+      await bullQueue.close().catch(() => undefined);
+      throw noBullQueue(queue, values.prefix ?? 'bull', prefixes);
+    }
     return { handoff: bullmqHandoff({ queue: bullQueue }), close: () => bullQueue.close() };
   }
   if (engine === 'database') {
@@ -166,6 +175,51 @@ async function open(engine: 'redis' | 'database' | 'nats', url: string, values: 
     warn: () => undefined,
   });
   return { handoff, close: () => nc.close() };
+}
+
+interface RawRedis {
+  exists(key: string): Promise<number>;
+  scan(cursor: string, ...args: (string | number)[]): Promise<[string, string[]]>;
+}
+
+/** A queue's own Redis client: `queue.client` in BullMQ 5, its backend's in BullMQ 6; `undefined` if neither. */
+async function rawRedis(bullQueue: object): Promise<RawRedis | undefined> {
+  type Holder = { client?: Promise<RawRedis> };
+  const own = bullQueue as Holder & { getBackend?: () => Holder };
+  return (own.client ?? own.getBackend?.().client)?.catch(() => undefined);
+}
+
+/** The prefixes under which this Redis holds a BullMQ queue named `queue` (its `<prefix>:<queue>:meta` hash). */
+async function bullmqPrefixes(redis: RawRedis, queue: string): Promise<string[]> {
+  const suffix = `:${queue}:meta`;
+  const found = new Set<string>();
+  // A bounded walk: a CLI's hint must not scan a large keyspace to its end.
+  let cursor = '0';
+  for (let pass = 0; pass < 100 && found.size < 10; pass++) {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `*${globEscaped(suffix)}`, 'COUNT', 1000);
+    for (const key of keys) if (key.endsWith(suffix)) found.add(key.slice(0, -suffix.length));
+    cursor = next;
+    if (cursor === '0') break;
+  }
+  return [...found].sort();
+}
+
+function globEscaped(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
+}
+
+/** No queue of that name under that prefix, said plainly, with the prefixes that hold one. */
+function noBullQueue(queue: string, prefix: string, prefixes: string[] | undefined): CommandError {
+  const shown = (prefixes ?? []).map((name) => JSON.stringify(name));
+  const where =
+    prefixes === undefined
+      ? 'pass --prefix and --queue as the hand-off was given them'
+      : shown.length === 0
+        ? `no prefix of this Redis holds a queue named ${JSON.stringify(queue)}: pass --queue`
+        : `a queue of that name is under prefix ${shown.join(', ')}: pass --prefix`;
+  return new CommandError(
+    `there is no BullMQ queue ${JSON.stringify(queue)} under prefix ${JSON.stringify(prefix)} in this Redis (${where})`,
+  );
 }
 
 /** The schemas of the database that hold pg-boss's tables (a `job` and a `version` table). */

@@ -1,7 +1,7 @@
 // The webhook routes, and how the simulator pages a list.
 import { isIP } from 'node:net';
 import { GATEWAY_EVENT_TYPES as EVENT_TYPES } from 'jobhook';
-import { canSignWith, isGatewayEventType, type DeliverySigning } from 'jobhook/extend';
+import { canSignWith, isGatewayEventType, optionChecks, type DeliverySigning } from 'jobhook/extend';
 import { invalid, notFound, type RouteContext } from './routes.js';
 import { nowIso, type WebhookRecord } from './state.js';
 
@@ -85,12 +85,11 @@ function webhookUrl(value: unknown): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_URL_LENGTH) {
     throw invalid(`url must be a string of 1 to ${MAX_URL_LENGTH} characters.`);
   }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalid('url is not a valid absolute URL.');
-  }
+  // `localhost:3000/webhooks` parses, with the scheme `localhost:`: said as a missing scheme.
+  const problem = optionChecks.httpUrlProblem(value);
+  if (problem !== undefined)
+    throw invalid(`url must be an absolute https:// URL (http:// for a loopback host); ${problem}.`);
+  const url = new URL(value);
   if (url.username || url.password) throw invalid('url must not contain credentials.');
   if (url.protocol === 'https:') return value;
   if (url.protocol === 'http:' && isLoopback(url.hostname)) return value;
