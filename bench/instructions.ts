@@ -1,6 +1,6 @@
 /**
- * Instructions per delivery, counted by valgrind's callgrind: a measure the machine's load does
- * not move, where the timings of a shared machine move by half. Each case runs twice in its own
+ * Instructions per delivery, counted by valgrind's callgrind: a measure the machine's load moves
+ * far less than the timings of a shared machine (bench/NOTES.md). Each case runs twice in its own
  * process (instructions-process.ts), with `warmup + deliveries` and with `warmup + 2 × deliveries`
  * deliveries, everything else equal; the difference over `deliveries` is one delivery's count,
  * start-up, set-up and first-call compilation left out. Skipped, with one line, without valgrind.

@@ -430,7 +430,7 @@ function instructionsSection(counted: InstructionResults | undefined): string[] 
   if (counted.skipped) return [...out, `Not counted: ${counted.skipped}.`, ''];
   const { warmup, deliveries } = counted.options;
   out.push(
-    `Counted by valgrind's callgrind, which the machine's load does not move. Each case runs in two processes, with ${warmup + deliveries} and ${warmup + 2 * deliveries} fresh deliveries (all ${warmup + 2 * deliveries} made in both); the difference over ${deliveries} is one delivery's instructions, start-up and set-up left out. Each process: \`${counted.command}\`. bench/NOTES.md ("Instructions per delivery") says what these windows include.`,
+    `Counted by valgrind's callgrind, which the machine's load moves far less than it moves timings. Each case runs in two processes, with ${warmup + deliveries} and ${warmup + 2 * deliveries} fresh deliveries (all ${warmup + 2 * deliveries} made in both); the difference over ${deliveries} is one delivery's instructions, start-up and set-up left out. Each process: \`${counted.command}\`. bench/NOTES.md ("Instructions per delivery") says what these windows include.`,
     '',
   );
   const per = counted.perDelivery;
