@@ -15,6 +15,7 @@ import { reconcileSection, type ReconcileResults } from './reconcile.js';
 import { inboxSection, inboxTargets, type InboxResults } from './inbox.js';
 import { confirmSection, type ConfirmResults } from './confirm.js';
 import type { ApartResults } from './builds-apart.js';
+import type { InstructionCase, InstructionResults } from './instructions.js';
 
 export interface Results {
   quick: boolean;
@@ -26,6 +27,8 @@ export interface Results {
   core: CoreResult[];
   /** With BENCH_BASELINE: `receive()` of each build alone in its own process, pairs alternating. */
   apart?: ApartResults | undefined;
+  /** Instructions per 1 KB delivery under callgrind (bench/instructions.ts); skipped without valgrind. */
+  instructions?: InstructionResults;
   /** receive() at 1 KB with the features the floor lacks turned off one by one (bench/core.ts). */
   breakdown: Samples;
   body: BodyScaleResult;
@@ -167,6 +170,25 @@ export function targets(r: Results): Target[] {
       },
     );
   }
+  const counted = r.instructions?.perDelivery;
+  if (counted?.floor && counted.jobhook && counted.floorString && counted.jobhookString) {
+    list.push(
+      target(
+        'Core `receive()` at 1 KB vs the hand-written floor (instructions, callgrind)',
+        'receive() / floor, 1 KB, instructions',
+        counted.jobhook / counted.floor,
+        '≤',
+        1.6,
+      ),
+      target(
+        'Core `receive()` given the 1 KB body as a string vs the floor on the same string (instructions, callgrind)',
+        'receive() / floor, 1 KB string, instructions',
+        counted.jobhookString / counted.floorString,
+        '≤',
+        1.6,
+      ),
+    );
+  }
   const jobhookMemory = r.memory.find((m) => m.kind === 'node-jobhook');
   const handMemory = r.memory.find((m) => m.kind === 'node-hand');
   if (jobhookMemory && handMemory) {
@@ -274,6 +296,7 @@ export function markdown(r: Results, list: Target[]): string {
     '',
   );
 
+  out.push(...instructionsSection(r.instructions));
   out.push('## Core: where the time of `receive()` goes, 1 KB', '');
   out.push(
     'The same fresh 1 KB deliveries, the receiver created with the features the hand-written floor does not have turned off one by one, each case against the floor in the same interleaved rounds. The last row is what remains: Standard Webhooks header checks, HMAC, UTF-8 validation, JSON.parse and dispatch to the handler.',
@@ -397,6 +420,40 @@ export function markdown(r: Results, list: Target[]): string {
   const notes = resolve('bench/NOTES.md');
   if (existsSync(notes)) out.push(readFileSync(notes, 'utf8'));
   return out.join('\n');
+}
+
+const INSTRUCTION_ROWS: [string, InstructionCase, InstructionCase | undefined][] = [
+  ['hand-written floor', 'floor', undefined],
+  ['jobhook `receive()`', 'jobhook', 'floor'],
+  ['hand-written floor, string body', 'floorString', undefined],
+  ['jobhook `receive()`, string body', 'jobhookString', 'floorString'],
+  ['`standardwebhooks` verify, string body', 'standardwebhooksString', 'floorString'],
+];
+
+/** Instructions per delivery (bench/instructions.ts), or the line saying why they were not counted. */
+function instructionsSection(counted: InstructionResults | undefined): string[] {
+  if (!counted) return [];
+  const out = ['## Core: instructions per delivery, 1 KB', ''];
+  if (counted.skipped) return [...out, `Not counted: ${counted.skipped}.`, ''];
+  const { warmup, deliveries } = counted.options;
+  out.push(
+    `Counted by valgrind's callgrind, which the machine's load moves far less than it moves timings. Each case runs in two processes, with ${warmup + deliveries} and ${warmup + 2 * deliveries} fresh deliveries (all ${warmup + 2 * deliveries} made in both); the difference over ${deliveries} is one delivery's instructions, start-up and set-up left out. Each process: \`${counted.command}\`. bench/NOTES.md ("Instructions per delivery") says what these windows include.`,
+    '',
+  );
+  const per = counted.perDelivery;
+  const thousands = (n: number | undefined) => (n === undefined ? '' : `${(n / 1000).toFixed(1)}k`);
+  out.push(
+    table(
+      ['', 'instructions per delivery', 'vs the floor on the same body form'],
+      INSTRUCTION_ROWS.map(([label, name, floor]) => [
+        label,
+        thousands(per[name]),
+        floor && per[name] && per[floor] ? x(per[name] / per[floor]) : '',
+      ]),
+    ),
+    '',
+  );
+  return out;
 }
 
 /** The build before (BENCH_BASELINE) against this one, from the rounds they shared; empty without it. */

@@ -2,6 +2,7 @@
  * `npm run bench`: builds the package, then measures jobhook against the hand-written floor and
  * the libraries users would otherwise pick. Prints the tables and writes bench/RESULTS.md and
  * bench/results.svg. BENCH_QUICK=1 runs everything briefly and only prints (for development; noisy).
+ * With valgrind installed it also counts instructions per delivery (bench/instructions.ts).
  * BENCH_BASELINE=<folder holding another build's dist/ and its package.json> also measures that
  * build (the one before a change) beside this one, in the same rounds (bench/NOTES.md: "Before and
  * after").
@@ -50,6 +51,7 @@ const { runReconcile } = await import('./reconcile.js');
 const { runBuildsApart } = await import('./builds-apart.js');
 const { runInbox, INBOX_QUICK, INBOX_FULL } = await import('./inbox.js');
 const { runConfirm } = await import('./confirm.js');
+const { runInstructions } = await import('./instructions.js');
 
 const quick = process.env.BENCH_QUICK === '1';
 const before = baselineFolder ? await loadBaseline() : undefined;
@@ -81,6 +83,11 @@ if (before) {
     quick ? 2 : 6,
   );
 }
+step('core, instructions per delivery (valgrind)');
+const instructions = await runInstructions(
+  quick ? { warmup: 0, deliveries: 100 } : { warmup: 0, deliveries: 300 },
+);
+console.error(`bench: ${instructions.skipped ?? `instructions counted with: ${instructions.command}`}`);
 step('core, where the time goes');
 const breakdown = await runCoreBreakdown(1024, core);
 step('scale, body size');
@@ -128,6 +135,7 @@ const results: Results = {
   seconds: (Date.now() - startedAt.getTime()) / 1000,
   core: coreResults,
   apart,
+  instructions,
   breakdown,
   body,
   handlerCounts,
