@@ -9,6 +9,7 @@ import { inFlightTracker } from './in-flight.js';
 import { resolveOptions, type ReceiverOptions, type ResolvedOptions } from './options.js';
 import { createPipeline, type Pipeline } from './pipeline.js';
 import { registerReceiver } from './register.js';
+import { keepOwnHandoff } from '../handoff/handoff.js';
 import type { DeliveryContext, EventHandler } from './run-handlers.js';
 import { createReconciler, type Reconciler } from '../reconcile/reconciler.js';
 import type { CloseOptions, ErrorHandler, EventMap, Receiver } from './types.js';
@@ -160,6 +161,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       );
     },
   };
+  if (config.handoff) keepOwnHandoff(receiver, config.handoff);
   return receiver;
 }
 
