@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { redactor } from 'jobhook/extend';
 
 /** A mistake in how the command was called: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -78,6 +79,22 @@ export function httpUrl(value: string, what: string): URL {
   return url;
 }
 
+/**
+ * Why listening on `where` failed, in words with the fix, for the codes a user can act on; any
+ * other error as it is.
+ */
+export function listenFailure(error: unknown, where: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EADDRINUSE') {
+    return new CommandError(
+      `${where} is already in use: pass another --port, or leave --port out for a free one`,
+    );
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new CommandError(`cannot listen on ${where}`);
+  if (code === 'EACCES') return new CommandError(`no permission to listen on ${where}`);
+  return error;
+}
+
 /** Parses a non-negative integer option. */
 export function integer(value: string | undefined, what: string): number | undefined {
   if (value === undefined) return undefined;
@@ -114,6 +131,17 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 /** `text` without escape sequences and control characters: tab and line feed stay. */
 export function printable(text: string): string {
   return text.replace(ESCAPE_SEQUENCES, '').replace(CONTROLS, '');
+}
+
+/** The secrets this run was given (the API key a client was made with): no error line shows them. */
+export const knownSecrets = redactor();
+
+/**
+ * A message from elsewhere as one safe line: control characters are stripped before the secrets
+ * are redacted, since a key with a NUL inside would pass the redaction and then be printed whole.
+ */
+export function safeLine(text: string): string {
+  return knownSecrets(printable(text.split('\n')[0]!));
 }
 
 /**

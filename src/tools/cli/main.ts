@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { printable, UsageError } from './args.js';
+import { safeLine, UsageError } from './args.js';
 import { createRequire } from 'node:module';
 import { failed } from './failed.js';
 import { gateway } from './gateway.js';
@@ -16,9 +16,9 @@ import { webhooks } from './webhooks.js';
  */
 
 function fail(error: unknown): void {
-  // A message may quote the gateway (a GatewayError's text): first line, no control characters.
+  // A message may quote the gateway (a GatewayError's text): first line, no control characters, no secret.
   const text = error instanceof Error ? error.message : String(error);
-  const message = printable(text.split('\n')[0]!).replace(/\.$/, '');
+  const message = safeLine(text).replace(/\.$/, '');
   if (error instanceof UsageError) {
     const help = error.command ? `jobhook ${error.command} --help` : 'jobhook --help';
     process.stderr.write(`jobhook: ${message} (see \`${help}\`)\n`);
