@@ -93,7 +93,6 @@ export function failedLimit(options: { limit?: number } | undefined, where = 'li
 /** Where a receiver keeps the hand-off it was made with: a global symbol, the same in every bundle of jobhook. */
 const OWN_HANDOFF = Symbol.for('jobhook.receiver.handoff');
 
-/** Marks `receiver` as handing off to `handoff`, for the deprecated workers that take only the receiver. */
 export function keepOwnHandoff(receiver: object, handoff: Handoff | undefined): void {
   Object.defineProperty(receiver, OWN_HANDOFF, { value: handoff });
 }

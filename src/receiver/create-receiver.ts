@@ -10,6 +10,7 @@ import { resolveOptions, type ReceiverOptions, type ResolvedOptions } from './op
 import { createPipeline, type Pipeline } from './pipeline.js';
 import { registerReceiver } from './register.js';
 import { keepOwnHandoff } from '../handoff/handoff.js';
+import { alarmWitness } from './alarm-witness.js';
 import type { DeliveryContext, EventHandler } from './run-handlers.js';
 import { createReconciler, type Reconciler } from '../reconcile/reconciler.js';
 import type { CloseOptions, ErrorHandler, EventMap, Receiver } from './types.js';
@@ -47,8 +48,10 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
   // With `reconcile`: polled outcomes enter the pipeline by its poll door, and a webhook's outcome
   // tells the tracker its task needs no poll.
   let reconciler: Reconciler | undefined;
+  const witness = alarmWitness();
   const pipeline: Pipeline = createPipeline({
     config,
+    witness,
     schemas,
     handlersFor,
     results,
@@ -145,7 +148,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       // The webhook whose delivery counters the reconciler reads.
       const url = (registerOptions as { url?: unknown } | undefined)?.url;
       if (typeof url === 'string') reconciler?.watchUrl(url);
-      return registerReceiver(
+      const registered = registerReceiver(
         {
           secret: config.lookup ? undefined : config.secrets[0],
           picksSecrets: config.lookup !== undefined,
@@ -159,6 +162,13 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
         },
         registerOptions,
       );
+      // The webhook's counters, read once registered, tell the gateway's refused deliveries from a stranger's.
+      const client = (registerOptions as { client?: unknown } | undefined)?.client;
+      if (typeof url !== 'string') return registered;
+      return (registered as Promise<unknown>).then(async (result: unknown) => {
+        await witness.watch(client, url);
+        return result;
+      }) as typeof registered;
     },
   };
   if (config.handoff) keepOwnHandoff(receiver, config.handoff);

@@ -33,6 +33,8 @@ import { runHandlers, type DeliverySource, type EventHandler, type HandlerRun } 
 import { scopedKey } from '../results/job-result.js';
 import type { DeliveryInput } from './types.js';
 import { refusalLog, type RefusalLog, type SignatureAlarm } from './refusal-log.js';
+import type { AlarmWitness } from './alarm-witness.js';
+import { foreignSignatureHeader } from './foreign-signature.js';
 
 /**
  * The one path of an event to its handlers, with three doors:
@@ -75,6 +77,8 @@ export interface PipelineDeps {
   results: JobResultsFeed;
   report: ReportFailures;
   lifecycle: InFlight;
+  /** The gateway's counters of the receiver's webhook, which confirm or not a signature alarm. */
+  witness?: AlarmWitness | undefined;
   /** A webhook's job outcome was handled (or handed off, or had been handled): its task needs no poll. */
   webhookSettled?: ((taskId: string, tenant: string | undefined) => void) | undefined;
 }
@@ -145,7 +149,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const p: PipelineState = {
     ...deps,
     claims: deliveryClaims(config.logger, lifecycle, deps.report),
-    refusals: refusalLog(config.logger, config.now, signaturesFailing(config, observerFailed)),
+    refusals: refusalLog(
+      config.logger,
+      config.now,
+      signaturesFailing(config, observerFailed),
+      deps.witness,
+      (work) => lifecycle.track(work),
+    ),
     readBody: readBodyWithin(config.maxBodyBytes, config.bodyTimeoutMs),
     warnedBodyUnavailable: false,
     startedFirst: handoffObserver(config.observer, observerFailed),
@@ -322,7 +332,7 @@ const verifierThrew = (error: unknown) => refuse('no_match', `The verifier threw
 function verified(p: PipelineState, d: EventRecord, verdict: VerifyOutcome): Answer {
   if (!verdict.ok) return refuseSignature(p, d, verdict);
   d.signedId = verdict.id;
-  p.refusals.verified();
+  p.refusals.verified(d.tenant);
   return decode(p, d);
 }
 
@@ -455,7 +465,15 @@ class SignedText implements SignedRequest {
 function refuseSignature(p: PipelineState, d: EventRecord, refusal: VerifyRefusal): ReceiverResponse {
   if (d.trace) d.trace.refusal = refusal.code;
   const detail = typeof refusal.detail === 'string' ? `: ${refusal.detail}` : '';
-  p.refusals.refused(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}`, refusal.code);
+  const foreignHeader = refusal.code === 'missing_header' ? foreignSignatureHeader(d.headers) : undefined;
+  const foreign = foreignHeader
+    ? `; it carries ${foreignHeader}, another family's signature header: run \`jobhook probe\` to learn how the gateway signs`
+    : '';
+  p.refusals.refused(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}${foreign}`, {
+    code: refusal.code,
+    tenant: d.tenant,
+    foreignHeader,
+  });
   d.outcome = 'invalid';
   return answers.invalidSignature(refusalText(refusal.code));
 }

@@ -52,9 +52,8 @@ export interface ProbeListener {
 /** A delivery is a small JSON document: this bounds what a stranger can make the probe hold. */
 const MAX_BODY_BYTES = 256 * 1024;
 const BODY_TIMEOUT_MS = 10_000;
-/** A gateway sends a few requests at once; more connections than this are closed on arrival. */
+// A gateway sends a few requests at once, and a probe's jobs make a few dozen deliveries.
 const MAX_CONNECTIONS = 16;
-/** The deliveries kept at most, in number and in bytes: a probe's job makes a few dozen at most. */
 const MAX_KEPT = 200;
 const MAX_KEPT_BYTES = 8 * 1024 * 1024;
 

@@ -156,7 +156,6 @@ async function deleteWebhook(client: GatewayClient, id: number): Promise<boolean
   }
 }
 
-/** The probe's jobs: whether one is being submitted, and the task ids known so far. */
 interface ProbeTasks {
   main?: string;
   submitting: boolean;
@@ -436,7 +435,6 @@ function carries(delivery: Pick<CapturedDelivery, 'body' | 'headers'>, taskId: s
   return decoded !== undefined && holds(decoded, taskId, 0);
 }
 
-/** Whether `value` is, or holds within a few levels, the string `wanted`. */
 function holds(value: unknown, wanted: string, depth: number): boolean {
   if (value === wanted) return true;
   if (typeof value !== 'object' || value === null || depth >= 8) return false;
