@@ -80,7 +80,7 @@ export { readRequestBody, limitsWithin, readBodyCapped } from './wire/collect-st
 export { readHeaders } from './wire/headers.js';
 export { deadline } from './common/deadline.js';
 export { sleep } from './common/backoff.js';
-export { redactor } from './common/logging.js';
+export { messageOf, redactor } from './common/logging.js';
 export { isRecord } from './common/errors.js';
 export * as optionChecks from './common/option-checks.js';
 export {
@@ -90,9 +90,15 @@ export {
   type SamplePayload,
 } from './events/event-types.js';
 export { HEADER_PATH, pathReader } from './contract/map-payload.js';
-export type { SecretForm } from './signatures/secret.js';
+export { SECRET_FORMS, secretBytes, type SecretForm } from './signatures/secret.js';
 export {
-  SIGNING_FAMILIES,
+  schemeVerifier,
+  schemeParametersOf,
+  type SchemeName,
+  type SchemeParameters,
+} from './signatures/schemes.js';
+export {
+  SIGNING_SCHEMES,
   resolveSigning,
   signedHeaders,
   canSignWith,

@@ -1,4 +1,4 @@
-import { ignore } from '../common/logging.js';
+import { ignore, messageOf } from '../common/logging.js';
 import { deadline } from '../common/deadline.js';
 import { isRecord } from '../common/errors.js';
 import { optionNames, positiveNumber, refuseUnknownOptions } from '../common/option-checks.js';
@@ -198,7 +198,7 @@ function redactHeader(response: Response, name: string, redact: Redact): string 
 function describe(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
   if (typeof cause?.code === 'string') return cause.code;
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

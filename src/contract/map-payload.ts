@@ -1,5 +1,5 @@
 import { isRecord } from '../common/errors.js';
-import type { HeaderReader } from '../wire/headers.js';
+import { isHeaderName, type HeaderReader } from '../wire/headers.js';
 
 /**
  * A contract's payload mapping: a sender's payload, verified and decoded, rewritten as jobhook's
@@ -102,8 +102,6 @@ export const HEADER_PATH = 'header:';
 /** A segment of a dot path: no dot, no space, none of the names that reach a prototype. */
 const SEGMENT = /^[^.\s]{1,64}$/;
 const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor']);
-/** An HTTP header name (RFC 9110 token). */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 const MAX_SEGMENTS = 16;
 
 /** Whether `path` is a dot path such as `data.task_id` (never one that starts `header:`). */
@@ -114,11 +112,6 @@ export function isDotPath(path: unknown): path is string {
     segments.length <= MAX_SEGMENTS &&
     segments.every((segment) => SEGMENT.test(segment) && !FORBIDDEN.has(segment))
   );
-}
-
-/** Whether `name` is an HTTP header name. */
-export function isHeaderName(name: unknown): name is string {
-  return typeof name === 'string' && HEADER_NAME.test(name);
 }
 
 /** Whether `path` is `header:<name>` with a valid header name. */

@@ -1,19 +1,21 @@
 import { JobhookError } from '../common/errors.js';
 import { checkOption, invalidOption, refuseUnknownOptions } from '../common/option-checks.js';
 import { isRecord } from '../common/errors.js';
-import { SECRET_FORMS, type SecretForm } from '../signatures/secret.js';
+import {
+  SCHEMES,
+  checkSchemeParameters,
+  schemeVerifier,
+  type SchemeName,
+  type SchemeParameters,
+} from '../signatures/schemes.js';
 import type { Verifier } from '../signatures/verifier.js';
 import {
   isDotPath,
-  isHeaderName,
   isHeaderPath,
   payloadMapper,
   type PayloadMapper,
   type PayloadPaths,
 } from './map-payload.js';
-import { hmacSha256 } from '../signatures/hmac-sha256.js';
-import { standardWebhooks } from '../signatures/standard-webhooks.js';
-import { stripeSignature } from '../signatures/stripe-signature.js';
 
 /**
  * `createReceiver({ contract })` checks a contract once, here, and turns it into a verifier (one of
@@ -27,21 +29,12 @@ export interface ResolvedContract {
   mapPayload: PayloadMapper;
 }
 
-export const CONTRACT_SCHEMES = [
-  'standard-webhooks',
-  'hmac-sha256',
-  'stripe',
+/** A contract's schemes: jobhook's presets', and the probe's two findings of none it can check. */
+export const CONTRACT_SCHEMES: readonly (SchemeName | 'unsigned' | 'unknown')[] = [
+  ...(Object.keys(SCHEMES) as SchemeName[]),
   'unsigned',
   'unknown',
-] as const;
-
-const SIGNATURE_OPTIONS: Record<(typeof CONTRACT_SCHEMES)[number], readonly string[]> = {
-  'standard-webhooks': ['scheme', 'secretForm'],
-  'hmac-sha256': ['scheme', 'header', 'prefix', 'encoding', 'secretForm'],
-  stripe: ['scheme', 'header', 'secretForm'],
-  unsigned: ['scheme'],
-  unknown: ['scheme'],
-};
+];
 
 const PAYLOAD_OPTIONS = [
   'typePath',
@@ -89,31 +82,21 @@ function signatureOf(value: unknown, skipVerification: boolean): Verifier | unde
     known,
     CONTRACT_SCHEMES.map((s) => `"${s}"`).join(', '),
   );
-  const family = scheme as (typeof CONTRACT_SCHEMES)[number];
-  refuseUnknownOptions(signature, SIGNATURE_OPTIONS[family], `${WHERE}'s \`contract.signature\` (${family})`);
-  if (family === 'unsigned' || family === 'unknown') {
+  const named = scheme as (typeof CONTRACT_SCHEMES)[number];
+  const options = named === 'unsigned' || named === 'unknown' ? [] : SCHEMES[named].parameters;
+  refuseUnknownOptions(signature, ['scheme', ...options], `${WHERE}'s \`contract.signature\` (${named})`);
+  if (named === 'unsigned' || named === 'unknown') {
     if (skipVerification) return undefined;
     const why =
-      family === 'unsigned'
+      named === 'unsigned'
         ? 'the sender signs nothing, so nothing proves a delivery came from it: register the webhook with a `secret_key` and probe again'
         : 'the sender signs in a scheme no preset checks: the report lists what it saw; write a `verifier` for it (docs/events-and-signatures.md) in place of `contract`';
     throw new JobhookError(
       'invalid_options',
-      `${WHERE}: \`contract.signature.scheme\` is "${family}": ${why} (\`dangerouslySkipVerification: true\` accepts such deliveries, for a local experiment only).`,
+      `${WHERE}: \`contract.signature.scheme\` is "${named}": ${why} (\`dangerouslySkipVerification: true\` accepts such deliveries, for a local experiment only).`,
     );
   }
-  const { secretForm } = signature;
-  const validForm = secretForm === undefined || (SECRET_FORMS as readonly unknown[]).includes(secretForm);
-  checkOption(WHERE, 'contract.signature.secretForm', secretForm, validForm, '"whsec-base64" or "utf8"');
-  const { header, prefix, encoding } = signature;
-  const headerRequired = family === 'hmac-sha256';
-  const validHeader = (header === undefined && !headerRequired) || isHeaderName(header);
-  checkOption(WHERE, 'contract.signature.header', header, validHeader, 'an HTTP header name');
-  const validPrefix = prefix === undefined || (typeof prefix === 'string' && prefix.length <= 64);
-  checkOption(WHERE, 'contract.signature.prefix', prefix, validPrefix, 'a string of at most 64 characters');
-  const validEncoding = encoding === undefined || encoding === 'hex' || encoding === 'base64';
-  checkOption(WHERE, 'contract.signature.encoding', encoding, validEncoding, '"hex" or "base64"');
-  return contractVerifier(signature as ReceiverContract['signature'] & { scheme: typeof family });
+  return schemeVerifier(checkSchemeParameters(WHERE, 'contract.signature', named, signature));
 }
 
 /** The payload part, checked: every path well formed, the required ones present. */
@@ -184,27 +167,11 @@ export interface ReceiverContract {
   /** The contract's format: 1 (the only one so far). */
   version?: 1;
   /**
-   * The signature scheme, as one of jobhook's presets:
-   * - `standard-webhooks`: `standardWebhooks({ secretForm })`, Svix's `svix-*` names included;
-   * - `hmac-sha256`: the body's HMAC in one header, `hmacSha256({ header, prefix, encoding, secretForm })`;
-   * - `stripe`: Stripe's `t=<unix>,v1=<hex>` over `${t}.${body}`, `stripeSignature({ header, secretForm })`;
-   * - `unsigned` (no signature found) and `unknown` (a signature no preset checks): refused unless
-   *   `dangerouslySkipVerification: true`.
+   * The signature scheme, as one of jobhook's presets (see {@link SchemeParameters}), or `unsigned`
+   * (no signature found) and `unknown` (a signature no preset checks): refused unless
+   * `dangerouslySkipVerification: true`.
    */
-  signature:
-    | { scheme: 'standard-webhooks'; secretForm?: SecretForm }
-    | {
-        scheme: 'hmac-sha256';
-        /** The header that carries the digest. */
-        header: string;
-        /** Text before the digest, such as `sha256=`. Default none. */
-        prefix?: string;
-        /** Default `hex`. */
-        encoding?: 'hex' | 'base64';
-        secretForm?: SecretForm;
-      }
-    | { scheme: 'stripe'; header?: string; secretForm?: SecretForm }
-    | { scheme: 'unsigned' | 'unknown' };
+  signature: SchemeParameters | { scheme: 'unsigned' | 'unknown' };
   /**
    * Where the sender's payload keeps each value: a dot path into the JSON body (`data.task_id`,
    * `0` for an array's first item), or `header:<name>` for a value a header carries.
@@ -235,30 +202,4 @@ export interface ReceiverContract {
     /** When the event happened: ISO 8601, or Unix seconds or milliseconds. `null` or absent: when received. */
     createdAtPath?: string | null;
   };
-}
-
-type SignedScheme = Exclude<ReceiverContract['signature'], { scheme: 'unsigned' | 'unknown' }>;
-
-/**
- * The preset a contract's signature names, with its parameters: the presets check their own
- * options (header names, encodings), and name themselves in what they refuse.
- */
-export function contractVerifier(signature: SignedScheme): Verifier {
-  const secretForm = signature.secretForm === undefined ? {} : { secretForm: signature.secretForm };
-  switch (signature.scheme) {
-    case 'standard-webhooks':
-      return standardWebhooks(secretForm);
-    case 'hmac-sha256':
-      return hmacSha256({
-        header: signature.header,
-        ...(signature.prefix !== undefined && { prefix: signature.prefix }),
-        ...(signature.encoding !== undefined && { encoding: signature.encoding }),
-        ...secretForm,
-      });
-    case 'stripe':
-      return stripeSignature({
-        ...(signature.header !== undefined && { header: signature.header }),
-        ...secretForm,
-      });
-  }
 }

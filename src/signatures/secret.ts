@@ -9,6 +9,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** How a secret becomes key bytes: `whsec-base64` (base64 after `whsec_`, else UTF-8; the default) or `utf8`. */
 export type SecretForm = 'whsec-base64' | 'utf8';
 
+/** Every form a secret may be read in, the default first. */
 export const SECRET_FORMS: readonly SecretForm[] = ['whsec-base64', 'utf8'];
 
 /** A preset's `secretForm` option, checked: `fallback` when absent. */

@@ -46,7 +46,7 @@ const SIGN_DELIVERY_OPTIONS = optionNames<SignDeliveryOptions>()([
 export function signDelivery(options: SignDeliveryOptions): SignedTestDelivery {
   refuseUnknownOptions(options, SIGN_DELIVERY_OPTIONS, 'signDelivery');
   const { signing, input, delivery } = prepare(options);
-  const signature = signing.scheme?.sign!(input);
+  const signature = signing.verifier?.sign!(input);
   // jobhook's schemes sign synchronously on Node; a Verifier of the caller's may not.
   if (isThenable(signature)) {
     throw invalidOption(WHERE, 'scheme', 'a scheme that signs synchronously on this runtime', options.scheme);

@@ -1,27 +1,41 @@
-// The families of signature signDelivery and the simulator sign in, each signed by the verifier
-// preset that checks it, so that a family has one implementation.
-import { checkOption, oneOf, refuseUnknownOptions } from '../common/option-checks.js';
-import { hmacSha256 } from '../signatures/hmac-sha256.js';
-import { SECRET_FORMS, secretBytes, type SecretForm } from '../signatures/secret.js';
-import { standardWebhooks } from '../signatures/standard-webhooks.js';
-import { stripeSignature } from '../signatures/stripe-signature.js';
+// The schemes signDelivery and the simulator sign in: jobhook's presets (src/signatures/schemes.ts,
+// the one description of each), Standard Webhooks under Svix's names, and none.
+import { checkOption, refuseUnknownOptions } from '../common/option-checks.js';
+import { isHeaderName } from '../wire/headers.js';
+import {
+  SCHEMES,
+  checkSchemeParameters,
+  isSchemeName,
+  schemeVerifier,
+  type SchemeName,
+  type SchemeParameters,
+} from '../signatures/schemes.js';
+import { secretBytes, type SecretForm } from '../signatures/secret.js';
 import type { Verifier } from '../signatures/verifier.js';
 
-/** A family of signature schemes, named as docs/events-and-signatures.md describes each. */
-export type SigningFamily = 'standard-webhooks' | 'svix' | 'hmac-sha256' | 'stripe' | 'unsigned';
+/** A scheme deliveries are signed in, named as docs/events-and-signatures.md describes each. */
+export type SigningScheme = SchemeName | 'svix' | 'unsigned';
+
+/** A scheme named by `scheme`, or by `family`, its old name. */
+type NamedScheme<S extends SigningScheme> =
+  | { scheme: S; family?: undefined }
+  | {
+      /** @deprecated Name it `scheme` (the same values): `family` goes in the next version. */
+      family: S;
+      scheme?: undefined;
+    };
 
 /**
- * How deliveries are signed: a family by name, a family with parameters, or a {@link Verifier} that
+ * How deliveries are signed: a scheme by name, a scheme with parameters, or a {@link Verifier} that
  * can sign. `standard-webhooks` (`svix`: the same under Svix's names) and `hmac-sha256` (GitHub's
  * `x-hub-signature-256: sha256=<hex>` by default) read secrets in the `whsec-base64` form, `stripe`
  * in `utf8`; `unsigned` sends no signature. `secretForm` replaces the form; `idHeader` also sends
  * the delivery id in that header (docs/gateway-simulator.md, "Signing").
  */
 export type Signing =
-  | SigningFamily
-  | { family: 'standard-webhooks' | 'svix'; secretForm?: SecretForm }
-  | {
-      family: 'hmac-sha256';
+  | SigningScheme
+  | (NamedScheme<'standard-webhooks' | 'svix'> & { secretForm?: SecretForm })
+  | (NamedScheme<'hmac-sha256'> & {
       /** Default `x-hub-signature-256`. */
       header?: string;
       /** Text before the digest. Default `sha256=`; `''` for none. */
@@ -30,15 +44,14 @@ export type Signing =
       encoding?: 'hex' | 'base64';
       secretForm?: SecretForm;
       idHeader?: string;
-    }
-  | {
-      family: 'stripe';
+    })
+  | (NamedScheme<'stripe'> & {
       /** Default `stripe-signature`. */
       header?: string;
       secretForm?: SecretForm;
       idHeader?: string;
-    }
-  | { family: 'unsigned'; idHeader?: string };
+    })
+  | (NamedScheme<'unsigned'> & { idHeader?: string });
 
 /** What a delivery's headers are made from; without a secret, only its id (and timestamp) headers. */
 export interface SigningInput {
@@ -51,11 +64,11 @@ export interface SigningInput {
 
 /** A resolved {@link Signing}. */
 export interface DeliverySigning {
-  readonly family: SigningFamily | 'custom';
+  readonly scheme: SigningScheme | 'custom';
   /** How a secret becomes key bytes; undefined when no secret is used, or for a Verifier. */
   readonly secretForm: SecretForm | undefined;
-  /** The scheme that signs: synchronous on Node, a promise with crypto.subtle. None for `unsigned`. */
-  readonly scheme: Verifier | undefined;
+  /** The verifier that signs: synchronous on Node, a promise with crypto.subtle. None for `unsigned`. */
+  readonly verifier: Verifier | undefined;
   /** A delivery's headers, given the scheme's signature (undefined without a secret). */
   headers(
     delivery: { id: string; timestamp: number },
@@ -70,14 +83,14 @@ export async function signedHeaders(
 ): Promise<Record<string, string>> {
   const { secret, body, id, timestamp } = input;
   const signature =
-    secret === undefined || !signing.scheme
+    secret === undefined || !signing.verifier
       ? undefined
-      : await signing.scheme.sign!({ secret, body, id, timestamp });
+      : await signing.verifier.sign!({ secret, body, id, timestamp });
   return signing.headers(input, signature);
 }
 
-/** Every family a delivery can be signed in, by name. */
-export const SIGNING_FAMILIES: readonly SigningFamily[] = [
+/** Every scheme a delivery can be signed in, by name. */
+export const SIGNING_SCHEMES: readonly SigningScheme[] = [
   'standard-webhooks',
   'svix',
   'hmac-sha256',
@@ -85,79 +98,74 @@ export const SIGNING_FAMILIES: readonly SigningFamily[] = [
   'unsigned',
 ];
 
-const FAMILY_OPTIONS: Record<SigningFamily, readonly string[]> = {
-  'standard-webhooks': ['family', 'secretForm'],
-  svix: ['family', 'secretForm'],
-  'hmac-sha256': ['family', 'header', 'prefix', 'encoding', 'secretForm', 'idHeader'],
-  stripe: ['family', 'header', 'secretForm', 'idHeader'],
-  unsigned: ['family', 'idHeader'],
-};
+/** The parameters each scheme takes besides its name: its preset's, and the id header beside them. */
+function signingOptions(scheme: SigningScheme): readonly string[] {
+  if (scheme === 'unsigned') return ['idHeader'];
+  if (scheme === 'svix' || scheme === 'standard-webhooks') return SCHEMES['standard-webhooks'].parameters;
+  return [...SCHEMES[scheme].parameters, 'idHeader'];
+}
 
-/** An HTTP header name (RFC 9110 token). */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** The simulator's own defaults where a preset has none: GitHub's header and prefix. */
+const HMAC_DEFAULTS = { header: 'x-hub-signature-256', prefix: 'sha256=' };
 
 const RULE =
-  'a signing family ("standard-webhooks", "svix", "hmac-sha256", "stripe" or "unsigned"), ' +
-  'an object { family, … }, or a Verifier that can sign';
+  `a signing scheme (${SIGNING_SCHEMES.map((scheme) => `"${scheme}"`).join(', ')}), ` +
+  'an object { scheme, … }, or a Verifier that can sign';
 
 /** Reads a {@link Signing} given to `where` as `name` (Standard Webhooks when absent). */
 export function resolveSigning(where: string, name: string, value: unknown): DeliverySigning {
-  if (value === undefined) return familySigning('standard-webhooks', {});
+  if (value === undefined)
+    return schemeSigning({ scheme: 'standard-webhooks' }, 'standard-webhooks', undefined);
   if (isVerifier(value)) {
     checkOption(where, name, value, typeof value.sign === 'function', RULE);
     return {
-      family: 'custom',
+      scheme: 'custom',
       secretForm: undefined,
-      scheme: value,
+      verifier: value,
       headers: (_, signature) => signature ?? {},
     };
   }
+  const known = (scheme: unknown): scheme is SigningScheme => SIGNING_SCHEMES.includes(scheme as never);
   if (typeof value === 'string') {
-    checkOption(where, name, value, (SIGNING_FAMILIES as readonly string[]).includes(value), RULE);
-    return familySigning(value as SigningFamily, {});
+    checkOption(where, name, value, known(value), RULE);
+    return resolveSigning(where, name, { scheme: value });
   }
   checkOption(where, name, value, typeof value === 'object' && value !== null, RULE);
-  const family = (value as { family?: unknown }).family;
-  const known = typeof family === 'string' && SIGNING_FAMILIES.includes(family as never);
-  checkOption(where, `${name}.family`, family, known, SIGNING_FAMILIES.map((f) => `"${f}"`).join(' or '));
-  refuseUnknownOptions(value, FAMILY_OPTIONS[family as SigningFamily], `${where}'s \`${name}\``);
   const given = value as Record<string, unknown>;
-  const headerName = (option: string) => {
-    const header = given[option];
-    const valid = header === undefined || (typeof header === 'string' && HEADER_NAME.test(header));
-    checkOption(where, `${name}.${option}`, header, valid, 'an HTTP header name');
-    return header as string | undefined;
-  };
-  const prefix = given.prefix;
+  // `family`: the old name of `scheme`, read for one more version.
+  const key = given.scheme === undefined && given.family !== undefined ? 'family' : 'scheme';
+  const scheme = given[key];
   checkOption(
     where,
-    `${name}.prefix`,
-    prefix,
-    prefix === undefined || typeof prefix === 'string',
-    'a string',
+    `${name}.${key}`,
+    scheme,
+    known(scheme),
+    SIGNING_SCHEMES.map((s) => `"${s}"`).join(' or '),
   );
-  return familySigning(family as SigningFamily, {
-    header: headerName('header'),
-    idHeader: headerName('idHeader'),
-    prefix: prefix as string | undefined,
-    encoding: oneOf(where, `${name}.encoding`, given.encoding, 'hex', ['hex', 'base64']),
-    secretForm:
-      given.secretForm === undefined
-        ? undefined
-        : oneOf(where, `${name}.secretForm`, given.secretForm, 'whsec-base64', SECRET_FORMS),
-  });
+  refuseUnknownOptions(value, [key, ...signingOptions(scheme as SigningScheme)], `${where}'s \`${name}\``);
+  const { idHeader } = given;
+  const validIdHeader = idHeader === undefined || isHeaderName(idHeader);
+  checkOption(where, `${name}.idHeader`, idHeader, validIdHeader, 'an HTTP header name');
+  const preset = scheme === 'svix' ? 'standard-webhooks' : (scheme as SigningScheme);
+  if (!isSchemeName(preset)) return schemeSigning(undefined, 'unsigned', idHeader as string | undefined);
+  const parameters = { ...(preset === 'hmac-sha256' && HMAC_DEFAULTS), ...definedOf(given) };
+  return schemeSigning(
+    checkSchemeParameters(where, name, preset, parameters),
+    scheme as SigningScheme,
+    idHeader as string | undefined,
+  );
 }
 
-interface FamilyParameters {
-  header?: string | undefined;
-  idHeader?: string | undefined;
-  prefix?: string | undefined;
-  encoding?: 'hex' | 'base64';
-  secretForm?: SecretForm | undefined;
+function definedOf(given: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
 }
 
-function familySigning(family: SigningFamily, parameters: FamilyParameters): DeliverySigning {
-  const { idHeader } = parameters;
+/** How a scheme's deliveries are signed: its preset with `parameters` (none for `unsigned`). */
+function schemeSigning(
+  parameters: SchemeParameters | undefined,
+  scheme: SigningScheme,
+  idHeader: string | undefined,
+): DeliverySigning {
   const idHeaders = (id: string): Record<string, string> =>
     idHeader ? { [idHeader.toLowerCase()]: id } : {};
   // The id header (when asked for), then the signature.
@@ -165,37 +173,21 @@ function familySigning(family: SigningFamily, parameters: FamilyParameters): Del
     ...idHeaders(id),
     ...signature,
   });
-  switch (family) {
-    case 'standard-webhooks':
-    case 'svix': {
-      const form = parameters.secretForm ?? 'whsec-base64';
-      const named = family === 'svix' ? svixNames : (headers: Record<string, string>) => headers;
-      return {
-        family,
-        secretForm: form,
-        scheme: standardWebhooks({ secretForm: form }),
-        headers: ({ id, timestamp }, signature) =>
-          named(signature ?? { 'webhook-id': id, 'webhook-timestamp': String(timestamp) }),
-      };
-    }
-    case 'hmac-sha256': {
-      const form = parameters.secretForm ?? 'whsec-base64';
-      const scheme = hmacSha256({
-        header: parameters.header ?? 'x-hub-signature-256',
-        prefix: parameters.prefix ?? 'sha256=',
-        encoding: parameters.encoding ?? 'hex',
-        secretForm: form,
-      });
-      return { family, secretForm: form, scheme, headers: withIdHeader };
-    }
-    case 'stripe': {
-      const form = parameters.secretForm ?? 'utf8';
-      const scheme = stripeSignature({ header: parameters.header ?? 'stripe-signature', secretForm: form });
-      return { family, secretForm: form, scheme, headers: withIdHeader };
-    }
-    case 'unsigned':
-      return { family, secretForm: undefined, scheme: undefined, headers: withIdHeader };
+  if (parameters === undefined) {
+    return { scheme, secretForm: undefined, verifier: undefined, headers: withIdHeader };
   }
+  const secretForm = parameters.secretForm ?? SCHEMES[parameters.scheme].secretForm;
+  const verifier = schemeVerifier({ ...parameters, secretForm });
+  if (parameters.scheme !== 'standard-webhooks')
+    return { scheme, secretForm, verifier, headers: withIdHeader };
+  const named = scheme === 'svix' ? svixNames : (headers: Record<string, string>) => headers;
+  return {
+    scheme,
+    secretForm,
+    verifier,
+    headers: ({ id, timestamp }, signature) =>
+      named(signature ?? { 'webhook-id': id, 'webhook-timestamp': String(timestamp) }),
+  };
 }
 
 /** Standard Webhooks' headers under Svix's names: `webhook-id` becomes `svix-id`, and so on. */
@@ -211,7 +203,7 @@ function isVerifier(value: unknown): value is Verifier {
   return typeof scheme?.prepare === 'function' || typeof scheme?.sign === 'function';
 }
 
-/** Whether `secret` can sign in this family: in the `whsec-base64` form, `whsec_` must prefix base64. */
+/** Whether `secret` can sign in this scheme: in the `whsec-base64` form, `whsec_` must prefix base64. */
 export function canSignWith(signing: DeliverySigning, secret: string): boolean {
   if (signing.secretForm !== 'whsec-base64') return true;
   try {

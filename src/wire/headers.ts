@@ -9,6 +9,14 @@ export interface HeaderReader {
   get(name: string): string | undefined;
 }
 
+/** An HTTP header name (RFC 9110 token), of at most 128 characters. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
+
+/** Whether `name` is an HTTP header name: the one check of every header name an option gives. */
+export function isHeaderName(name: unknown): name is string {
+  return typeof name === 'string' && HEADER_NAME.test(name);
+}
+
 /** `name` must be lowercase. Repeated headers are joined with a space. */
 export function readHeaders(input: HeadersInput): HeaderReader {
   if (isFetchHeaders(input)) {

@@ -172,14 +172,14 @@ describe('each family of signature, in each payload shape', () => {
     },
     {
       name: 'hmac-sha256, hex without a prefix',
-      signing: { family: 'hmac-sha256', header: 'x-signature', prefix: '' },
+      signing: { scheme: 'hmac-sha256', header: 'x-signature', prefix: '' },
       shape: 'type-in-header',
       signature: { scheme: 'hmac-sha256', header: 'x-signature', encoding: 'hex', prefix: '' },
     },
     {
       name: 'hmac-sha256, base64 with a prefix, the secret as text',
       signing: {
-        family: 'hmac-sha256',
+        scheme: 'hmac-sha256',
         header: 'x-webhook-signature',
         encoding: 'base64',
         secretForm: 'utf8',
@@ -195,7 +195,7 @@ describe('each family of signature, in each payload shape', () => {
     },
     {
       name: 'hmac-sha256, base64 without a prefix',
-      signing: { family: 'hmac-sha256', header: 'x-signature', prefix: '', encoding: 'base64' },
+      signing: { scheme: 'hmac-sha256', header: 'x-signature', prefix: '', encoding: 'base64' },
       shape: 'nested',
       signature: { scheme: 'hmac-sha256', header: 'x-signature', encoding: 'base64', prefix: '' },
     },
@@ -327,7 +327,7 @@ describe('retries', () => {
   it('another schedule, a fresh id on each attempt (in an id header of its own)', async () => {
     const { report } = await probe(
       {
-        signing: { family: 'hmac-sha256', idHeader: 'x-delivery-id' },
+        signing: { scheme: 'hmac-sha256', idHeader: 'x-delivery-id' },
         payload: 'flat',
         deliveries: { retryDelaysMs: [800, 400], idOnRetry: 'new' },
       },

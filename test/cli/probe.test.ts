@@ -39,7 +39,7 @@ describe('jobhook probe', () => {
 
   it('--json: the report of a GitHub-like signature, a flat payload and its retries; also in --out', async () => {
     const { env, client } = await simulator({
-      signing: { family: 'hmac-sha256', header: 'x-signature', prefix: '', encoding: 'base64' },
+      signing: { scheme: 'hmac-sha256', header: 'x-signature', prefix: '', encoding: 'base64' },
       payload: 'flat',
       deliveries: { retryDelaysMs: [400, 400] },
     });

@@ -11,9 +11,10 @@ import config from '../../tsup.config.js';
 const ROOT_BUDGET = 30;
 /**
  * At most this many distinct names across every entry point: 150, and the building blocks the tools
- * wing (src/tools/: the CLI, the probe, the simulator) reaches through `jobhook/extend`.
+ * wing (src/tools/: the CLI, the probe, the simulator) reaches through `jobhook/extend`, among them
+ * the one description of a signature scheme (`SchemeParameters`, `schemeVerifier`).
  */
-const DISTINCT_BUDGET = 170;
+const DISTINCT_BUDGET = 175;
 
 const ROOT = [
   'AnyEvent',
@@ -105,7 +106,14 @@ const EXTEND = [
   'DeliverySigning',
   'GatewayEventType',
   'HEADER_PATH',
-  'SIGNING_FAMILIES',
+  'SECRET_FORMS',
+  'SIGNING_SCHEMES',
+  'SchemeName',
+  'SchemeParameters',
+  'messageOf',
+  'schemeParametersOf',
+  'schemeVerifier',
+  'secretBytes',
   'SamplePayload',
   'SecretForm',
   'Signing',

@@ -113,7 +113,7 @@ describe('the retry schedule', () => {
 
   test("idOnRetry 'new' in another family changes that family's id header", async () => {
     const gateway = await start({
-      signing: { family: 'stripe', idHeader: 'x-delivery-id' },
+      signing: { scheme: 'stripe', idHeader: 'x-delivery-id' },
       deliveries: { retryDelaysMs: [1], idOnRetry: 'new' },
     });
     const endpoint = await sink((_, index) => (index === 0 ? 500 : 200));

@@ -63,7 +63,7 @@ describe('the simulator signs in each family', () => {
 
   test('parameters: a header of choice, base64 without prefix, the secret as text, an id header', async () => {
     const signing: Signing = {
-      family: 'hmac-sha256',
+      scheme: 'hmac-sha256',
       header: 'x-signature',
       prefix: '',
       encoding: 'base64',
@@ -97,7 +97,7 @@ describe('the simulator signs in each family', () => {
     expect(await status(scheme, delivery)).toBe(200);
   });
 
-  test.each([['github'], [{ family: 'stripe', prefix: 'x' }], [{ family: 'nope' }], [7]])(
+  test.each([['github'], [{ scheme: 'stripe', prefix: 'x' }], [{ scheme: 'nope' }], [7]])(
     'startGateway refuses signing %j, naming the option',
     async (signing) => {
       await expect(start({ signing: signing as Signing })).rejects.toThrow(/startGateway.*`signing/);

@@ -26,7 +26,7 @@ const flat: ReceiverContract = {
     createdAtPath: 'timestamp',
   },
 };
-const scheme = { family: 'hmac-sha256', header: 'x-signature', prefix: '', encoding: 'base64' } as const;
+const scheme = { scheme: 'hmac-sha256', header: 'x-signature', prefix: '', encoding: 'base64' } as const;
 
 function receiverWith(contract: unknown, more: Record<string, unknown> = {}) {
   const events: (JobCompletedEvent | JobFailedEvent)[] = [];

@@ -244,11 +244,11 @@ const rows: Row[] = [
   ...(
     [
       ['family', {}],
-      ['header', { family: 'stripe' }],
-      ['idHeader', { family: 'unsigned' }],
-      ['prefix', { family: 'hmac-sha256' }],
-      ['encoding', { family: 'hmac-sha256' }],
-      ['secretForm', { family: 'svix' }],
+      ['header', { scheme: 'stripe' }],
+      ['idHeader', { scheme: 'unsigned' }],
+      ['prefix', { scheme: 'hmac-sha256' }],
+      ['encoding', { scheme: 'hmac-sha256' }],
+      ['secretForm', { scheme: 'svix' }],
     ] as const
   ).map(([field, base]): Row => [
     'signDelivery',

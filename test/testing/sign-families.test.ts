@@ -39,9 +39,19 @@ describe('signDelivery in each family', () => {
     for (const verifier of Object.values(PRESETS)) expect(await answer(verifier, delivery)).toBe(401);
   });
 
+  test('`family`, the old name of `scheme`, still names one (deprecated, for one version)', async () => {
+    const old: Signing = { family: 'stripe', header: 'x-timestamped' };
+    const delivery = signDelivery({ secret: SECRET, payload: completedPayload(), scheme: old });
+    expect(Object.keys(delivery.headers)).toContain('x-timestamped');
+    expect(await answer(stripeSignature({ header: 'x-timestamped' }), delivery)).toBe(200);
+    expect(() =>
+      signDelivery({ secret: SECRET, payload: {}, scheme: { scheme: 'stripe', family: 'stripe' } as never }),
+    ).toThrow(/signDelivery's `scheme` has no option `family`/);
+  });
+
   test('parameters: header, prefix, encoding, secret form and an id header', async () => {
     const scheme: Signing = {
-      family: 'hmac-sha256',
+      scheme: 'hmac-sha256',
       header: 'X-Signature',
       prefix: '',
       encoding: 'base64',
@@ -60,7 +70,7 @@ describe('signDelivery in each family', () => {
   });
 
   test('a stripe secret form of whsec-base64 is verified by the preset told the same', async () => {
-    const scheme: Signing = { family: 'stripe', header: 'x-timestamped', secretForm: 'whsec-base64' };
+    const scheme: Signing = { scheme: 'stripe', header: 'x-timestamped', secretForm: 'whsec-base64' };
     const delivery = signDelivery({ secret: SECRET, payload: completedPayload(), scheme });
     const told = stripeSignature({ header: 'x-timestamped', secretForm: 'whsec-base64' });
     expect(await answer(told, delivery)).toBe(200);
@@ -92,9 +102,9 @@ describe('signDelivery in each family', () => {
   test('an unknown family or parameter is refused, naming the option', () => {
     const sign = (scheme: unknown) => () =>
       signDelivery({ secret: SECRET, payload: {}, scheme: scheme as Signing });
-    expect(sign('github')).toThrow(/signDelivery: `scheme` must be a signing family/);
-    expect(sign({ family: 'svix', header: 'x' })).toThrow(/signDelivery's `scheme` has no option `header`/);
-    expect(sign({ family: 'stripe', header: 'bad header' })).toThrow(
+    expect(sign('github')).toThrow(/signDelivery: `scheme` must be a signing scheme/);
+    expect(sign({ scheme: 'svix', header: 'x' })).toThrow(/signDelivery's `scheme` has no option `header`/);
+    expect(sign({ scheme: 'stripe', header: 'bad header' })).toThrow(
       /signDelivery: `scheme.header` must be an HTTP header name/,
     );
   });

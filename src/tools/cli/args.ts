@@ -1,3 +1,4 @@
+import { messageOf } from 'jobhook/extend';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { redactor } from 'jobhook/extend';
 
@@ -29,7 +30,7 @@ export function parse<O extends Options>(args: string[], options: O): Parsed<O> 
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
     // Node's messages go on with advice about `--`; the first sentence names the problem.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new UsageError(message.split(/\.\s/)[0]!.replace(/\.$/, ''));
   }
 }

@@ -1,3 +1,4 @@
+import { messageOf } from 'jobhook/extend';
 import type { FailedEvent, FailedEvents } from 'jobhook/extend';
 import { CommandError, UsageError, env, integer, out, parse } from './args.js';
 import { failedHelp, failedListHelp, failedRetryHelp } from './help.js';
@@ -208,7 +209,7 @@ async function peer<T>(name: string, load: () => Promise<T>): Promise<T> {
 
 /** A connection failure as one line that names the service, never the URL (it may hold a password). */
 function unreachable(service: string, error: unknown): CommandError {
-  const why = error instanceof Error ? error.message : String(error);
+  const why = messageOf(error);
   return new CommandError(`could not reach ${service}: ${why.replace(/\w+:\/\/[^\s]*/g, '<url>')}`);
 }
 

@@ -9,7 +9,7 @@ import {
 } from '../simulator/config.js';
 import { PAYLOAD_SHAPES } from '../simulator/payload-shapes.js';
 import { isLoopback } from '../simulator/webhooks.js';
-import { SIGNING_FAMILIES } from 'jobhook/extend';
+import { SIGNING_SCHEMES } from 'jobhook/extend';
 import { UsageError, integer, listenFailure, out, parse } from './args.js';
 import { gatewayHelp } from './help.js';
 import { freshSecret } from './generate.js';
@@ -48,7 +48,7 @@ export async function gateway(args: string[]): Promise<number> {
   const host = values.host ?? '127.0.0.1';
   // A key derived from the folder is guessable by whoever knows the path: only on this machine.
   const stableKey = apiKey ?? (isLoopback(host) ? folderApiKey(process.cwd()) : undefined);
-  const signing = choice(values.signing, '--signing', SIGNING_FAMILIES);
+  const signing = choice(values.signing, '--signing', SIGNING_SCHEMES);
   const payload = choice(values.payload, '--payload', PAYLOAD_SHAPES);
   const dropRate = share(values['drop-rate'], '--drop-rate');
   const ca = values.ca === undefined ? undefined : await readCa(values.ca);

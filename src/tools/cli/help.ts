@@ -63,7 +63,7 @@ Options:
   --ca <file>           Also trust this CA (PEM) for https webhook URLs, e.g. a receiver's
                         test certificate
   --api-key <key>       The API key to accept (16 to 256 visible ASCII characters, no spaces)
-  --signing <family>    Sign deliveries as standard-webhooks (default), svix, hmac-sha256
+  --signing <scheme>    Sign deliveries as standard-webhooks (default), svix, hmac-sha256
                         (x-hub-signature-256: sha256=<hex>), stripe (stripe-signature:
                         t=<unix>,v1=<hex>) or unsigned
   --payload <shape>     Write payloads as default, flat, nested or type-in-header

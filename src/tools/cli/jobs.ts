@@ -1,3 +1,4 @@
+import { messageOf } from 'jobhook/extend';
 import type { JobTracker, TrackedJob } from 'jobhook/extend';
 import type * as IORedis from 'ioredis';
 import type * as Pg from 'pg';
@@ -40,7 +41,7 @@ export async function jobs(args: string[]): Promise<number> {
     else printTable(pending, now);
     return 0;
   } catch (error) {
-    throw new CommandError(error instanceof Error ? error.message : String(error));
+    throw new CommandError(messageOf(error));
   } finally {
     await opened.close();
   }
@@ -55,7 +56,7 @@ async function openRedis(url: string, prefix: string | undefined) {
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw new CommandError(`cannot reach Redis: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CommandError(`cannot reach Redis: ${messageOf(error)}`);
   }
   const tracker: JobTracker = redisJobTracker({ redis, ...(prefix !== undefined && { prefix }) });
   return { tracker, close: () => Promise.resolve(redis.disconnect()) };

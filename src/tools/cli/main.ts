@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { messageOf } from 'jobhook/extend';
 import { safeLine, UsageError } from './args.js';
 import { createRequire } from 'node:module';
 import { failed } from './failed.js';
@@ -17,8 +18,7 @@ import { webhooks } from './webhooks.js';
 
 function fail(error: unknown): void {
   // A message may quote the gateway (a GatewayError's text): first line, no control characters, no secret.
-  const text = error instanceof Error ? error.message : String(error);
-  const message = safeLine(text).replace(/\.$/, '');
+  const message = safeLine(messageOf(error)).replace(/\.$/, '');
   if (error instanceof UsageError) {
     const help = error.command ? `jobhook ${error.command} --help` : 'jobhook --help';
     process.stderr.write(`jobhook: ${message} (see \`${help}\`)\n`);

@@ -3,7 +3,7 @@ import { signDelivery } from 'jobhook/testing';
 import { CommandError, UsageError, httpUrl, integer, out, parse, setting } from './args.js';
 import { sendHelp } from './help.js';
 import { GATEWAY_EVENT_TYPES } from 'jobhook';
-import { readBodyCapped, samplePayload } from 'jobhook/extend';
+import { readBodyCapped, samplePayload, messageOf } from 'jobhook/extend';
 
 /**
  * Above the receiver's default handlerTimeoutMs (10 s): its 500 handler_timeout arrives before
@@ -61,7 +61,7 @@ export async function send(args: string[]): Promise<number> {
     });
   } catch (error) {
     // For example a whsec_ secret that is not base64; the message never contains the secret.
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(messageOf(error));
   }
 
   let response: Response;
@@ -102,5 +102,5 @@ function reason(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
   const cause =
     error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  return cause?.code ?? cause?.message ?? messageOf(error);
 }

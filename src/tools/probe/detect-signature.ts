@@ -6,8 +6,15 @@
  * shapes, never a value) and, when a plain HMAC of a known layout matches, what it covers.
  */
 import { createHmac } from 'node:crypto';
-import { hmacSha256, standardWebhooks, stripeSignature } from 'jobhook';
-import { readHeaders, type SecretForm, type Verifier } from 'jobhook/extend';
+import {
+  SECRET_FORMS,
+  readHeaders,
+  schemeVerifier,
+  secretBytes,
+  type SchemeName,
+  type SecretForm,
+  type Verifier,
+} from 'jobhook/extend';
 import type { CapturedDelivery } from './listener.js';
 
 /** A header as the report may show it: its name, length and shape, never its value. */
@@ -20,8 +27,8 @@ export interface SeenHeader {
 
 /** What was learnt of the signature (the report's `signature`). */
 export interface SignatureFinding {
-  /** `stripe` is Stripe's timestamped layout: an HMAC-SHA256 of `${t}.${body}`, `t=<unix>,v1=<hex>` in one header. */
-  scheme: 'standard-webhooks' | 'hmac-sha256' | 'stripe' | 'unsigned' | 'unknown';
+  /** One of jobhook's presets (`SchemeParameters` describes each), or `unsigned` or `unknown`: none found. */
+  scheme: SchemeName | 'unsigned' | 'unknown';
   /** The header that carries the signature, lower case; `null` when none was matched. */
   header: string | null;
   /** The headers of the scheme, for the families that sign an id and a timestamp. */
@@ -49,8 +56,6 @@ export interface SignatureFinding {
   /** With `unknown`: a header that carries the registered secret itself, in place of a signature. */
   secretInHeader?: string;
 }
-
-const SECRET_FORMS: readonly SecretForm[] = ['whsec-base64', 'utf8'];
 
 /** Headers of transport and tracing: never a signature, whatever digits they hold. */
 const NOT_SIGNATURES = new Set([
@@ -121,7 +126,8 @@ async function standardWebhooksFinding(
   const names = ['webhook', 'svix'].find((prefix) => delivery.headers[`${prefix}-signature`] !== undefined);
   if (names === undefined) return undefined;
   for (const secretForm of SECRET_FORMS) {
-    if (!(await verifies(standardWebhooks({ secretForm }), delivery, secret))) continue;
+    if (!(await verifies(schemeVerifier({ scheme: 'standard-webhooks', secretForm }), delivery, secret)))
+      continue;
     return finding('standard-webhooks', {
       header: `${names}-signature`,
       headers: { id: `${names}-id`, timestamp: `${names}-timestamp`, signature: `${names}-signature` },
@@ -143,7 +149,8 @@ async function stripeFinding(
   for (const [header, value] of Object.entries(delivery.headers)) {
     if (!/(?:^|,)\s*t=\d+/.test(value) || !/(?:^|,)\s*v1=/.test(value)) continue;
     for (const secretForm of SECRET_FORMS) {
-      if (!(await verifies(stripeSignature({ header, secretForm }), delivery, secret))) continue;
+      if (!(await verifies(schemeVerifier({ scheme: 'stripe', header, secretForm }), delivery, secret)))
+        continue;
       return finding('stripe', {
         header,
         signedContent: 'timestamp.body',
@@ -169,7 +176,7 @@ async function bodyHmacFinding(
       const prefix = pattern.exec(value)?.[1];
       if (prefix === undefined) continue;
       for (const secretForm of SECRET_FORMS) {
-        const verifier = hmacSha256({ header, prefix, encoding, secretForm });
+        const verifier = schemeVerifier({ scheme: 'hmac-sha256', header, prefix, encoding, secretForm });
         if (!(await verifies(verifier, delivery, secret))) continue;
         return finding('hmac-sha256', { header, signedContent: 'body', encoding, prefix, secretForm });
       }
@@ -246,6 +253,7 @@ function plainHmacMatch(delivery: CapturedDelivery, secret: string): SignatureFi
   ];
   for (const secretForm of SECRET_FORMS) {
     const key = keyOf(secret, secretForm);
+    if (key === undefined) continue;
     for (const content of contents) {
       const digest = createHmac('sha256', key).update(content.text).update(delivery.body).digest();
       const written = {
@@ -272,8 +280,11 @@ function plainHmacMatch(delivery: CapturedDelivery, secret: string): SignatureFi
   return undefined;
 }
 
-/** The key bytes of `secret` in `form`, as the presets make them. */
-function keyOf(secret: string, form: SecretForm): Buffer {
-  if (form === 'whsec-base64' && secret.startsWith('whsec_')) return Buffer.from(secret.slice(6), 'base64');
-  return Buffer.from(secret, 'utf8');
+/** The key bytes of `secret` in `form`, as the presets make them; none for a `whsec_` secret that is not base64. */
+function keyOf(secret: string, form: SecretForm): Uint8Array | undefined {
+  try {
+    return secretBytes(secret, 'probe', form);
+  } catch {
+    return undefined;
+  }
 }

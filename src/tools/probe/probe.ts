@@ -6,14 +6,14 @@
  * made with the contract it found handles the delivery, and deletes the webhook, whatever happens.
  */
 import { randomBytes } from 'node:crypto';
-import type { GatewayClient, ImageTask } from 'jobhook/client';
+import { JobFailedError, WaitTimeoutError, type GatewayClient, type ImageTask } from 'jobhook/client';
 import { createReceiver, GATEWAY_EVENT_TYPES, type JobCompletedEvent, type JobFailedEvent } from 'jobhook';
 import { detectPayload, type PayloadFinding } from './detect-payload.js';
 import { detectSignature } from './detect-signature.js';
 import { startListener, type CapturedDelivery, type ProbeListener } from './listener.js';
 import { contractOf, typescriptOf, type ContractCheck, type ProbeReport } from './report.js';
 import { retryFinding } from './listener.js';
-import { isRecord, pathReader, readHeaders, sleep } from 'jobhook/extend';
+import { isRecord, pathReader, readHeaders, messageOf } from 'jobhook/extend';
 
 export interface ProbeOptions {
   /** A client of the gateway to probe. */
@@ -90,7 +90,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
         throw await leftBehind(
           client,
           webhookUrl,
-          `could not register the webhook: ${messageOf(error)}`,
+          `could not register the webhook: ${clauseOf(error)}`,
           error,
         );
       });
@@ -113,7 +113,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
     }
     const deleted = await deleteWebhook(client, webhookId);
     if (failure !== undefined)
-      throw new ProbeError(messageOf(failure), webhookId, deleted, { cause: failure });
+      throw new ProbeError(clauseOf(failure), webhookId, deleted, { cause: failure });
     report!.probe.webhookDeleted = deleted;
     return report!;
   } finally {
@@ -215,7 +215,7 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
           .next(ofTask(failedTaskId), { timeoutMs, signal, what: `delivery for ${failedTaskId}` })
           .catch((error: unknown) => {
             if (signal?.aborted) throw error;
-            notes.push(`No delivery came for ${failedTaskId} (the job meant to fail): ${messageOf(error)}.`);
+            notes.push(`No delivery came for ${failedTaskId} (the job meant to fail): ${clauseOf(error)}.`);
             return undefined;
           });
   if (retriesForMs > 0) {
@@ -229,7 +229,7 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
       .catch((error: unknown) => {
         if (signal?.aborted) throw error;
         notes.push(
-          `No attempt came after the ${retriesForMs / 1000} s window: ${messageOf(error)}; the sender may have given up.`,
+          `No attempt came after the ${retriesForMs / 1000} s window: ${clauseOf(error)}; the sender may have given up.`,
         );
       });
   }
@@ -316,25 +316,24 @@ function notesOf(scheme: string, payload: PayloadFinding, notes: string[]): void
   }
 }
 
-/** Polls the task until it has ended (completed or failed), within `timeoutMs`. */
+/** The task once it has ended (completed or failed), within `timeoutMs`: the client's wait, polling. */
 async function endOf(
   client: GatewayClient,
   taskId: string,
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<ImageTask> {
-  const deadline = performance.now() + timeoutMs;
-  let waitMs = 250;
-  for (;;) {
-    const task = await client.images.get(taskId, { signal });
-    if (task.status === 'completed' || task.status === 'failed') return task;
-    if (performance.now() + waitMs > deadline) {
-      throw new Error(
-        `the job ${taskId} did not end within ${Math.round(timeoutMs / 1000)} s (status ${String(task.status)})`,
-      );
+  const polls = { pollIntervalMs: 250, maxPollIntervalMs: 2000 };
+  try {
+    return await client.images.waitFor(taskId, { timeoutMs, ...(signal && { signal }), ...polls });
+  } catch (error) {
+    if (error instanceof JobFailedError) return { ...error.task, task_id: taskId, status: 'failed' };
+    if (error instanceof WaitTimeoutError) {
+      throw new Error(`the job ${taskId} did not end within ${Math.round(timeoutMs / 1000)} s`, {
+        cause: error,
+      });
     }
-    await sleep(waitMs, signal);
-    waitMs = Math.min(waitMs * 1.5, 2000);
+    throw error;
   }
 }
 
@@ -449,6 +448,7 @@ function jsonOf(delivery: Pick<CapturedDelivery, 'body'>): unknown {
   }
 }
 
-function messageOf(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
+/** An error's message as a clause inside a sentence: without its full stop. */
+function clauseOf(error: unknown): string {
+  return messageOf(error).replace(/\.$/, '');
 }

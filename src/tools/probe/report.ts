@@ -3,6 +3,7 @@
  * receiver adopts, and the same as TypeScript to paste and as lines for a person.
  */
 import type { ReceiverContract } from 'jobhook';
+import { schemeParametersOf } from 'jobhook/extend';
 import type { PayloadFinding } from './detect-payload.js';
 import type { SignatureFinding } from './detect-signature.js';
 import type { RetryFinding } from './listener.js';
@@ -75,23 +76,8 @@ export function contractOf(
 }
 
 function contractSignature(found: SignatureFinding): ReceiverContract['signature'] {
-  const secretForm = found.secretForm ?? 'whsec-base64';
-  switch (found.scheme) {
-    case 'standard-webhooks':
-      return { scheme: 'standard-webhooks', secretForm };
-    case 'hmac-sha256':
-      return {
-        scheme: 'hmac-sha256',
-        header: found.header!,
-        prefix: found.prefix ?? '',
-        encoding: found.encoding ?? 'hex',
-        secretForm,
-      };
-    case 'stripe':
-      return { scheme: 'stripe', header: found.header!, secretForm };
-    default:
-      return { scheme: found.scheme };
-  }
+  if (found.scheme === 'unsigned' || found.scheme === 'unknown') return { scheme: found.scheme };
+  return schemeParametersOf(found.scheme, found);
 }
 
 /** `createReceiver` with `contract`, as a person pastes it. */

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { JobhookError } from 'jobhook';
-import { deadline, samplePayload, signedHeaders, type GatewayEventType } from 'jobhook/extend';
+import { deadline, samplePayload, signedHeaders, type GatewayEventType, messageOf } from 'jobhook/extend';
 import type { ResolvedGatewayOptions } from './config.js';
 import { shapedBody, shapeHeaders } from './payload-shapes.js';
 import {
@@ -363,7 +363,7 @@ function describe(error: unknown, url: string): string {
   const code = (error as { code?: unknown }).code;
   const tls = typeof code === 'string' ? TLS_FAILURES[code] : undefined;
   if (tls) return `TLS: ${tls} (${code as string}); a test CA goes in deliveries.ca`;
-  if (typeof code !== 'string') return error instanceof Error ? error.message : String(error);
+  if (typeof code !== 'string') return messageOf(error);
   const { host, hostname, pathname } = new URL(url);
   const reachable = `register a URL it can reach, such as http://127.0.0.1:3000${pathname}`;
   switch (code) {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { BodyReadError, limitsWithin, readRequestBody } from 'jobhook/extend';
+import { BodyReadError, limitsWithin, readRequestBody, messageOf } from 'jobhook/extend';
 import type { JobOutcome, ResolvedGatewayOptions } from '../config.js';
 import type { ApiKeyRecord } from '../state.js';
 
@@ -91,7 +91,7 @@ export async function consoleAction(
       deliveryId = decodeURIComponent(deliveryId);
       return { deliveryId, number: operations.redeliver(deliveryId, key.account_id).number };
     } catch (error) {
-      throw new ConsoleFailure(404, 'not_found', error instanceof Error ? error.message : String(error));
+      throw new ConsoleFailure(404, 'not_found', messageOf(error));
     }
   }
   return undefined;
