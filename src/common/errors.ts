@@ -8,7 +8,8 @@ export type JobhookErrorCode =
   | 'dedupe_store_failed'
   | 'handoff_failed'
   | 'invalid_job'
-  | 'job_tracker_failed';
+  | 'job_tracker_failed'
+  | 'outcome_conflict';
 
 /** jobhook's error for developers: thrown for a mistake in options, given to `onError` for a failure. */
 export class JobhookError extends Error {

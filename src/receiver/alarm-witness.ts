@@ -26,7 +26,6 @@ const READ_TIMEOUT_MS = 10_000;
 export function alarmWitness(): AlarmWitness {
   const watched = new Map<string, Watched>();
 
-  /** The webhook's `total_failed` and `last_error` now; `undefined` when they cannot be read. */
   async function read(entry: Watched): Promise<{ totalFailed: number; lastError: unknown } | undefined> {
     try {
       const answer = await entry.list({ retries: 0, timeoutMs: READ_TIMEOUT_MS });

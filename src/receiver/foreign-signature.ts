@@ -1,9 +1,6 @@
 import type { HeaderReader } from '../wire/headers.js';
 
-/**
- * The signature headers of the families a gateway commonly signs in, each family whole: a delivery
- * that lacks the receiver's own headers but carries one of these sets was signed another way.
- */
+// Each family's signature headers, whole: a delivery lacking the receiver's own but carrying one was signed another way.
 const FAMILIES: readonly (readonly string[])[] = [
   ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
   ['svix-id', 'svix-timestamp', 'svix-signature'],

@@ -35,6 +35,7 @@ import type { DeliveryInput } from './types.js';
 import { refusalLog, type RefusalLog, type SignatureAlarm } from './refusal-log.js';
 import type { AlarmWitness } from './alarm-witness.js';
 import { foreignSignatureHeader } from './foreign-signature.js';
+import { gateOutcome, outcomeConflict, settleMarks } from './task-outcome.js';
 
 /**
  * The one path of an event to its handlers, with three doors:
@@ -528,7 +529,30 @@ function claimed(p: PipelineState, d: EventRecord, handlers: Handlers, taken: Cl
   d.trace?.claimed(typeof taken === 'object' ? 'new' : taken);
   if (typeof taken !== 'object') return notClaimed(d, taken);
   d.claim = taken;
+  const taskId = jobTaskId(d.type, d.event);
+  if (taskId !== undefined) return oneOutcome(p, d, handlers, taskId);
   return run(p, d, handlers);
+}
+
+/** One job, one outcome (task-outcome.ts): another outcome handled first for the task is a conflict, answered 2xx. */
+async function oneOutcome(p: PipelineState, d: EventRecord, handlers: Handlers, taskId: string) {
+  const delivery = { type: d.type, taskId, tenant: d.tenant, delivery: d };
+  const gate = await gateOutcome(p.claims, d.claim!.store, delivery);
+  if (!gate || gate.run) {
+    const answer = await run(p, d, handlers);
+    if (gate) await settleMarks(p.claims, gate.marks, d.type, d.outcome === 'handled', d);
+    return answer;
+  }
+  const conflict = gate.answer === 'conflict';
+  if (conflict) {
+    if (d.trace) d.trace.conflict = true;
+    p.report([outcomeConflict(taskId, d.type, gate.winner!, d.deliveryId)], d.info());
+  }
+  await p.claims.completeOrRelease(d.claim!, conflict, d);
+  d.claim = undefined;
+  if (!conflict) return notClaimed(d, gate.answer === 'busy' ? 'busy' : STORE_FAILED);
+  d.outcome = 'duplicate';
+  return answers.ok();
 }
 
 type Handlers = readonly EventHandler<unknown>[];

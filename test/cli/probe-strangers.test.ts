@@ -117,3 +117,12 @@ describe('the probe learns only from its own task', () => {
     expect(report.retries.attempts).toBe(1);
   });
 });
+
+it('warns when a payload path is read from a header the signature does not cover', async () => {
+  const { gateway, client } = await simulator({ signing: 'standard-webhooks', payload: 'type-in-header' });
+  const report = await runProbe({ client, baseUrl: gateway.baseUrl, timeoutMs: 5000 });
+  expect(report.payload.typePath).toBe('header:x-event-type');
+  expect(report.notes.join(' ')).toMatch(
+    /typePath is read from the header x-event-type, which the signature does not cover/,
+  );
+});

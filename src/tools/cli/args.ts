@@ -80,10 +80,7 @@ export function httpUrl(value: string, what: string): URL {
   return url;
 }
 
-/**
- * Why listening on `where` failed, in words with the fix, for the codes a user can act on; any
- * other error as it is.
- */
+/** Why listening on `where` failed, in words with the fix; any other error as it is. */
 export function listenFailure(error: unknown, where: string): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'EADDRINUSE') {
@@ -137,10 +134,7 @@ export function printable(text: string): string {
 /** The secrets this run was given (the API key a client was made with): no error line shows them. */
 export const knownSecrets = redactor();
 
-/**
- * A message from elsewhere as one safe line: control characters are stripped before the secrets
- * are redacted, since a key with a NUL inside would pass the redaction and then be printed whole.
- */
+/** One safe line: control characters go before the redaction, or a key with a NUL inside passes it. */
 export function safeLine(text: string): string {
   return knownSecrets(printable(text.split('\n')[0]!));
 }

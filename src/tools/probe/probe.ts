@@ -264,7 +264,7 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
     notes.push(`The payload's "${payload.eventIdPath}" changed between attempts: not used as the event id.`);
     payload.eventIdPath = null;
   }
-  notesOf(signature.scheme, payload, notes);
+  notesOf(signature.scheme, payload, notes, signature.headers?.id ?? undefined);
   const contract = contractOf(signature, payload, notes) ?? null;
   const last = attempts[attempts.length - 1]!;
   const check =
@@ -293,7 +293,23 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
   };
 }
 
-function notesOf(scheme: string, payload: PayloadFinding, notes: string[]): void {
+function notesOf(scheme: string, payload: PayloadFinding, notes: string[], signedId?: string): void {
+  const paths = [
+    'typePath',
+    'taskIdPath',
+    'imageUrlPath',
+    'errorPath',
+    'eventIdPath',
+    'createdAtPath',
+  ] as const;
+  for (const name of paths) {
+    const path = payload[name];
+    const header = path?.startsWith('header:') ? path.slice('header:'.length) : undefined;
+    if (header === undefined || header === signedId) continue;
+    notes.push(
+      `${name} is read from the header ${header}, which the signature does not cover: anyone who captured a delivery can re-send its bytes with another value. jobhook runs one outcome per task (the first handled), but check that value yourself if it decides more.`,
+    );
+  }
   if (scheme === 'unsigned') {
     notes.push(
       'No signature: nothing proves a delivery came from the gateway. Ask whether it signs with secret_key.',
