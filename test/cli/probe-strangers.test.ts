@@ -1,6 +1,8 @@
 // The probe's listener is reachable by anyone who finds its URL: what it keeps is bounded, and it
 // learns only from deliveries that carry the submitted task's id as an exact value, arriving after
 // the submission; an empty task id from the gateway is refused rather than matching everything.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createClient, type GatewayClient } from 'jobhook/client';
 import { startGateway, type GatewayOptions } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -125,4 +127,43 @@ it('warns when a payload path is read from a header the signature does not cover
   expect(report.notes.join(' ')).toMatch(
     /typePath is read from the header x-event-type, which the signature does not cover/,
   );
+});
+
+it('a gateway that batches (a JSON array of events in one POST): no contract, the probe fails saying so', async () => {
+  const { gateway, client } = await simulator();
+  let listenerUrl = '';
+  // Between the gateway and the probe: each delivery goes on as a batch of one.
+  const batching = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(
+          ([name]) => !['host', 'content-length', 'connection'].includes(name),
+        ),
+      ) as Record<string, string>;
+      void fetch(listenerUrl, {
+        method: 'POST',
+        headers,
+        body: `[${Buffer.concat(chunks).toString()}]`,
+      }).then(
+        async (answer) => res.writeHead(answer.status).end(await answer.text()),
+        () => res.writeHead(502).end(),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => batching.listen(0, '127.0.0.1', resolve));
+  closers.push(() => new Promise((resolve) => batching.close(resolve)));
+  const probing = runProbe({
+    client,
+    baseUrl: gateway.baseUrl,
+    timeoutMs: 5000,
+    publicUrl: `http://127.0.0.1:${(batching.address() as AddressInfo).port}/`,
+    progress: (line) => (listenerUrl = /^Listening at (\S+);/.exec(line)?.[1] ?? listenerUrl),
+  });
+  await expect(probing).rejects.toMatchObject({
+    name: 'ProbeError',
+    message: expect.stringMatching(/batches its deliveries .*no contract can be adopted/),
+    webhookDeleted: true,
+  });
 });

@@ -238,6 +238,11 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
   const signature = await detectSignature(first, run.secret);
   const completedPayload = jsonOf(first);
   if (completedPayload === undefined) throw new Error(`the delivery for ${taskId} is not JSON`);
+  if (Array.isArray(completedPayload)) {
+    throw new Error(
+      `the gateway batches its deliveries (a JSON array of ${completedPayload.length} in one POST), and a receiver takes one event per delivery: no contract can be adopted; ask the gateway for one event per delivery`,
+    );
+  }
   const failedPayload = failedDelivery && jsonOf(failedDelivery);
   const payload = detectPayload({
     completed: { payload: completedPayload, headers: first.headers },
