@@ -167,3 +167,11 @@ it('a gateway that batches (a JSON array of events in one POST): no contract, th
     webhookDeleted: true,
   });
 });
+
+it('an unsigned gateway that sends a UUID delivery id: reported unsigned, not unknown', async () => {
+  const { gateway, client } = await simulator({
+    signing: { family: 'unsigned', idHeader: 'x-request-uuid' } as never,
+  });
+  const report = await runProbe({ client, baseUrl: gateway.baseUrl, timeoutMs: 5000 });
+  expect(report.signature.scheme).toBe('unsigned');
+});
