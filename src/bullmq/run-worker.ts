@@ -1,6 +1,7 @@
 import type { ConnectionOptions, WorkerOptions } from 'bullmq';
 import { checkOption, optionNames, refuseUnknownOptions } from '../common/option-checks.js';
-import type { QueuedJobRunner } from '../handoff/handoff.js';
+import { ownHandoffOf, type QueuedJobRunner } from '../handoff/handoff.js';
+import { JobhookError } from '../common/errors.js';
 import { differentFromHandoff, noQueue } from '../handoff/worker.js';
 import type { BullmqHandoff } from './handoff.js';
 import { startWorker, workerSettings, type QueuePlace, type WorkerHandle } from './worker.js';
@@ -32,10 +33,11 @@ const RUN_WORKER_OPTIONS = optionNames<RunWorkerOptions>()([
 export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOptions): Promise<WorkerHandle> {
   const where = 'runWorker';
   refuseUnknownOptions(options, RUN_WORKER_OPTIONS, where);
-  const { connection, queueName, workerOptions, handoff, ...rest } = options ?? {};
+  const { connection, queueName, workerOptions, handoff: given, ...rest } = options ?? {};
   const { prefix, ...otherWorkerOptions } = workerOptions ?? {};
   const work = { ...rest, ...(workerOptions && { workerOptions: otherWorkerOptions }) };
   const settings = workerSettings(where, receiver, work);
+  const handoff = given ?? receiversBullmqHandoff(where, receiver);
   if (handoff !== undefined) {
     const valid = typeof handoff?.work === 'function' && typeof handoff.queueName === 'string';
     checkOption(where, 'handoff', handoff, valid, 'the bullmqHandoff the receiver hands off to');
@@ -61,6 +63,20 @@ export async function runWorker(receiver: QueuedJobRunner, options: RunWorkerOpt
   };
   if (queueName === undefined) await refuseUnmadeQueue(where, place);
   return startWorker(place, settings);
+}
+
+/**
+ * The receiver's own hand-off when it is BullMQ's, so that the worker consumes the queue the
+ * receiver writes to; a receiver that hands off to another engine is refused.
+ */
+function receiversBullmqHandoff(where: string, receiver: QueuedJobRunner): BullmqHandoff | undefined {
+  const own = ownHandoffOf(receiver);
+  if (own === undefined) return undefined;
+  if (typeof (own as Partial<BullmqHandoff>).queueName === 'string') return own as BullmqHandoff;
+  throw new JobhookError(
+    'invalid_options',
+    `${where}: the receiver hands off to another engine than BullMQ; start its worker with receiver.work().`,
+  );
 }
 
 /** Refuses a queue no `Queue` was ever made with (a Queue writes its meta hash when it connects). */

@@ -10,7 +10,8 @@ export type JobhookErrorCode =
   | 'invalid_job'
   | 'job_tracker_failed'
   | 'inbox_failed'
-  | 'confirm_mismatch';
+  | 'confirm_mismatch'
+  | 'outcome_conflict';
 
 /** jobhook's error for developers: thrown for a mistake in options, given to `onError` for a failure. */
 export class JobhookError extends Error {

@@ -91,3 +91,16 @@ export interface FailedEvent {
 export function failedLimit(options: { limit?: number } | undefined, where = 'listFailed'): number {
   return positiveInteger(where, 'limit', options?.limit, 100);
 }
+
+/** Where a receiver keeps the hand-off it was made with: a global symbol, the same in every bundle of jobhook. */
+const OWN_HANDOFF = Symbol.for('jobhook.receiver.handoff');
+
+export function keepOwnHandoff(receiver: object, handoff: Handoff | undefined): void {
+  Object.defineProperty(receiver, OWN_HANDOFF, { value: handoff });
+}
+
+/** The hand-off `runner` was made with, when it is a receiver that has one. */
+export function ownHandoffOf(runner: QueuedJobRunner): Handoff | undefined {
+  const own = (runner as { [OWN_HANDOFF]?: unknown } | null)?.[OWN_HANDOFF];
+  return typeof own === 'object' && own !== null ? (own as Handoff) : undefined;
+}

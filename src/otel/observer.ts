@@ -109,8 +109,13 @@ export function otelObserver(options: OtelObserverOptions = {}): ReceiverObserve
     jobExpired(job: ExpiredJob) {
       current().jobsExpired.add(1, { 'jobhook.task.status': job.status ?? 'unreadable' });
     },
-    signaturesFailing() {
-      current().signatureAlarms.add(1, { 'messaging.system': MESSAGING_SYSTEM });
+    signaturesFailing(alarm) {
+      // Confirmed: the gateway's own counters bear it out, the one worth paging on.
+      const confirmed = alarm?.confirmed === true;
+      current().signatureAlarms.add(1, {
+        'messaging.system': MESSAGING_SYSTEM,
+        'jobhook.alarm.confirmed': confirmed,
+      });
     },
     reconciled(pass: ReconcileResult) {
       const { polls, dispatched } = current();

@@ -1,6 +1,7 @@
 import type PgBoss from 'pg-boss';
 import { checkOption, optionNames, refuseUnknownOptions } from '../common/option-checks.js';
-import type { QueuedJobRunner } from '../handoff/handoff.js';
+import { ownHandoffOf, type QueuedJobRunner } from '../handoff/handoff.js';
+import { JobhookError } from '../common/errors.js';
 import { differentFromHandoff, noQueue } from '../handoff/worker.js';
 import type { PgBossHandoff } from './handoff.js';
 import { checkQueueName, queueCreator, bossSchema } from './queue.js';
@@ -39,8 +40,9 @@ export async function runPgBossWorker(
 ): Promise<WorkerHandle> {
   const where = 'runPgBossWorker';
   refuseUnknownOptions(options, RUN_PG_BOSS_WORKER_OPTIONS, where);
-  const { boss, queue, handoff, ...work } = options ?? {};
+  const { boss, queue, handoff: given, ...work } = options ?? {};
   const settings = workerSettings(where, receiver, work);
+  const handoff = given ?? receiversPgBossHandoff(where, receiver);
   if (handoff !== undefined) {
     const valid = typeof handoff?.work === 'function' && typeof handoff.queue === 'string';
     checkOption(where, 'handoff', handoff, valid, 'the pgBossHandoff the receiver hands off to');
@@ -59,6 +61,21 @@ export async function runPgBossWorker(
   checkQueueName(where, name);
   if (queue === undefined) await refuseMissingDefault(where, boss!, name);
   return startWorker({ boss: boss!, queue: name, ensureQueue: queueCreator(boss!, name) }, settings);
+}
+
+/**
+ * The receiver's own hand-off when it is pg-boss's, so that the worker polls the queue the
+ * receiver writes to; a receiver that hands off to another engine is refused.
+ */
+function receiversPgBossHandoff(where: string, receiver: QueuedJobRunner): PgBossHandoff | undefined {
+  const own = ownHandoffOf(receiver);
+  if (own === undefined) return undefined;
+  const { queue, schema } = own as Partial<PgBossHandoff>;
+  if (typeof queue === 'string' && typeof schema === 'string') return own as PgBossHandoff;
+  throw new JobhookError(
+    'invalid_options',
+    `${where}: the receiver hands off to another engine than pg-boss; start its worker with receiver.work().`,
+  );
 }
 
 /** Refuses the default queue when it does not exist but others do: the hand-off's has another name. */

@@ -10,6 +10,8 @@ import { resolveOptions, type ReceiverOptions, type ResolvedOptions } from './op
 import { createPipeline, type Pipeline } from './pipeline.js';
 import { inboxDoor } from './inbox-door.js';
 import { registerReceiver } from './register.js';
+import { keepOwnHandoff } from '../handoff/handoff.js';
+import { alarmWitness } from './alarm-witness.js';
 import type { DeliveryContext, EventHandler } from './run-handlers.js';
 import { createReconciler, type Reconciler } from '../reconcile/reconciler.js';
 import { createConfirmer } from './confirm.js';
@@ -68,9 +70,11 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       logger: config.logger,
       now: config.now,
     });
+  const witness = alarmWitness();
   const pipeline: Pipeline = createPipeline({
     inbox: door,
     config,
+    witness,
     schemas,
     handlersFor,
     results,
@@ -189,7 +193,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       // The webhook whose delivery counters the reconciler reads.
       const url = (registerOptions as { url?: unknown } | undefined)?.url;
       if (typeof url === 'string') reconciler?.watchUrl(url);
-      return registerReceiver(
+      const registered = registerReceiver(
         {
           secret: config.lookup ? undefined : config.secrets[0],
           picksSecrets: config.lookup !== undefined,
@@ -203,8 +207,16 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
         },
         registerOptions,
       );
+      // The webhook's counters, read once registered, tell the gateway's refused deliveries from a stranger's.
+      const client = (registerOptions as { client?: unknown } | undefined)?.client;
+      if (typeof url !== 'string') return registered;
+      return (registered as Promise<unknown>).then(async (result: unknown) => {
+        await witness.watch(client, url);
+        return result;
+      }) as typeof registered;
     },
   };
+  if (config.handoff) keepOwnHandoff(receiver, config.handoff);
   return receiver;
 }
 

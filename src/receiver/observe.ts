@@ -4,8 +4,12 @@ import type { RefusalCode } from '../signatures/verifier.js';
 import { messageOf, type Logger } from '../common/logging.js';
 import type { SignatureAlarm } from './refusal-log.js';
 
-/** What became of a delivery, from its answer: 2xx `ok` or `duplicate`, 409 `in_progress`, 401 `refused`, other 4xx `rejected`, 5xx `failed`. */
-export type DeliveryOutcome = 'ok' | 'duplicate' | 'in_progress' | 'refused' | 'rejected' | 'failed';
+/**
+ * What became of a delivery, from its answer: 2xx `ok`, `duplicate` or `conflict` (another outcome
+ * of its task was handled first: not run), 409 `in_progress`, 401 `refused`, other 4xx `rejected`, 5xx `failed`.
+ */
+export type DeliveryOutcome =
+  'ok' | 'duplicate' | 'conflict' | 'in_progress' | 'refused' | 'rejected' | 'failed';
 
 /** Whether the dedupe store saw the delivery's key for the first time, as handled, or as claimed. */
 export type DedupeOutcome = 'new' | 'duplicate' | 'in_progress';
@@ -68,6 +72,8 @@ export class DeliveryTrace {
   refusal: RefusalCode | undefined = undefined;
   dedupe: DedupeOutcome | undefined = undefined;
   handlerMs: number | undefined = undefined;
+  /** Another outcome of the event's task had been handled: it did not run. */
+  conflict = false;
 
   /** The delivery passed its signature and schema checks. */
   identified(deliveryId: string | undefined, type: string): void {
@@ -149,7 +155,7 @@ function summarize(response: ReceiverResponse, trace: DeliveryTrace, durationMs:
   const code = status >= 200 && status < 300 ? undefined : answerCodeOf(response.body);
   const { dedupe } = trace;
   return {
-    outcome: deliveryOutcomeOf(status, dedupe),
+    outcome: trace.conflict && status < 300 ? 'conflict' : deliveryOutcomeOf(status, dedupe),
     status,
     code,
     refusal: status === 401 ? trace.refusal : undefined,

@@ -44,6 +44,9 @@ import { storedHeaders } from '../inbox/stored-headers.js';
 import type { InboxDelivery } from '../inbox/inbox.js';
 import type { InboxDoor, StoredRun, StoredRunResult } from './inbox-door.js';
 import type { Confirmer } from './confirm.js';
+import type { AlarmWitness } from './alarm-witness.js';
+import { foreignSignatureHeader } from './foreign-signature.js';
+import { gateOutcome, outcomeConflict, settleMarks } from './task-outcome.js';
 
 /**
  * The one path of an event to its handlers, with four doors:
@@ -89,6 +92,8 @@ export interface PipelineDeps {
   results: JobResultsFeed;
   report: ReportFailures;
   lifecycle: InFlight;
+  /** The gateway's counters of the receiver's webhook, which confirm or not a signature alarm. */
+  witness?: AlarmWitness | undefined;
   /** A webhook's job outcome was handled (or handed off, or had been handled): its task needs no poll. */
   webhookSettled?: ((taskId: string, tenant: string | undefined) => void) | undefined;
   /** With `inbox`: where a verified delivery is stored before its answer, and a refused one kept. */
@@ -167,7 +172,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const p: PipelineState = {
     ...deps,
     claims: deliveryClaims(config.logger, lifecycle, deps.report),
-    refusals: refusalLog(config.logger, config.now, signaturesFailing(config, observerFailed)),
+    refusals: refusalLog(
+      config.logger,
+      config.now,
+      signaturesFailing(config, observerFailed),
+      deps.witness,
+      (work) => lifecycle.track(work),
+    ),
     readBody: readBodyWithin(config.maxBodyBytes, config.bodyTimeoutMs),
     warnedBodyUnavailable: false,
     startedFirst: handoffObserver(config.observer, observerFailed),
@@ -355,7 +366,7 @@ const verifierThrew = (error: unknown) => refuse('no_match', `The verifier threw
 function verified(p: PipelineState, d: EventRecord, verdict: VerifyOutcome): Answer {
   if (!verdict.ok) return refuseSignature(p, d, verdict);
   d.signedId = verdict.id;
-  p.refusals.verified();
+  p.refusals.verified(d.tenant);
   return decode(p, d);
 }
 
@@ -507,7 +518,15 @@ class SignedText implements SignedRequest {
 function refuseSignature(p: PipelineState, d: EventRecord, refusal: VerifyRefusal): ReceiverResponse {
   if (d.trace) d.trace.refusal = refusal.code;
   const detail = typeof refusal.detail === 'string' ? `: ${refusal.detail}` : '';
-  p.refusals.refused(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}`, refusal.code);
+  const foreignHeader = refusal.code === 'missing_header' ? foreignSignatureHeader(d.headers) : undefined;
+  const foreign = foreignHeader
+    ? `; it carries ${foreignHeader}, another family's signature header: run \`jobhook probe\` to learn how the gateway signs`
+    : '';
+  p.refusals.refused(`jobhook: refused a delivery (401 ${String(refusal.code)})${detail}${foreign}`, {
+    code: refusal.code,
+    tenant: d.tenant,
+    foreignHeader,
+  });
   d.outcome = 'invalid';
   keepRefused(p, d, `401 ${String(refusal.code)}${detail}`);
   return answers.invalidSignature(refusalText(refusal.code));
@@ -585,7 +604,30 @@ function claimed(p: PipelineState, d: EventRecord, handlers: Handlers, taken: Cl
   d.trace?.claimed(typeof taken === 'object' ? 'new' : taken);
   if (typeof taken !== 'object') return notClaimed(d, taken);
   d.claim = taken;
+  const taskId = jobTaskId(d.type, d.event);
+  if (taskId !== undefined) return oneOutcome(p, d, handlers, taskId);
   return run(p, d, handlers);
+}
+
+/** One job, one outcome (task-outcome.ts): another outcome handled first for the task is a conflict, answered 2xx. */
+async function oneOutcome(p: PipelineState, d: EventRecord, handlers: Handlers, taskId: string) {
+  const delivery = { type: d.type, taskId, tenant: d.tenant, delivery: d };
+  const gate = await gateOutcome(p.claims, d.claim!.store, delivery);
+  if (!gate || gate.run) {
+    const answer = await run(p, d, handlers);
+    if (gate) await settleMarks(p.claims, gate.marks, d.type, d.outcome === 'handled', d);
+    return answer;
+  }
+  const conflict = gate.answer === 'conflict';
+  if (conflict) {
+    if (d.trace) d.trace.conflict = true;
+    p.report([outcomeConflict(taskId, d.type, gate.winner!, d.deliveryId)], d.info());
+  }
+  await p.claims.completeOrRelease(d.claim!, conflict, d);
+  d.claim = undefined;
+  if (!conflict) return notClaimed(d, gate.answer === 'busy' ? 'busy' : STORE_FAILED);
+  d.outcome = 'duplicate';
+  return answers.ok();
 }
 
 type Handlers = readonly EventHandler<unknown>[];

@@ -1,5 +1,6 @@
 import type { SafeLogger } from '../common/logging.js';
 import type { RefusalCode } from '../signatures/verifier.js';
+import type { AlarmWitness } from './alarm-witness.js';
 
 /** Lines about refused deliveries written in one minute, at most; the rest are counted. */
 export const REFUSAL_LINES_PER_MINUTE = 10;
@@ -7,6 +8,8 @@ export const REFUSAL_LINES_PER_MINUTE = 10;
 export const ALARM_AFTER_REFUSALS = 10;
 /** While refusals go on, the alarm is raised again at most this often. */
 export const ALARM_EVERY_MS = 5 * 60_000;
+/** Tenants whose runs of refusals are counted at once, at most: the oldest run is forgotten first. */
+export const MAX_TENANT_RUNS = 1000;
 const MINUTE = 60_000;
 
 /** What the alarm tells an observer: deliveries are arriving, and none verifies. */
@@ -15,42 +18,81 @@ export interface SignatureAlarm {
   refusedInARow: number;
   /** When the first of them came (ms since the epoch). */
   since: number;
+  /** Whether the gateway bears it out: the webhook `register()` made counts failed deliveries, the last a 401. */
+  confirmed: boolean;
+  /** The tenant whose secrets refused them (with a `secret` function), if known. */
+  tenant?: string;
+  /** A signature header of another family the deliveries carried (`stripe-signature`), if any. */
+  foreignHeader?: string;
+}
+
+/** One refusal: its code, the tenant whose secrets were tried, another family's signature header seen. */
+export interface Refusal {
+  code?: RefusalCode | undefined;
+  tenant?: string | undefined;
+  foreignHeader?: string | undefined;
 }
 
 /** What a receiver tells its refusal log. */
 export interface RefusalLog {
-  /**
-   * A delivery was refused: `line` is written at warn, unless this minute's lines are spent.
-   * `signature`: the refusal code when the signature itself did not match.
-   */
-  refused(line: string, signature?: RefusalCode): void;
-  /** A delivery verified: a run of refusals is over. */
-  verified(): void;
+  /** A delivery was refused: `line` is written at warn, unless this minute's lines are spent. */
+  refused(line: string, refusal?: Refusal): void;
+  /** A delivery verified (for `tenant`): that tenant's run of refusals is over. */
+  verified(tenant?: string): void;
+}
+
+interface Run {
+  inARow: number;
+  since: number;
+  alarmedAt: number;
+  foreignHeader: string | undefined;
 }
 
 /**
- * Refused deliveries, visible and bounded: one line each, at most
- * {@link REFUSAL_LINES_PER_MINUTE} a minute (a flood of bad requests prints a bounded number, and
- * how many were left out). And the silent failure users fear most: when
- * {@link ALARM_AFTER_REFUSALS} deliveries in a row carried well-formed signatures that match no
- * secret, the secret the receiver has is probably not the one the webhook was registered with; that
- * is said at error level, and to `alarm`, then at most every {@link ALARM_EVERY_MS} while it lasts.
- * No timer: each step happens on a delivery.
+ * Refused deliveries, visible and bounded: one line each, at most {@link REFUSAL_LINES_PER_MINUTE}
+ * a minute, then a count. And the silent failure users fear most: {@link ALARM_AFTER_REFUSALS}
+ * refusals in a row for one tenant, of signatures that match no secret or of another family's
+ * headers, raise the alarm (again at most every {@link ALARM_EVERY_MS}): at error when the
+ * `witness` (the gateway's counters) confirms it, else at warn. No timer: each step is a delivery's.
  */
 export function refusalLog(
   logger: SafeLogger,
   now: () => number,
   alarm: ((signatureAlarm: SignatureAlarm) => void) | undefined,
+  witness?: AlarmWitness,
+  track?: (work: Promise<unknown>) => void,
 ): RefusalLog {
   let windowStart = -Infinity;
   let written = 0;
   let skipped = 0;
-  let inARow = 0;
-  let since = 0;
-  let alarmedAt = -Infinity;
+  const runs = new Map<string, Run>();
+
+  function raise(run: Run, tenant: string | undefined, confirmed: boolean): void {
+    const raised: SignatureAlarm = { refusedInARow: run.inARow, since: run.since, confirmed };
+    if (tenant !== undefined) raised.tenant = tenant;
+    if (run.foreignHeader !== undefined) raised.foreignHeader = run.foreignHeader;
+    const whose = tenant === undefined ? '' : ` for the tenant ${JSON.stringify(tenant)}`;
+    const cause =
+      run.foreignHeader === undefined
+        ? `their signature matches no secret${whose}`
+        : `they carry ${run.foreignHeader}, the signature header of another family than the receiver checks${whose}`;
+    const meaning =
+      run.foreignHeader === undefined
+        ? "the receiver's secret probably differs from the secret_key the webhook was registered with."
+        : 'the gateway probably signs another way: run `jobhook probe` to learn how, and give createReceiver its contract.';
+    const proof = confirmed
+      ? 'The gateway confirms it: its webhook counts these deliveries as failed.'
+      : "Unconfirmed: the gateway's webhook counters do not show it (anyone can send deliveries that fail; register() lets the receiver ask the gateway).";
+    const line =
+      `jobhook: the last ${run.inARow} deliveries were all refused because ${cause}, ` +
+      `and none verified since ${new Date(run.since).toISOString()}. ${proof} If they are the gateway's: ${meaning}`;
+    if (confirmed) logger.error(line);
+    else logger.warn(line);
+    alarm?.(raised);
+  }
 
   return {
-    refused(line, signature) {
+    refused(line, refusal = {}) {
       const at = now();
       if (at - windowStart >= MINUTE) {
         if (skipped > 0) {
@@ -66,20 +108,28 @@ export function refusalLog(
         written++;
         logger.warn(line);
       } else skipped++;
-      if (signature !== 'no_match') return;
-      if (inARow++ === 0) since = at;
-      if (inARow < ALARM_AFTER_REFUSALS || at - alarmedAt < ALARM_EVERY_MS) return;
-      alarmedAt = at;
-      logger.error(
-        `jobhook: the last ${inARow} deliveries were all refused because their signature matches no secret, ` +
-          `and none verified since ${new Date(since).toISOString()}. Deliveries are arriving but none verifies: ` +
-          "the receiver's secret probably differs from the secret_key the webhook was registered with.",
+      if (refusal.code !== 'no_match' && refusal.foreignHeader === undefined) return;
+      const { tenant } = refusal;
+      const key = tenant ?? '';
+      let run = runs.get(key);
+      if (!run) {
+        if (runs.size >= MAX_TENANT_RUNS) runs.delete(runs.keys().next().value!);
+        run = { inARow: 0, since: at, alarmedAt: -Infinity, foreignHeader: undefined };
+        runs.set(key, run);
+      }
+      run.inARow++;
+      run.foreignHeader = refusal.foreignHeader ?? run.foreignHeader;
+      if (run.inARow < ALARM_AFTER_REFUSALS || at - run.alarmedAt < ALARM_EVERY_MS) return;
+      run.alarmedAt = at;
+      if (!witness?.watching()) return raise(run, tenant, false);
+      const asked = witness.corroborates().then(
+        (confirmed) => raise(run, tenant, confirmed),
+        () => raise(run, tenant, false),
       );
-      alarm?.({ refusedInARow: inARow, since });
+      track?.(asked);
     },
-    verified() {
-      inARow = 0;
-      alarmedAt = -Infinity;
+    verified(tenant) {
+      runs.delete(tenant ?? '');
     },
   };
 }

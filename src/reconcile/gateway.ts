@@ -64,10 +64,7 @@ export function deliveryFailureWatch(config: {
     }
     const list: readonly unknown[] = Array.isArray(webhooks) ? webhooks : [];
     warnedFailure = false;
-    const own = list.find(
-      (webhook): webhook is Record<string, unknown> =>
-        isRecord(webhook) && normalized(webhook.url) === normalized(url),
-    );
+    const own = webhookAt(list, url);
     const totalFailed = own?.total_failed;
     if (!own || typeof totalFailed !== 'number') return;
     const before = last;
@@ -91,6 +88,14 @@ export function deliveryFailureWatch(config: {
   }
 
   return { check };
+}
+
+/** The webhook of `url` in a list the gateway gave, compared as the gateway compares URLs. */
+export function webhookAt(list: readonly unknown[], url: string): Record<string, unknown> | undefined {
+  return list.find(
+    (webhook): webhook is Record<string, unknown> =>
+      isRecord(webhook) && normalized(webhook.url) === normalized(url),
+  );
 }
 
 /** A URL as the gateway compares them (`https://A.example/x` is `https://a.example/x`). */

@@ -406,7 +406,9 @@ describe('jobhook gateway', () => {
     try {
       const busy = await runCli(['gateway', '--port', String(port), '--host', '127.0.0.1']);
       expect(busy.code).toBe(1);
-      expect(oneLineError(busy)).toBe(`jobhook: 127.0.0.1:${port} is already in use`);
+      expect(oneLineError(busy)).toBe(
+        `jobhook: 127.0.0.1:${port} is already in use: pass another --port, or leave --port out for a free one`,
+      );
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }

@@ -123,6 +123,23 @@ describe('the CLI prints nothing a terminal would obey', () => {
     expect(result.stdout + result.stderr).not.toContain(apiKey);
   });
 
+  it('an error that echoes the API key with a control character inside is printed with the key redacted', async () => {
+    const apiKey = 'sk_live_control_echo_0123456789';
+    // NUL and BEL inside the key: stripped for the terminal, the key must not come back whole.
+    const echoed = `${apiKey.slice(0, 8)}\u0000${apiKey.slice(8, 16)}\u0007${apiKey.slice(16)}`;
+    const baseUrl = await hostileGateway(400, {
+      success: false,
+      error: { code: 'invalid_request', message: `unknown key ${echoed}` },
+    });
+    const result = await runCli(['webhooks', 'delete', '3'], {
+      GATEWAY_API_KEY: apiKey,
+      GATEWAY_URL: baseUrl,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout + result.stderr).not.toContain(apiKey);
+    expect(oneLineError(result)).toMatch(/unknown key \[redacted\]$/);
+  });
+
   it("send: the receiver's status text and body are printed without control characters", async () => {
     const url = await serve((req, res) => {
       req.resume();

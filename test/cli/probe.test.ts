@@ -2,6 +2,8 @@
 // reports it as JSON (and to a file), prints the receiver configuration, never prints the API key
 // or a secret, asks before spending credits, and deletes its webhook on failure and on Ctrl+C.
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +115,23 @@ describe('jobhook probe', () => {
     expect(result.stdout).toMatch(/^Note: No contract/m);
     expect(result.stderr).toMatch(/^jobhook probe: nothing to adopt: no contract was found/m);
     expect(await client.webhooks.list()).toEqual([]);
+  });
+
+  it('a port in use: one line that names it and the fix, nothing submitted', async () => {
+    const { env, gateway: sim } = await simulator();
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const result = await runCli(['probe', '--yes', '--port', String(port)], env);
+      expect(result.code).toBe(1);
+      expect(oneLineError(result)).toBe(
+        `jobhook: 127.0.0.1:${port} is already in use: pass another --port, or leave --port out for a free one`,
+      );
+      expect(sim.requests).toEqual([]);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('refuses to spend credits without --yes when there is no terminal to ask on', async () => {

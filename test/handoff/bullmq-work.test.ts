@@ -1,11 +1,13 @@
 // A BullMQ worker takes its queue from the hand-off: with a Queue of one's own name and prefix,
 // `handoff.work(receiver)` runs what the receiver handed off. The deprecated runWorker, given
 // neither that name nor the hand-off, used to listen on `bull:jobhook` and run nothing, silently:
-// it now refuses the default queue when no Queue was ever made with it, and, given the hand-off,
-// refuses a queue name or prefix that differs from its, naming both.
+// it now takes the receiver's own hand-off, refuses the default queue when the receiver has none
+// and no Queue was ever made with it, and refuses a queue name or prefix that differs from the
+// hand-off's, naming both.
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Receiver } from 'jobhook';
+import { createReceiver, type Receiver } from 'jobhook';
+import { SECRET } from '../fixtures.js';
 import { bullmqHandoff, runWorker, type WorkerHandle } from 'jobhook/bullmq';
 import type { HandoffJob } from 'jobhook/extend';
 import { until } from './contract.js';
@@ -70,9 +72,25 @@ describe.runIf(available)('bullmqHandoff(...).work on a queue of its own', () =>
 });
 
 describe.runIf(available)('runWorker (deprecated) beside a queue of its own', () => {
-  it('without the queue name or the hand-off, refuses the default queue no Queue was made with', async () => {
-    const { receiver, prefix, deliver } = await imagesQueue();
-    await deliver();
+  it("without the queue name or the hand-off, runs on the receiver's own hand-off", async () => {
+    const { receiver, ran, deliver } = await imagesQueue();
+    const id = await deliver();
+    const handle = await running(runWorker(receiver, { connection, onWorkerError: () => undefined }));
+    expect(handle.worker.name).toBe('images');
+    await until(() => ran.length === 1, 'the worker to run the event', 10_000);
+    expect(ran).toEqual([id]);
+  });
+
+  it("refuses a queue name that is not the receiver's own hand-off's", async () => {
+    const { receiver } = await imagesQueue();
+    await expect(running(runWorker(receiver, { connection, queueName: 'jobhook' }))).rejects.toThrow(
+      invalidOptions(/runWorker: `queueName` is "jobhook", but the hand-off's queue is "images"/),
+    );
+  });
+
+  it('a receiver without a hand-off: refuses the default queue no Queue was made with', async () => {
+    const { prefix } = await imagesQueue();
+    const receiver = createReceiver({ secret: SECRET });
     await expect(
       running(runWorker(receiver, { connection, workerOptions: { prefix }, onWorkerError: () => undefined })),
     ).rejects.toThrow(

@@ -1,8 +1,9 @@
 // A pg-boss worker takes its queue and schema from the hand-off: with a queue of one's own in a
 // schema of one's own, `handoff.work(receiver)` runs what the receiver handed off. The deprecated
 // runPgBossWorker, given neither the queue nor the hand-off, used to create the queue `jobhook`
-// and poll it, running nothing, silently: it now refuses when that queue is missing and others
-// exist, naming them, and, given the hand-off, refuses another queue or schema, naming both.
+// and poll it, running nothing, silently: it now takes the receiver's own hand-off, refuses (for a
+// receiver without one) when that queue is missing and others exist, naming them, and refuses
+// another queue or schema than the hand-off's, naming both.
 import { afterEach, describe, expect, it } from 'vitest';
 import { pgBossHandoff, runPgBossWorker, type WorkerHandle } from 'jobhook/pg-boss';
 import { createReceiver } from 'jobhook';
@@ -44,9 +45,22 @@ describe.runIf(available)('pgBossHandoff(...).work on a queue and schema of its 
 });
 
 describe.runIf(available)('runPgBossWorker (deprecated) beside a queue of its own', () => {
-  it('without the queue or the hand-off, refuses the default queue when it is missing, naming the queues there', async () => {
-    const { boss, schema, receiver, deliver } = await imagesQueue();
+  it("without the queue or the hand-off, runs on the receiver's own hand-off", async () => {
+    const { boss, receiver, ran, deliver } = await imagesQueue();
+    const id = await deliver();
+    await running(runPgBossWorker(receiver, { boss, pollingIntervalSeconds: 0.5 }));
+    await until(() => ran.length === 1, 'the worker to run the event', 10_000);
+    expect(ran).toEqual([id]);
+    expect(await boss.getQueue('jobhook')).toBeNull();
+    await expect(running(runPgBossWorker(receiver, { boss, queue: 'jobhook' }))).rejects.toThrow(
+      invalidOptions(/runPgBossWorker: `queue` is "jobhook", but the hand-off's queue is "images"/),
+    );
+  });
+
+  it('a receiver without a hand-off: refuses the default queue when it is missing, naming the queues there', async () => {
+    const { boss, schema, deliver } = await imagesQueue();
     await deliver();
+    const receiver = createReceiver({ secret: SECRET });
     await expect(running(runPgBossWorker(receiver, { boss, pollingIntervalSeconds: 0.5 }))).rejects.toThrow(
       invalidOptions(
         new RegExp(

@@ -1,12 +1,14 @@
 // Refusals are visible by default (one line each, bounded a minute) and a receiver that refuses
 // every delivery says so loudly: a wrong secret must never look like a quiet, healthy receiver.
-import { createReceiver, type ReceiverObserver } from 'jobhook';
+import { createReceiver, type ReceiverObserver, type ReceiverOptions } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { completedPayload, SECRET } from '../fixtures.js';
 
 // The secret the sender signs with when the receiver was given another: the mistake this is about.
 const OTHER_SECRET = `whsec_${Buffer.from('another-secret-entirely-0123456789').toString('base64')}`;
+
+const TENANT_B_SECRET = `whsec_${Buffer.from('tenant-b-secret-0123456789abcdef').toString('base64')}`;
 
 const clock = { now: Date.parse('2026-11-27T12:00:00Z') };
 afterEach(() => {
@@ -59,8 +61,9 @@ describe('refused deliveries in the log', () => {
 });
 
 describe('the alarm when no delivery verifies', () => {
-  function setUp() {
+  function setUp(secret: ReceiverOptions['secret'] = SECRET) {
     const errors: string[] = [];
+    const warnings: string[] = [];
     const alarms: unknown[] = [];
     const observer: ReceiverObserver = {
       start: () => undefined,
@@ -68,38 +71,83 @@ describe('the alarm when no delivery verifies', () => {
       signaturesFailing: (alarm) => void alarms.push(alarm),
     };
     const receiver = createReceiver({
-      secret: SECRET,
+      secret,
       now: () => clock.now,
       observer,
-      logger: { error: (line) => errors.push(line), warn: () => undefined },
+      logger: { error: (line) => errors.push(line), warn: (line) => warnings.push(line) },
     }).onJobCompleted(() => undefined);
-    return { receiver, errors, alarms };
+    const alarmLines = () => warnings.filter((line) => line.includes('deliveries were all refused'));
+    return { receiver, errors, alarms, alarmLines };
   }
 
-  it('rings at the 10th signature refusal in a row, then at most every 5 minutes while it lasts', async () => {
-    const { receiver, errors, alarms } = setUp();
+  it('rings at the 10th signature refusal in a row, then at most every 5 minutes; unconfirmed (warn) without a registered webhook', async () => {
+    const { receiver, errors, alarms, alarmLines } = setUp();
     const started = clock.now;
     for (let n = 0; n < 9; n++) await receiver.receive(delivery(OTHER_SECRET, n));
-    expect(errors).toEqual([]);
+    expect(alarmLines()).toEqual([]);
     await receiver.receive(delivery(OTHER_SECRET, 9));
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toContain('the last 10 deliveries were all refused');
-    expect(errors[0]).toContain('secret probably differs');
-    expect(alarms).toEqual([{ refusedInARow: 10, since: started }]);
+    expect(alarmLines()).toHaveLength(1);
+    expect(alarmLines()[0]).toContain('the last 10 deliveries were all refused');
+    expect(alarmLines()[0]).toContain('secret probably differs');
+    expect(alarmLines()[0]).toContain('Unconfirmed');
+    expect(errors).toEqual([]);
+    expect(alarms).toEqual([{ refusedInARow: 10, since: started, confirmed: false }]);
     for (let n = 10; n < 30; n++) await receiver.receive(delivery(OTHER_SECRET, n));
-    expect(errors).toHaveLength(1);
+    expect(alarmLines()).toHaveLength(1);
     clock.now += 5 * 60_000;
     await receiver.receive(delivery(OTHER_SECRET, 30));
-    expect(errors).toHaveLength(2);
+    expect(alarmLines()).toHaveLength(2);
     expect(alarms).toHaveLength(2);
   });
 
   it('a verified delivery ends the run; unsigned junk never rings it', async () => {
-    const { receiver, errors } = setUp();
+    const { receiver, errors, alarmLines } = setUp();
     for (let n = 0; n < 9; n++) await receiver.receive(delivery(OTHER_SECRET, n));
     expect((await receiver.receive(delivery(SECRET, 100))).status).toBe(200);
     for (let n = 10; n < 19; n++) await receiver.receive(delivery(OTHER_SECRET, n));
     for (let n = 0; n < 50; n++) await receiver.receive({ headers: {}, body: 'junk' });
     expect(errors).toEqual([]);
+    expect(alarmLines()).toEqual([]);
+  });
+
+  it("counts per tenant: another tenant's verified deliveries do not hide a stale secret, and the alarm names the tenant", async () => {
+    const secrets: Record<string, string> = { a: SECRET, b: TENANT_B_SECRET };
+    const { receiver, alarms, alarmLines } = setUp(({ headers }) => {
+      const tenant = headers.get('x-tenant');
+      return tenant !== undefined && Object.hasOwn(secrets, tenant)
+        ? { tenant, secret: secrets[tenant]! }
+        : undefined;
+    });
+    for (let n = 0; n < 30; n++) {
+      // Tenant a's sender signs with a secret a no longer has; b's deliveries verify in between.
+      const stale = delivery(OTHER_SECRET, n);
+      expect(
+        (await receiver.receive({ ...stale, headers: { ...stale.headers, 'x-tenant': 'a' } })).status,
+      ).toBe(401);
+      const fine = delivery(TENANT_B_SECRET, 100 + n);
+      expect(
+        (await receiver.receive({ ...fine, headers: { ...fine.headers, 'x-tenant': 'b' } })).status,
+      ).toBe(200);
+    }
+    expect(alarms).toEqual([expect.objectContaining({ refusedInARow: 10, tenant: 'a', confirmed: false })]);
+    expect(alarmLines()[0]).toContain('for the tenant "a"');
+  });
+
+  it('a delivery signed in another family counts, and its lines name the header seen and suggest jobhook probe', async () => {
+    const { receiver, alarms, alarmLines } = setUp();
+    for (let n = 0; n < 10; n++) {
+      const signed = signDelivery({
+        secret: SECRET,
+        payload: completedPayload({ id: `evt_${n}` }),
+        scheme: 'stripe',
+        timestamp: Math.floor(clock.now / 1000),
+      });
+      expect((await receiver.receive({ headers: signed.headers, body: signed.body })).status).toBe(401);
+    }
+    expect(alarms).toEqual([
+      expect.objectContaining({ refusedInARow: 10, foreignHeader: 'stripe-signature' }),
+    ]);
+    expect(alarmLines()[0]).toContain('they carry stripe-signature');
+    expect(alarmLines()[0]).toContain('jobhook probe');
   });
 });

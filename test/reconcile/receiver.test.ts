@@ -7,7 +7,7 @@ import { createReceiver, memoryDedupeStore, memoryJobTracker } from 'jobhook';
 import { createClient, type GatewayClient } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
 import { signDelivery, startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deferred, SECRET } from '../support/deliveries.js';
 
 let gateway: Gateway;
@@ -188,6 +188,8 @@ describe('waits on a reconciling receiver', () => {
     });
     const waited = t.client.images.generateAndWait({ model: 'm', prompt: 'a cat' }, { receiver: t.receiver });
     const task = await waited;
+    // The wait wakes once the result is recorded, before the handlers run (and the task's outcome is marked).
+    await vi.waitFor(() => expect(t.runs).toHaveLength(1));
     expect(t.runs).toEqual([{ taskId: task.task_id, source: 'poll', eventId: `poll_${task.task_id}` }]);
     // The wait's own first poll would come 5 s after the submission: it never had to ask.
     const polls = gateway.requests.filter(

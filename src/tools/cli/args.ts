@@ -1,5 +1,6 @@
 import { messageOf } from 'jobhook/extend';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { redactor } from 'jobhook/extend';
 
 /** A mistake in how the command was called: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -79,6 +80,19 @@ export function httpUrl(value: string, what: string): URL {
   return url;
 }
 
+/** Why listening on `where` failed, in words with the fix; any other error as it is. */
+export function listenFailure(error: unknown, where: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EADDRINUSE') {
+    return new CommandError(
+      `${where} is already in use: pass another --port, or leave --port out for a free one`,
+    );
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new CommandError(`cannot listen on ${where}`);
+  if (code === 'EACCES') return new CommandError(`no permission to listen on ${where}`);
+  return error;
+}
+
 /** Parses a non-negative integer option. */
 export function integer(value: string | undefined, what: string): number | undefined {
   if (value === undefined) return undefined;
@@ -115,6 +129,14 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 /** `text` without escape sequences and control characters: tab and line feed stay. */
 export function printable(text: string): string {
   return text.replace(ESCAPE_SEQUENCES, '').replace(CONTROLS, '');
+}
+
+/** The secrets this run was given (the API key a client was made with): no error line shows them. */
+export const knownSecrets = redactor();
+
+/** One safe line: control characters go before the redaction, or a key with a NUL inside passes it. */
+export function safeLine(text: string): string {
+  return knownSecrets(printable(text.split('\n')[0]!));
 }
 
 /**

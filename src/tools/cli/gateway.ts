@@ -11,7 +11,7 @@ import { PAYLOAD_SHAPES } from '../simulator/payload-shapes.js';
 import { FOREIGN_SCHEMES } from '../simulator/foreign-signing.js';
 import { isLoopback } from '../simulator/webhooks.js';
 import { SIGNING_SCHEMES } from 'jobhook/extend';
-import { CommandError, UsageError, integer, out, parse } from './args.js';
+import { UsageError, integer, listenFailure, out, parse } from './args.js';
 import { gatewayHelp } from './help.js';
 import { freshSecret } from './generate.js';
 
@@ -70,12 +70,7 @@ export async function gateway(args: string[]): Promise<number> {
     jobs: { outcome: failWhenPromptContains(failWhen) },
     deliveries,
   }).catch((error: unknown) => {
-    const code = (error as { code?: unknown }).code;
-    const where = `${values.host ?? '127.0.0.1'}:${port ?? 0}`;
-    if (code === 'EADDRINUSE') throw new CommandError(`${where} is already in use`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new CommandError(`cannot listen on ${where}`);
-    if (code === 'EACCES') throw new CommandError(`no permission to listen on ${where}`);
-    throw error;
+    throw listenFailure(error, `${values.host ?? '127.0.0.1'}:${port ?? 0}`);
   });
   out('Gateway simulator running; Ctrl+C stops it.');
   // Lines to paste into a .env file, by the names the README and the other commands use.

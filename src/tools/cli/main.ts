@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { messageOf } from 'jobhook/extend';
-import { printable, UsageError } from './args.js';
+import { safeLine, UsageError } from './args.js';
 import { createRequire } from 'node:module';
 import { failed } from './failed.js';
 import { gateway } from './gateway.js';
@@ -18,9 +18,8 @@ import { webhooks } from './webhooks.js';
  */
 
 function fail(error: unknown): void {
-  // A message may quote the gateway (a GatewayError's text): first line, no control characters.
-  const text = messageOf(error);
-  const message = printable(text.split('\n')[0]!).replace(/\.$/, '');
+  // A message may quote the gateway (a GatewayError's text): first line, no control characters, no secret.
+  const message = safeLine(messageOf(error)).replace(/\.$/, '');
   if (error instanceof UsageError) {
     const help = error.command ? `jobhook ${error.command} --help` : 'jobhook --help';
     process.stderr.write(`jobhook: ${message} (see \`${help}\`)\n`);

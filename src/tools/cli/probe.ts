@@ -3,7 +3,18 @@ import { createInterface } from 'node:readline/promises';
 import { redactor } from 'jobhook/extend';
 import { ProbeError, runProbe } from '../probe/probe.js';
 import { summaryLines } from '../probe/report.js';
-import { CommandError, UsageError, env, httpUrl, integer, out, parse, setting } from './args.js';
+import {
+  CommandError,
+  UsageError,
+  env,
+  httpUrl,
+  integer,
+  listenFailure,
+  out,
+  parse,
+  printable,
+  setting,
+} from './args.js';
 import { probeHelp } from './help.js';
 import { jsonText } from './args.js';
 import { clientFrom, connection } from './webhooks.js';
@@ -11,8 +22,8 @@ import { clientFrom, connection } from './webhooks.js';
 /**
  * `jobhook probe`: registers a temporary webhook, submits one job (it spends credits: asked
  * first, or `--yes`), and reports how the gateway signs, shapes and retries its deliveries, with
- * the receiver configuration that matches. The webhook is deleted at the end, on failure and on
- * Ctrl+C.
+ * the receiver configuration that matches. The webhook is deleted at the end, on failure, on
+ * Ctrl+C and when the terminal closes.
  */
 export async function probe(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
@@ -64,7 +75,7 @@ export async function probe(args: string[]): Promise<number> {
   );
   // Nothing the gateway echoes may show the key, wherever it ends up.
   const redact = redactor(apiKey === undefined ? [] : [apiKey]);
-  const print = (line: string) => out(redact(line));
+  const print = (line: string) => out(redact(printable(line)));
 
   const jobs = values['fail-prompt'] === undefined ? 'one image job' : 'two image jobs (one meant to fail)';
   if (
@@ -76,8 +87,12 @@ export async function probe(args: string[]): Promise<number> {
 
   const stop = new AbortController();
   const interrupted = (signal: NodeJS.Signals) => stop.abort(new Error(`interrupted (${signal})`));
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  // Every way a run is stopped ends with the webhook deleted: a closed terminal (SIGHUP) too, and
+  // what is printed to a terminal that went away fails quietly rather than ending the process.
+  const stopSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const name of stopSignals) process.once(name, interrupted);
+  const goneTerminal = () => undefined;
+  process.stdout.on('error', goneTerminal);
   try {
     const report = await runProbe({
       client,
@@ -125,7 +140,7 @@ export async function probe(args: string[]): Promise<number> {
     process.stderr.write(`${redact(`jobhook probe: nothing to adopt: ${refusal}`)}\n`);
     return 1;
   } catch (error) {
-    if (!(error instanceof ProbeError)) throw error;
+    if (!(error instanceof ProbeError)) throw listenFailure(error, `${host}:${port}`);
     const cleanup =
       error.webhookId === null
         ? ''
@@ -134,8 +149,8 @@ export async function probe(args: string[]): Promise<number> {
           : `; its webhook ${error.webhookId} could not be deleted: run \`jobhook webhooks delete ${error.webhookId}\``;
     throw new CommandError(redact(`probe failed: ${error.message}${cleanup}`));
   } finally {
-    process.removeListener('SIGINT', interrupted);
-    process.removeListener('SIGTERM', interrupted);
+    for (const name of stopSignals) process.removeListener(name, interrupted);
+    process.stdout.removeListener('error', goneTerminal);
   }
 }
 

@@ -5,7 +5,7 @@ import {
   type GatewayClient,
   type Webhook,
 } from 'jobhook/client';
-import { CommandError, UsageError, httpUrl, out, parse, setting } from './args.js';
+import { CommandError, UsageError, httpUrl, knownSecrets, out, parse, setting } from './args.js';
 import { jsonText, tableLines } from './args.js';
 import { webhooksDeleteHelp, webhooksHelp, webhooksListHelp, webhooksRegisterHelp } from './help.js';
 import { GATEWAY_EVENT_TYPES } from 'jobhook';
@@ -112,6 +112,7 @@ export function clientFrom(values: {
   const baseUrl = values['base-url'] ?? setting('baseUrl');
   if (apiKey === undefined) throw new UsageError('no API key: pass --api-key or set GATEWAY_API_KEY');
   if (baseUrl === undefined) throw new UsageError('no gateway address: pass --base-url or set GATEWAY_URL');
+  knownSecrets.add([apiKey]);
   return createClient({ apiKey, baseUrl: httpUrl(baseUrl, 'the base URL').href });
 }
 

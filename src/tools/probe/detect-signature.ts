@@ -205,8 +205,13 @@ function skew(delivery: CapturedDelivery, timestamp: string | undefined): number
 /** Names that say signature, or values that hold a run long enough to be a digest. */
 function looksLikeSignature(name: string, value: string): boolean {
   if (NOT_SIGNATURES.has(name)) return false;
-  return /sig|hmac|digest|hash|auth|token/i.test(name) || /[0-9a-fA-F]{32}|[A-Za-z0-9+/_-]{27}/.test(value);
+  if (/sig|hmac|digest|hash|auth|token/i.test(name)) return true;
+  // A delivery id (a UUID, or a header named like an id) is long and random, yet signs nothing.
+  if (/(^|-)(id|uuid)$/i.test(name) || UUID.test(value.trim())) return false;
+  return /[0-9a-fA-F]{32}|[A-Za-z0-9+/_-]{27}/.test(value);
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `value` with each run replaced by its kind and length, so that no digest or token is shown. */
 export function shapeOf(value: string): string {

@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { deadline, limitsWithin, readRequestBody } from 'jobhook/extend';
 
 /**
- * The probe's HTTP listener: it keeps every POST it is sent (headers and raw bytes, when it came)
- * and answers each with the status the probe chooses, so that it can see a delivery as sent and
- * make the sender retry.
+ * The probe's HTTP listener: it keeps the POSTs the probe may use (headers and raw bytes, when it
+ * came) and answers each with the status the probe chooses, so that it can see a delivery as sent
+ * and make the sender retry. A stranger can reach it too, so what it holds is bounded: open
+ * connections, bytes per POST, and the number and bytes of the POSTs it keeps.
  */
 
 /** One request as it arrived. */
@@ -26,13 +27,17 @@ export interface ListenerOptions {
   port: number;
   /** The status for a delivery (called once its body has arrived). */
   answer: (delivery: Omit<CapturedDelivery, 'status'>) => number;
+  /** Whether a delivery may be of use and is kept; the others are answered and dropped. Default: all. */
+  keep?: (delivery: Omit<CapturedDelivery, 'status'>) => boolean;
 }
 
 export interface ProbeListener {
   /** The address it listens at, `http://host:port/`. */
   readonly url: string;
-  /** Every delivery so far, in order of arrival. */
+  /** The deliveries kept so far, in order of arrival. */
   readonly deliveries: readonly CapturedDelivery[];
+  /** Drops the kept deliveries that `keep` refuses (once the probe knows what it waits for). */
+  prune(keep: (delivery: CapturedDelivery) => boolean): void;
   /**
    * The first delivery, from index `from` on, that `matches`; waits for one until `timeoutMs`
    * (rejects with a message naming `what`) or until `signal` aborts.
@@ -45,11 +50,21 @@ export interface ProbeListener {
 }
 
 /** A delivery is a small JSON document: this bounds what a stranger can make the probe hold. */
-const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 256 * 1024;
 const BODY_TIMEOUT_MS = 10_000;
+// A gateway sends a few requests at once, and a probe's jobs make a few dozen deliveries.
+const MAX_CONNECTIONS = 16;
+const MAX_KEPT = 200;
+const MAX_KEPT_BYTES = 8 * 1024 * 1024;
 
-export async function startListener({ host, port, answer }: ListenerOptions): Promise<ProbeListener> {
-  const deliveries: CapturedDelivery[] = [];
+export async function startListener({
+  host,
+  port,
+  answer,
+  keep = () => true,
+}: ListenerOptions): Promise<ProbeListener> {
+  let deliveries: CapturedDelivery[] = [];
+  let keptBytes = 0;
   const waiting = new Set<() => void>();
   const server = createServer((req, res) => {
     const arrived = { at: Date.now(), monotonic: performance.now() };
@@ -61,13 +76,18 @@ export async function startListener({ host, port, answer }: ListenerOptions): Pr
       (body) => {
         const captured = { ...arrived, headers: headersOf(req), body };
         const status = answer(captured);
-        deliveries.push({ ...captured, status });
+        const room = deliveries.length < MAX_KEPT && keptBytes + body.byteLength <= MAX_KEPT_BYTES;
+        if (room && keep(captured)) {
+          deliveries.push({ ...captured, status });
+          keptBytes += body.byteLength;
+        }
         res.writeHead(status, { 'content-type': 'application/json' }).end(`{"ok":${status < 300}}`);
         for (const wake of waiting) wake();
       },
       () => res.writeHead(413, { connection: 'close' }).end(),
     );
   });
+  server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -77,7 +97,13 @@ export async function startListener({ host, port, answer }: ListenerOptions): Pr
 
   return {
     url: `http://${shownHost}:${address.port}/`,
-    deliveries,
+    get deliveries() {
+      return deliveries;
+    },
+    prune(keeps) {
+      deliveries = deliveries.filter(keeps);
+      keptBytes = deliveries.reduce((total, delivery) => total + delivery.body.byteLength, 0);
+    },
     next(matches, { from = 0, timeoutMs, signal, what }) {
       return new Promise((resolve, reject) => {
         let index = from;

@@ -63,7 +63,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
   // The Standard Webhooks form: a `whsec_` secret tells the two secret forms apart (its text and
   // its base64 give different keys).
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
-  const tasks: { main?: string } = {};
+  const tasks: ProbeTasks = { submitting: false, ids: [] };
   /** Retries are measured on the main task's deliveries: 500 within the window from its first attempt. */
   const answer = (delivery: Omit<CapturedDelivery, 'status'>): number => {
     if (retriesForMs === 0) return 200;
@@ -77,16 +77,22 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
     answer,
+    // Only what arrives once a job is submitted, and then only what names one of its tasks.
+    keep: (delivery) => tasks.submitting || tasks.ids.some((id) => carries(delivery, id)),
   });
   const webhookUrl = options.publicUrl ?? listener.url;
   try {
     say(`Listening at ${listener.url}; registering a webhook for ${webhookUrl}`);
     const webhook = await client.webhooks
       .create({ url: webhookUrl, events: [...GATEWAY_EVENT_TYPES], secret_key: secret }, { signal })
-      .catch((error: unknown) => {
-        throw new ProbeError(`could not register the webhook: ${clauseOf(error)}`, null, null, {
-          cause: error,
-        });
+      .catch(async (error: unknown) => {
+        // Interrupted or failed, the gateway may have made it all the same: found by its URL.
+        throw await leftBehind(
+          client,
+          webhookUrl,
+          `could not register the webhook: ${clauseOf(error)}`,
+          error,
+        );
       });
     const webhookId = webhook.id;
     let report: ProbeReport | undefined;
@@ -115,6 +121,30 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
   }
 }
 
+/**
+ * The failure of a registration, once any webhook the gateway made for `url` is deleted: the
+ * error names the one it found, or says how to find it when the gateway could not be asked.
+ */
+async function leftBehind(
+  client: GatewayClient,
+  url: string,
+  message: string,
+  cause: unknown,
+): Promise<ProbeError> {
+  let found: number[];
+  try {
+    const webhooks = await client.webhooks.list({ timeoutMs: 15_000 });
+    found = webhooks.filter((webhook) => webhook.url === url).map((webhook) => webhook.id);
+  } catch {
+    const hint = `; a webhook for ${url} may be left: find it with \`jobhook webhooks list\` and delete it with \`jobhook webhooks delete <id>\``;
+    return new ProbeError(`${message}${hint}`, null, null, { cause });
+  }
+  if (found.length === 0) return new ProbeError(message, null, null, { cause });
+  let deleted = true;
+  for (const id of found) deleted = (await deleteWebhook(client, id)) && deleted;
+  return new ProbeError(message, found[0]!, deleted, { cause });
+}
+
 /** Deletes the probe's webhook, on its own time (the probe's signal may be aborted): whether it is gone. */
 async function deleteWebhook(client: GatewayClient, id: number): Promise<boolean> {
   try {
@@ -126,12 +156,18 @@ async function deleteWebhook(client: GatewayClient, id: number): Promise<boolean
   }
 }
 
+interface ProbeTasks {
+  main?: string;
+  submitting: boolean;
+  ids: string[];
+}
+
 interface ProbeRun extends ProbeOptions {
   secret: string;
   timeoutMs: number;
   retriesForMs: number;
   listener: ProbeListener;
-  tasks: { main?: string };
+  tasks: ProbeTasks;
   webhookUrl: string;
   webhookId: number;
 }
@@ -144,17 +180,21 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
     model: run.job?.model ?? 'default',
     aspect_ratio: run.job?.aspectRatio ?? '1:1',
   };
-  const submitted = await client.images.generate(
-    { ...job, prompt: run.job?.prompt ?? DEFAULT_PROMPT },
-    { signal },
-  );
-  const taskId = submitted.task_id;
+  const submit = async (prompt: string): Promise<string> => {
+    run.tasks.submitting = true;
+    try {
+      const taskId = plausibleTaskId((await client.images.generate({ ...job, prompt }, { signal })).task_id);
+      run.tasks.ids.push(taskId);
+      return taskId;
+    } finally {
+      run.tasks.submitting = false;
+      listener.prune((delivery) => run.tasks.ids.some((id) => carries(delivery, id)));
+    }
+  };
+  const taskId = await submit(run.job?.prompt ?? DEFAULT_PROMPT);
   run.tasks.main = taskId;
   say(`Submitted ${taskId}; waiting for it to end and for its delivery`);
-  const failedTaskId =
-    run.failPrompt === undefined
-      ? undefined
-      : (await client.images.generate({ ...job, prompt: run.failPrompt }, { signal })).task_id;
+  const failedTaskId = run.failPrompt === undefined ? undefined : await submit(run.failPrompt);
   if (failedTaskId !== undefined) say(`Submitted ${failedTaskId}, meant to fail`);
 
   const notes: string[] = [];
@@ -198,6 +238,11 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
   const signature = await detectSignature(first, run.secret);
   const completedPayload = jsonOf(first);
   if (completedPayload === undefined) throw new Error(`the delivery for ${taskId} is not JSON`);
+  if (Array.isArray(completedPayload)) {
+    throw new Error(
+      `the gateway batches its deliveries (a JSON array of ${completedPayload.length} in one POST), and a receiver takes one event per delivery: no contract can be adopted; ask the gateway for one event per delivery`,
+    );
+  }
   const failedPayload = failedDelivery && jsonOf(failedDelivery);
   const payload = detectPayload({
     completed: { payload: completedPayload, headers: first.headers },
@@ -224,7 +269,7 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
     notes.push(`The payload's "${payload.eventIdPath}" changed between attempts: not used as the event id.`);
     payload.eventIdPath = null;
   }
-  notesOf(signature.scheme, payload, notes);
+  notesOf(signature.scheme, payload, notes, signature.headers?.id ?? undefined);
   const contract = contractOf(signature, payload, notes) ?? null;
   const last = attempts[attempts.length - 1]!;
   const check =
@@ -253,7 +298,23 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
   };
 }
 
-function notesOf(scheme: string, payload: PayloadFinding, notes: string[]): void {
+function notesOf(scheme: string, payload: PayloadFinding, notes: string[], signedId?: string): void {
+  const paths = [
+    'typePath',
+    'taskIdPath',
+    'imageUrlPath',
+    'errorPath',
+    'eventIdPath',
+    'createdAtPath',
+  ] as const;
+  for (const name of paths) {
+    const path = payload[name];
+    const header = path?.startsWith('header:') ? path.slice('header:'.length) : undefined;
+    if (header === undefined || header === signedId) continue;
+    notes.push(
+      `${name} is read from the header ${header}, which the signature does not cover: anyone who captured a delivery can re-send its bytes with another value. jobhook runs one outcome per task (the first handled), but check that value yourself if it decides more.`,
+    );
+  }
   if (scheme === 'unsigned') {
     notes.push(
       'No signature: nothing proves a delivery came from the gateway. Ask whether it signs with secret_key.',
@@ -364,15 +425,45 @@ async function checkContract(
   return result;
 }
 
-/** Whether a delivery names the task, in its body or a header. */
-function carries(delivery: Pick<CapturedDelivery, 'body' | 'headers'>, taskId: string): boolean {
-  return (
-    Buffer.from(delivery.body).includes(taskId) ||
-    Object.values(delivery.headers).some((value) => value.includes(taskId))
+/** Words a payload carries for other reasons: a task id equal to one would match any delivery. */
+const NOT_TASK_IDS = new Set([
+  'null',
+  'undefined',
+  'true',
+  'false',
+  'completed',
+  'failed',
+  ...GATEWAY_EVENT_TYPES,
+]);
+
+/** The submitted job's task id, when it can identify its deliveries: a printable token of 4 to 200 characters. */
+function plausibleTaskId(value: unknown): string {
+  if (
+    typeof value === 'string' &&
+    /^[\x21-\x7e]{4,200}$/.test(value) &&
+    !NOT_TASK_IDS.has(value.toLowerCase())
+  )
+    return value;
+  const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : typeof value;
+  throw new Error(
+    `the gateway answered the submission with the task id ${shown}, which cannot identify a delivery (a printable id of 4 to 200 characters was expected)`,
   );
 }
 
-function jsonOf(delivery: CapturedDelivery): unknown {
+/** Whether a delivery names the task as an exact value: a header's, or a string anywhere in its JSON body. */
+function carries(delivery: Pick<CapturedDelivery, 'body' | 'headers'>, taskId: string): boolean {
+  if (Object.values(delivery.headers).some((value) => value === taskId)) return true;
+  const decoded = jsonOf(delivery);
+  return decoded !== undefined && holds(decoded, taskId, 0);
+}
+
+function holds(value: unknown, wanted: string, depth: number): boolean {
+  if (value === wanted) return true;
+  if (typeof value !== 'object' || value === null || depth >= 8) return false;
+  return Object.values(value).some((inner) => holds(inner, wanted, depth + 1));
+}
+
+function jsonOf(delivery: Pick<CapturedDelivery, 'body'>): unknown {
   try {
     return JSON.parse(Buffer.from(delivery.body).toString('utf8'));
   } catch {
