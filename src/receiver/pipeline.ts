@@ -39,13 +39,12 @@ import {
 import { scopedKey } from '../results/job-result.js';
 import type { DeliveryInput } from './types.js';
 import { bodyUnavailableLine } from './body-unavailable.js';
-import { refusalLog, type RefusalLog, type SignatureAlarm } from './refusal-log.js';
+import { foreignSignatureHeader, refusalLog, type RefusalLog, type SignatureAlarm } from './refusal-log.js';
 import { storedHeaders } from '../inbox/stored-headers.js';
 import type { InboxDelivery } from '../inbox/inbox.js';
 import type { InboxDoor, StoredRun, StoredRunResult } from './inbox-door.js';
 import type { Confirmer } from './confirm.js';
 import type { AlarmWitness } from './alarm-witness.js';
-import { foreignSignatureHeader } from './foreign-signature.js';
 import { gateOutcome, outcomeConflict, settleMarks } from './task-outcome.js';
 
 /**

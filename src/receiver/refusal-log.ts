@@ -1,4 +1,5 @@
 import type { SafeLogger } from '../common/logging.js';
+import type { HeaderReader } from '../wire/headers.js';
 import type { RefusalCode } from '../signatures/verifier.js';
 import type { AlarmWitness } from './alarm-witness.js';
 
@@ -132,4 +133,20 @@ export function refusalLog(
       runs.delete(tenant ?? '');
     },
   };
+}
+
+// Each family's signature headers, whole: a delivery lacking the receiver's own but carrying one was signed another way.
+const FAMILIES: readonly (readonly string[])[] = [
+  ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+  ['svix-id', 'svix-timestamp', 'svix-signature'],
+  ['stripe-signature'],
+  ['x-hub-signature-256'],
+  ['x-signature'],
+];
+
+/** The signature header of another family `headers` carries whole, if any. */
+export function foreignSignatureHeader(headers: HeaderReader | undefined): string | undefined {
+  if (!headers) return undefined;
+  const family = FAMILIES.find((names) => names.every((name) => headers.get(name) !== undefined));
+  return family?.[family.length - 1];
 }

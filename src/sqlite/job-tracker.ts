@@ -27,6 +27,7 @@ export interface SqliteJobTracker extends JobTracker {
   readonly table: string;
   track(taskId: string, submittedAt?: number, tenant?: string): void;
   settle(taskId: string, tenant?: string): void;
+  has(taskId: string, tenant?: string): boolean;
   claimDue(request: Parameters<JobTracker['claimDue']>[0]): readonly TrackedJob[];
   release(taskId: string, owner: string, nextPollAt: number): void;
   pending(options?: { limit?: number }): readonly TrackedJob[];
@@ -77,6 +78,10 @@ export function sqliteJobTracker(options: SqliteJobTrackerOptions): SqliteJobTra
         tenant === undefined ? sql.settle.run(taskId) : sql.settleForTenant.run(taskId, tenant),
       );
     },
+    has(taskId, tenant) {
+      checkTenant(tenant);
+      return step('look a task up', () => sql.has.get(taskId, tenant ?? null, tenant ?? null)) !== undefined;
+    },
     claimDue({ owner, limit, afterMs, now: at }) {
       if (limit <= 0) return [];
       const rows = step('claim', () =>
@@ -125,6 +130,7 @@ function statements(db: SqliteDatabase, table: string) {
       ON CONFLICT (task_id) DO NOTHING`),
     settle: db.prepare(`DELETE FROM "${table}" WHERE task_id = ?`),
     settleForTenant: db.prepare(`DELETE FROM "${table}" WHERE task_id = ? AND tenant = ?`),
+    has: db.prepare(`SELECT 1 FROM "${table}" WHERE task_id = ? AND (? IS NULL OR tenant = ?)`),
     claim: db.prepare(`UPDATE "${table}" SET owner = @owner, polls = polls + 1, due_at = @due
       WHERE task_id IN (
         SELECT task_id FROM "${table}"

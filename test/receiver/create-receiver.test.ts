@@ -14,8 +14,8 @@ test.each([
   expect(create).toThrow(/secret/);
 });
 
-test('the missing-secret error names the explicit way to turn verification off', () => {
-  expect(() => createReceiver({})).toThrow(/dangerouslySkipVerification/);
+test('the missing-secret error names confirm mode for a sender that signs nothing jobhook checks', () => {
+  expect(() => createReceiver({})).toThrow(/confirm: \{ client, jobs \}/);
 });
 
 test('dangerouslySkipVerification accepts unsigned deliveries', async () => {
