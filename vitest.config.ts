@@ -36,7 +36,9 @@ export default defineConfig({
     // Forks, not threads: several tests measure their own process (RSS, open sockets, exit).
     pool: 'forks',
     maxWorkers: availableParallelism() + 1,
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Bounds against a hang, not deadlines for the work: many tests start processes, brokers and
+    // servers, which on a busy machine take many times what they take on an idle one.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 });

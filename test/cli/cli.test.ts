@@ -10,11 +10,11 @@ import { createClient } from 'jobhook/client';
 import { nodeHandler } from 'jobhook/node';
 import { startGateway, type Gateway } from 'jobhook/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDist } from '../support/dist.js';
+import { BUILD_TIMEOUT_MS, ensureDist } from '../support/dist.js';
 import { oneLineError, runCli, start } from './run-cli.js';
 import { SECRET } from '../fixtures.js';
 
-beforeAll(ensureDist, 180_000);
+beforeAll(ensureDist, BUILD_TIMEOUT_MS);
 
 describe('jobhook --help', () => {
   it.each([

@@ -2,7 +2,7 @@
 // the built binary: events kept as failed are listed with their error, a retry runs the handlers
 // once more, and retrying one that ran meanwhile runs nothing (exit 1, it is not failed any more).
 import { Queue } from 'bullmq';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createReceiver } from 'jobhook';
 import { signDelivery } from 'jobhook/testing';
 import { completed, SECRET } from '../adapters/fixtures.js';
@@ -10,7 +10,7 @@ import { until, type EngineUnderTest, type OpenEngine } from '../handoff/contrac
 import { bullmq } from '../handoff/bullmq-engine.js';
 import { nats } from '../handoff/nats-engine.js';
 import { pgBoss } from '../handoff/pg-boss-engine.js';
-import { ensureDist } from '../support/dist.js';
+import { BUILD_TIMEOUT_MS, ensureDist } from '../support/dist.js';
 import { DATABASE_URL, REDIS_URL, redisForTest, runTag } from '../support/services.js';
 import { oneLineError, runCli } from './run-cli.js';
 
@@ -21,6 +21,14 @@ const engines = await Promise.all(
     available: await engine.available(),
   })),
 );
+
+/**
+ * The bound on a test, against a hang: it runs the built command several times and waits for a
+ * broker, each many times slower on a busy machine. The build is made before, in its own hook.
+ */
+const HANG_MS = 300_000;
+
+beforeAll(ensureDist, BUILD_TIMEOUT_MS);
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -56,7 +64,6 @@ describe.each(engines)('jobhook failed on $name', ({ engine, available }) => {
   it.runIf(available)(
     'lists the failed events and retries one by id, then the rest with --all',
     async () => {
-      await ensureDist();
       const { opened, payloads, handled, fix } = await twoFailed(engine);
 
       const listed = await runCli(['failed', 'list', ...opened.cliArgs]);
@@ -90,31 +97,42 @@ describe.each(engines)('jobhook failed on $name', ({ engine, available }) => {
       expect(handled.sort()).toEqual(payloads.map((p) => p.id).sort());
       expect((await runCli(['failed', 'list', ...opened.cliArgs])).stdout).toBe('No failed events.\n');
     },
-    120_000,
+    HANG_MS,
   );
 });
 
 describe('jobhook failed: the command line', () => {
-  it('needs exactly one place, and an id or --all', async () => {
-    await ensureDist();
-    const none = await runCli(['failed', 'list']);
-    expect(none.code).toBe(2);
-    expect(oneLineError(none)).toMatch(/--redis-url \(BullMQ\), --database-url \(pg-boss\) or --nats-url/);
-    const two = await runCli(['failed', 'list', '--redis-url', 'redis://x', '--nats-url', 'nats://x']);
-    expect(oneLineError(two)).toMatch(/one of --redis-url, --database-url and --nats-url/);
-    const neither = await runCli(['failed', 'retry', '--redis-url', 'redis://x']);
-    expect(oneLineError(neither)).toMatch(/needs one event id, or --all/);
-    expect((await runCli(['failed', '--help'])).stdout).toMatch(/^Usage: jobhook failed/);
-  }, 120_000);
+  it(
+    'needs exactly one place, and an id or --all',
+    async () => {
+      const none = await runCli(['failed', 'list']);
+      expect(none.code).toBe(2);
+      expect(oneLineError(none)).toMatch(/--redis-url \(BullMQ\), --database-url \(pg-boss\) or --nats-url/);
+      const two = await runCli(['failed', 'list', '--redis-url', 'redis://x', '--nats-url', 'nats://x']);
+      expect(oneLineError(two)).toMatch(/one of --redis-url, --database-url and --nats-url/);
+      const neither = await runCli(['failed', 'retry', '--redis-url', 'redis://x']);
+      expect(oneLineError(neither)).toMatch(/needs one event id, or --all/);
+      expect((await runCli(['failed', '--help'])).stdout).toMatch(/^Usage: jobhook failed/);
+    },
+    HANG_MS,
+  );
 
-  it('names an unreachable service without its URL (which may hold a password)', async () => {
-    await ensureDist();
-    const result = await runCli(['failed', 'list', '--database-url', 'postgres://u:hunter2@127.0.0.1:1/db']);
-    expect(result.code).toBe(1);
-    const line = oneLineError(result);
-    expect(line).toMatch(/^jobhook: could not reach PostgreSQL/);
-    expect(line).not.toContain('hunter2');
-  }, 120_000);
+  it(
+    'names an unreachable service without its URL (which may hold a password)',
+    async () => {
+      const result = await runCli([
+        'failed',
+        'list',
+        '--database-url',
+        'postgres://u:hunter2@127.0.0.1:1/db',
+      ]);
+      expect(result.code).toBe(1);
+      const line = oneLineError(result);
+      expect(line).toMatch(/^jobhook: could not reach PostgreSQL/);
+      expect(line).not.toContain('hunter2');
+    },
+    HANG_MS,
+  );
 
   it.runIf(engines.find((e) => e.engine === bullmq)!.available)(
     'says plainly that no BullMQ queue is under the prefix, and names the prefix that holds it',
@@ -160,7 +178,6 @@ describe('jobhook failed: the command line', () => {
   it.runIf(engines.find((e) => e.engine === pgBoss)!.available)(
     'says plainly that a schema holds no pg-boss, and names the schemas that do',
     async () => {
-      await ensureDist();
       const opened = await pgBoss.open({ attempts: 1 });
       cleanups.push(() => opened.cleanup());
       const schema = opened.cliArgs[opened.cliArgs.indexOf('--schema') + 1]!;
@@ -174,6 +191,6 @@ describe('jobhook failed: the command line', () => {
       expect(line).toContain(schema);
       expect(line).not.toMatch(/could not reach/);
     },
-    120_000,
+    HANG_MS,
   );
 });

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../gateway/support.js';
-import { ensureDist } from '../support/dist.js';
+import { BUILD_TIMEOUT_MS, ensureDist } from '../support/dist.js';
 import { oneLineError, runCli, startGatewayCli } from './run-cli.js';
 
-beforeAll(ensureDist, 180_000);
+beforeAll(ensureDist, BUILD_TIMEOUT_MS);
 
 const stops: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -4,10 +4,10 @@ import { once } from 'node:events';
 import { createClient } from 'jobhook/client';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSink } from '../gateway/support.js';
-import { ensureDist } from '../support/dist.js';
+import { BUILD_TIMEOUT_MS, ensureDist } from '../support/dist.js';
 import { oneLineError, runCli, startGatewayCli } from './run-cli.js';
 
-beforeAll(ensureDist, 180_000);
+beforeAll(ensureDist, BUILD_TIMEOUT_MS);
 
 const stops: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -1,10 +1,10 @@
 // `jobhook generate "<prompt>" [--wait]`: the built binary against the gateway simulator.
 import { startGateway, type Gateway } from 'jobhook/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDist } from '../support/dist.js';
+import { BUILD_TIMEOUT_MS, ensureDist } from '../support/dist.js';
 import { oneLineError, runCli } from './run-cli.js';
 
-beforeAll(ensureDist, 180_000);
+beforeAll(ensureDist, BUILD_TIMEOUT_MS);
 
 let gateway: Gateway;
 let env: Record<string, string>;

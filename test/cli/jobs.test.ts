@@ -3,7 +3,7 @@
 import { redisJobTracker } from 'jobhook/redis';
 import { postgresJobTracker } from 'jobhook/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDist } from '../support/dist.js';
+import { BUILD_TIMEOUT_MS, ensureDist } from '../support/dist.js';
 import { oneLineError, runCli } from './run-cli.js';
 import {
   DATABASE_URL,
@@ -15,7 +15,7 @@ import {
 } from '../support/services.js';
 import { age } from '../../src/tools/cli/jobs.js';
 
-beforeAll(ensureDist, 180_000);
+beforeAll(ensureDist, BUILD_TIMEOUT_MS);
 
 const HOUR = 3_600_000;
 

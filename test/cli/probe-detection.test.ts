@@ -333,11 +333,18 @@ describe('failed jobs', () => {
 });
 
 describe('retries', () => {
+  /**
+   * Each measured delay is the scheduled one or later: a timer never fires early, but on a busy
+   * machine it fires late by as long as the processes before it keep the CPU, so lateness has only
+   * a bound against a schedule of another order (seconds where milliseconds were set).
+   */
+  const LATE_MS = 5_000;
   const within = (measured: number[], expected: number[]) => {
     expect(measured).toHaveLength(expected.length);
-    measured.forEach((delay, i) =>
-      expect(Math.abs(delay - expected[i]!)).toBeLessThanOrEqual(expected[i]! * 0.15),
-    );
+    measured.forEach((delay, i) => {
+      expect(delay).toBeGreaterThanOrEqual(expected[i]! * 0.85);
+      expect(delay).toBeLessThanOrEqual(expected[i]! + LATE_MS);
+    });
   };
 
   it('the delays of one schedule, the same delivery id on every attempt, then 200', async () => {

@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { createClient } from 'jobhook/client';
 import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDist } from '../support/dist.js';
+import { BUILD_TIMEOUT_MS, ensureDist } from '../support/dist.js';
 import { oneLineError, runCli, start } from './run-cli.js';
 
-beforeAll(ensureDist, 180_000);
+beforeAll(ensureDist, BUILD_TIMEOUT_MS);
 
 let gateway: Gateway | undefined;
 afterEach(async () => {
@@ -41,7 +41,9 @@ describe('jobhook probe', () => {
     const { env, client } = await simulator({
       signing: { scheme: 'hmac-sha256', header: 'x-signature', prefix: '', encoding: 'base64' },
       payload: 'flat',
-      deliveries: { retryDelaysMs: [400, 400] },
+      // Attempts at 0 s, 1 s and 5 s, answered 500 for 3 s: the second may come 2 s late (a busy
+      // machine) and still be refused, and the third, never early, is the one answered 200.
+      deliveries: { retryDelaysMs: [1000, 4000] },
     });
     const dir = await mkdtemp(join(tmpdir(), 'jobhook-probe-'));
     try {
@@ -51,7 +53,7 @@ describe('jobhook probe', () => {
         '--yes',
         '--json',
         '--retries-for',
-        '0.5',
+        '3',
         '--fail-prompt',
         'please fail',
         '--out',

@@ -3,10 +3,10 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureDist } from '../support/dist.js';
+import { BUILD_TIMEOUT_MS, ensureDist } from '../support/dist.js';
 import { oneLineError, runCli } from './run-cli.js';
 
-beforeAll(ensureDist, 180_000);
+beforeAll(ensureDist, BUILD_TIMEOUT_MS);
 
 const SECRET = `whsec_${Buffer.from('send-answer-test-secret-0123456').toString('base64')}`;
 const chunk = Buffer.alloc(64 * 1024, 'a');

@@ -11,10 +11,10 @@ import {
   INTERACTIVE_RETRY_DELAYS_MS,
   resolveGatewayOptions,
 } from '../../src/tools/simulator/config.js';
-import { ensureDist } from '../support/dist.js';
+import { BUILD_TIMEOUT_MS, ensureDist } from '../support/dist.js';
 import { runCli, startGatewayCli } from './run-cli.js';
 
-beforeAll(ensureDist, 180_000);
+beforeAll(ensureDist, BUILD_TIMEOUT_MS);
 
 const stops: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

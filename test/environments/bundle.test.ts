@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDist, root } from '../support/dist.js';
+import { BUILD_TIMEOUT_MS, ensureDist, root } from '../support/dist.js';
 
 let scratch: string;
 
@@ -14,7 +14,7 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'jobhook-bundle-'));
   // Resolve `jobhook` as an installed package does: through its `exports` map.
   await symlink(root, join(scratch, 'jobhook'), 'dir');
-}, 180_000);
+}, BUILD_TIMEOUT_MS);
 
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });

@@ -1,17 +1,17 @@
 // On a Node older than the supported 20.19, jobhook fails when it loads, with one clear message,
 // rather than loading and then answering every delivery 500 (Node 18 has no global `crypto`).
-// The built package is loaded by a real Node 18 (old-node.ts fetches one); the check itself is
+// The built package is loaded by a real Node 18 (node-binaries.ts fetches one); the check itself is
 // also run here against the versions other runtimes report.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { requireSupportedNode } from '../../src/runtime/node-version.js';
-import { dist, ensureDist } from '../support/dist.js';
-import { findNode18 } from './old-node.js';
+import { BUILD_TIMEOUT_MS, dist, ensureDist } from '../support/dist.js';
+import { findNode } from './node-binaries.js';
 
 const run = promisify(execFile);
-const node18 = await findNode18();
+const node18 = await findNode(18);
 
 /** Loads `code` (which imports the built package) with `node`; its exit code and stderr. */
 async function load(node: string, code: string, type: 'module' | 'commonjs') {
@@ -48,7 +48,7 @@ const entries = [
 ] as const;
 
 describe.skipIf(!node18)('the built package on Node 18', () => {
-  beforeAll(ensureDist, 180_000);
+  beforeAll(ensureDist, BUILD_TIMEOUT_MS);
 
   it.each(entries)('%s fails to load with one clear message', async (_name, code, type) => {
     const result = await load(node18!, code, type);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDist, entryNames, root } from '../support/dist.js';
+import { BUILD_TIMEOUT_MS, ensureDist, entryNames, root } from '../support/dist.js';
 
 const run = promisify(execFile);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -232,7 +232,7 @@ describe('the packed tarball', () => {
         files: ['typed.mts', 'typed.cts'],
       }),
     );
-  }, 180_000);
+  }, BUILD_TIMEOUT_MS);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   const project = () => join(dir, 'consumer');

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completedPayload, failedPayload } from '../fixtures.js';
 import { SECRET, appSource, bunServerSource, denoServerSource, edgeEntrySource } from './app.js';
 import { EDGE, WORKERS, bundle } from './web-bundles.js';
+import { BUILD_TIMEOUT_MS } from '../support/dist.js';
 import { packedProject } from './packed.js';
 import { serveBun, serveDeno, serveEdge, serveWorkerd, type Served } from './servers.js';
 
@@ -33,7 +34,7 @@ beforeAll(async () => {
     bundle(dir, 'app.mjs', 'worker.bundle.mjs', { conditions: WORKERS, format: 'esm' }),
     bundle(dir, 'edge-entry.mjs', 'edge.bundle.js', { conditions: EDGE, format: 'iife' }),
   ]);
-}, 120_000);
+}, BUILD_TIMEOUT_MS);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 it('bundles for Workers and Edge without a single node: import or Buffer', () => {

@@ -225,7 +225,7 @@ test('1,000 concurrent requests: all wait at once, all answered from their webho
   expect(started.waiting).toBe(0);
   expect(started.receiver.results.watching).toBe(0);
   expect(timeouts()).toBeLessThanOrEqual(before);
-}, 120_000);
+}, 600_000); // against a hang: a thousand waits take minutes on a busy machine
 
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));

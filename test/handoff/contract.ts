@@ -42,8 +42,14 @@ const deliver = (receiver: Receiver, payload: object, id?: string) => {
   return receiver.receive({ headers: delivery.headers, body: delivery.body });
 };
 
+/**
+ * The bound on each test of the contract, against a hang: a busy machine takes many times longer to
+ * start a worker process (tsx) and for a broker to take back a dead worker's job than an idle one.
+ */
+const HANG_MS = 180_000;
+
 /** Waits until `check` holds, polling (a bound against a hang, not a speed check). */
-export async function until(check: () => Promise<boolean> | boolean, what: string, ms = 30_000) {
+export async function until(check: () => Promise<boolean> | boolean, what: string, ms = 120_000) {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -70,7 +76,7 @@ export function handoffContract(engine: EngineUnderTest, available: boolean): vo
     return handle;
   }
 
-  describe.runIf(available)(`hand-off contract: ${engine.name}`, () => {
+  describe.runIf(available)(`hand-off contract: ${engine.name}`, { timeout: HANG_MS }, () => {
     it('answers 503 handoff_failed when the broker does not answer; the retry is stored once and runs', async () => {
       const opened = await open();
       const errors: string[] = [];

@@ -11,7 +11,7 @@ const run = promisify(execFile);
 async function linesOf(store: 'default' | 'explicit'): Promise<string[]> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/receiver/cluster-app.ts'], {
     env: { ...process.env, CLUSTER_STORE: store },
-    timeout: 15_000,
+    timeout: 100_000, // against a hang: tsx and a forked worker start slowly on a busy machine
   });
   return JSON.parse(stdout.trim()) as string[];
 }

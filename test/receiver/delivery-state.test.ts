@@ -285,7 +285,19 @@ describe('item 4: a handler that outlives handlerTimeoutMs', () => {
   });
 
   test('its claim is renewed while it runs, past the lease', async () => {
-    const store = memoryDedupeStore({ leaseMs: 30 });
+    // The store's clock moves half a lease at each renewal, so the claim outlives three leases only
+    // by being renewed: a sleep of three leases would test how busy the machine is, since a renewal
+    // whose timer fires after the lease (a loop kept from running) loses the claim, as it should.
+    const LEASE_MS = 40;
+    let clock = 0;
+    const store = memoryDedupeStore({ leaseMs: LEASE_MS, now: () => clock });
+    const threeLeases = deferred();
+    const renew = store.renew.bind(store);
+    store.renew = (key, owner) => {
+      const kept = renew(key, owner);
+      if (kept && (clock += LEASE_MS / 2) >= 3 * LEASE_MS) threeLeases.resolve();
+      return kept;
+    };
     const receiver = make({ handlerTimeoutMs: 10, dedupe: store });
     const gate = deferred();
     let runs = 0;
@@ -295,7 +307,7 @@ describe('item 4: a handler that outlives handlerTimeoutMs', () => {
     });
     const delivery = signDelivery({ secret: SECRET, payload: completedPayload() });
     expect((await receiver.receive(delivery)).status).toBe(500);
-    await new Promise((resolve) => setTimeout(resolve, 100)); // three leases
+    await threeLeases.promise;
     expect((await receiver.receive(delivery)).status).toBe(409);
     gate.resolve();
     await vi.waitFor(async () =>

@@ -9,6 +9,7 @@ import { startGateway, type Gateway } from 'jobhook/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EDGE, WORKERS, bundle } from '../environments/web-bundles.js';
 import { packedProject } from '../environments/packed.js';
+import { BUILD_TIMEOUT_MS } from '../support/dist.js';
 import { serveEdge } from '../environments/servers.js';
 import { SECRET } from '../environments/app.js';
 
@@ -54,7 +55,7 @@ beforeAll(async () => {
     bundle(dir, 'app.mjs', 'worker.bundle.mjs', { conditions: WORKERS, format: 'esm' }),
     bundle(dir, 'edge-entry.mjs', 'edge.bundle.js', { conditions: EDGE, format: 'iife' }),
   ]);
-}, 120_000);
+}, BUILD_TIMEOUT_MS);
 afterAll(async () => {
   await gateway?.close();
   await rm(dir, { recursive: true, force: true });

@@ -6,7 +6,7 @@
  * the build goes to a scratch folder that replaces dist/ only when complete.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -45,7 +45,16 @@ const inputs = ['src', 'adapters', 'tsup.config.ts', 'package.json', 'tsconfig.j
 const cache = join(root, 'node_modules', '.cache');
 const lock = join(cache, 'jobhook-build.lock');
 
-/** Builds dist/ unless it is complete and newer than every source. Give the hook ~2 minutes. */
+/**
+ * The bound on a hook that calls {@link ensureDist}: a build takes about half a minute on an idle
+ * machine and many times that on a busy one, possibly after another process's build.
+ */
+export const BUILD_TIMEOUT_MS = 600_000;
+
+/** A lock whose holder died between taking it and writing its pid; the gap is one system call. */
+const ORPHAN_LOCK_MS = 60_000;
+
+/** Builds dist/ unless it is complete and newer than every source; a hook gives it {@link BUILD_TIMEOUT_MS}. */
 export async function ensureDist(): Promise<void> {
   for (;;) {
     if (await fresh()) return;
@@ -77,16 +86,35 @@ async function fresh(): Promise<boolean> {
   return newest <= oldest;
 }
 
-/** mkdir is atomic: whoever creates the directory holds the lock. A lock older than 3 min is stale. */
+/**
+ * mkdir is atomic: whoever creates the directory holds the lock, and writes its pid in it. The lock
+ * is stale once that process has ended, however long a build takes on a busy machine (an age limit
+ * let a second build start beside a slow first one, and each ran slower still).
+ */
 async function acquire(): Promise<boolean> {
   await mkdir(cache, { recursive: true });
   try {
     await mkdir(lock);
+    await writeFile(join(lock, 'pid'), String(process.pid));
     return true;
   } catch {
-    const since = await mtime(lock);
-    if (since !== undefined && Date.now() - since > 180_000) await rm(lock, { recursive: true, force: true });
+    if (await stale()) await rm(lock, { recursive: true, force: true });
     return false;
+  }
+}
+
+/** Whether the lock's holder has ended; a lock with no pid yet is being taken, unless it is old. */
+async function stale(): Promise<boolean> {
+  const pid = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => ''));
+  if (!pid) {
+    const since = await mtime(lock);
+    return since !== undefined && Date.now() - since > ORPHAN_LOCK_MS;
+  }
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 
