@@ -12,6 +12,7 @@ import { inboxDoor } from './inbox-door.js';
 import { registerReceiver } from './register.js';
 import { keepOwnHandoff } from '../handoff/handoff.js';
 import { alarmWitness } from './alarm-witness.js';
+import { MOUNT_CHECK_AFTER_MS, mountCheck } from './mount-check.js';
 import type { DeliveryContext, EventHandler } from './run-handlers.js';
 import { createReconciler, type Reconciler } from '../reconcile/reconciler.js';
 import { createConfirmer } from './confirm.js';
@@ -71,6 +72,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       now: config.now,
     });
   const witness = alarmWitness();
+  const mount = mountCheck(config.logger);
   const pipeline: Pipeline = createPipeline({
     inbox: door,
     config,
@@ -120,6 +122,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     // Closing from this very call on: a delivery that comes while the reconciler stops gets 503
     // (awaiting the reconciler first let one in and run its handlers during close()).
     const draining = lifecycle.close(timeoutMs);
+    mount.stop();
     door?.stop();
     // No new pass, no poll in flight; a polled outcome being handled is drained with the rest.
     await reconciler?.close();
@@ -189,7 +192,16 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     },
     maxBodyBytes: config.maxBodyBytes,
     results,
-    register: (registerOptions) => {
+    register: ({ checkMountAfterMs, ...registerOptions }) => {
+      const afterMs = nonNegativeNumber(
+        'receiver.register',
+        'checkMountAfterMs',
+        checkMountAfterMs,
+        MOUNT_CHECK_AFTER_MS,
+        {
+          unit: MS_OR_NONE,
+        },
+      );
       // The webhook whose delivery counters the reconciler reads.
       const url = (registerOptions as { url?: unknown } | undefined)?.url;
       if (typeof url === 'string') reconciler?.watchUrl(url);
@@ -205,13 +217,15 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
           ].filter((type, at, all) => all.indexOf(type) === at),
           known: Object.keys(schemas),
         },
-        registerOptions,
+        // `checkMountAfterMs` is the receiver's own: the rest are the client's options.
+        registerOptions as typeof registerOptions & { client: never },
       );
       // The webhook's counters, read once registered, tell the gateway's refused deliveries from a stranger's.
       const client = (registerOptions as { client?: unknown } | undefined)?.client;
       if (typeof url !== 'string') return registered;
       return (registered as Promise<unknown>).then(async (result: unknown) => {
         await witness.watch(client, url);
+        void mount.start(client, url, afterMs);
         return result;
       }) as typeof registered;
     },

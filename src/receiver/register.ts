@@ -26,6 +26,11 @@ export type ReceiverRegisterOptions<C extends WebhookRegistrar> = RegistrarOptio
   events?: readonly string[];
   /** Default: the receiver's first secret; required when `secret` is a function (one webhook per tenant). */
   secret?: string;
+  /**
+   * When to first read the webhook's counters for deliveries this app answers 404 or 405 (the
+   * receiver mounted at another path), in ms; each later read waits twice as long. Default 30 s.
+   */
+  checkMountAfterMs?: number;
 };
 
 /** What a receiver knows that registration needs. */
