@@ -1,4 +1,4 @@
-import { webhookAt } from '../reconcile/gateway.js';
+import { webhookCounters } from '../reconcile/gateway.js';
 
 /**
  * Whether the gateway bears out a signature alarm. Anyone can post deliveries that fail to verify,
@@ -15,39 +15,23 @@ export interface AlarmWitness {
 }
 
 interface Watched {
-  list: (options: { retries: number; timeoutMs: number }) => Promise<unknown>;
+  client: unknown;
   url: string;
   totalFailed: number | undefined;
 }
 
 const MAX_WATCHED = 100;
-const READ_TIMEOUT_MS = 10_000;
 
 export function alarmWitness(): AlarmWitness {
   const watched = new Map<string, Watched>();
 
-  async function read(entry: Watched): Promise<{ totalFailed: number; lastError: unknown } | undefined> {
-    try {
-      const answer = await entry.list({ retries: 0, timeoutMs: READ_TIMEOUT_MS });
-      const own = webhookAt(Array.isArray(answer) ? answer : [], entry.url);
-      const totalFailed = own?.total_failed;
-      return typeof totalFailed === 'number' ? { totalFailed, lastError: own!.last_error } : undefined;
-    } catch {
-      return undefined;
-    }
-  }
+  const read = (entry: Watched) => webhookCounters(entry.client, entry.url);
 
   return {
     watching: () => watched.size > 0,
     async watch(client, url) {
-      const list = (client as { webhooks?: { list?: unknown } } | null)?.webhooks?.list;
-      if (typeof list !== 'function') return;
-      const webhooks = (client as { webhooks: object }).webhooks;
-      const entry: Watched = {
-        list: (options) => Promise.resolve(list.call(webhooks, options) as unknown),
-        url,
-        totalFailed: undefined,
-      };
+      if (typeof (client as { webhooks?: { list?: unknown } } | null)?.webhooks?.list !== 'function') return;
+      const entry: Watched = { client, url, totalFailed: undefined };
       watched.delete(url);
       if (watched.size >= MAX_WATCHED) watched.delete(watched.keys().next().value!);
       watched.set(url, entry);

@@ -1,10 +1,9 @@
 import type { SafeLogger } from '../common/logging.js';
-import { webhookAt } from '../reconcile/gateway.js';
+import { webhookCounters } from '../reconcile/gateway.js';
 
 /** The default wait before the first look at a registered webhook's counters; each later look waits twice as long. */
 export const MOUNT_CHECK_AFTER_MS = 30_000;
 const LOOKS = 5;
-const READ_TIMEOUT_MS = 10_000;
 
 /**
  * After `register()`, a few looks at the webhook's counters: a `last_error` of `HTTP 404` or `405`
@@ -14,34 +13,20 @@ export function mountCheck(logger: SafeLogger) {
   const timers = new Set<ReturnType<typeof setTimeout>>();
   let stopped = false;
 
-  async function failuresAt(client: unknown, url: string) {
-    const webhooks = (client as { webhooks?: { list?: unknown } } | null)?.webhooks;
-    const list = webhooks?.list as ((options: object) => unknown) | undefined;
-    if (typeof list !== 'function') return undefined;
-    try {
-      const answer: unknown = await list.call(webhooks, { retries: 0, timeoutMs: READ_TIMEOUT_MS });
-      const own = webhookAt(Array.isArray(answer) ? answer : [], url);
-      const failed = own?.total_failed;
-      return typeof failed === 'number' ? { failed, lastError: own!.last_error } : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
   return {
     /** Starts the looks at `url`'s webhook (timers that keep no process alive), the first after `afterMs`. */
     async start(client: unknown, url: string, afterMs: number): Promise<void> {
       if (stopped) return;
-      const baseline = (await failuresAt(client, url))?.failed ?? 0;
+      const baseline = (await webhookCounters(client, url))?.totalFailed ?? 0;
       const look = (n: number) => {
         if (stopped || n >= LOOKS) return;
         const timer = setTimeout(
           async () => {
             timers.delete(timer);
-            const now = await failuresAt(client, url);
+            const now = await webhookCounters(client, url);
             const status = typeof now?.lastError === 'string' && /^HTTP (404|405)\b/.exec(now.lastError)?.[1];
             if (stopped) return;
-            if (now && status && now.failed > baseline) return logger.error(wrongPathLine(url, status));
+            if (now && status && now.totalFailed > baseline) return logger.error(wrongPathLine(url, status));
             look(n + 1);
           },
           afterMs * 2 ** n,

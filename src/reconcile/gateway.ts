@@ -98,6 +98,30 @@ export function webhookAt(list: readonly unknown[], url: string): Record<string,
   );
 }
 
+/** The time a reading of a webhook's counters may take: a look that answers nothing is no reading. */
+const COUNTERS_TIMEOUT_MS = 10_000;
+
+/**
+ * The counters of the webhook registered at `url`, read once through `client.webhooks.list` with no
+ * retries; `undefined` when the client cannot list, the call fails, or the webhook has none.
+ */
+export async function webhookCounters(
+  client: unknown,
+  url: string,
+): Promise<{ totalFailed: number; lastError: unknown } | undefined> {
+  const webhooks = (client as { webhooks?: { list?: unknown } } | null)?.webhooks;
+  const list = webhooks?.list as ((options: object) => unknown) | undefined;
+  if (typeof list !== 'function') return undefined;
+  try {
+    const answer: unknown = await list.call(webhooks, { retries: 0, timeoutMs: COUNTERS_TIMEOUT_MS });
+    const own = webhookAt(Array.isArray(answer) ? answer : [], url);
+    const totalFailed = own?.total_failed;
+    return typeof totalFailed === 'number' ? { totalFailed, lastError: own!.last_error } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A URL as the gateway compares them (`https://A.example/x` is `https://a.example/x`). */
 function normalized(url: unknown): string | undefined {
   if (typeof url !== 'string') return undefined;
