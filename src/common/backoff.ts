@@ -22,13 +22,15 @@ export function backoffDelay(backoff: Backoff, retry: number, random: () => numb
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: AbortSignal, keepAlive = true): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason as Error);
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
+    // A wait that must not keep the process alive (a look in the background) lets it exit.
+    if (!keepAlive) (timer as { unref?: () => void }).unref?.();
     function onAbort() {
       clearTimeout(timer);
       reject(signal!.reason as Error);

@@ -1,4 +1,5 @@
 import type { SafeLogger } from '../common/logging.js';
+import { backoffDelay, sleep } from '../common/backoff.js';
 import { webhookCounters } from '../reconcile/gateway.js';
 
 /** The default wait before the first look at a registered webhook's counters; each later look waits twice as long. */
@@ -10,36 +11,27 @@ const LOOKS = 5;
  * means the gateway reaches the app but not the receiver, which would otherwise never hear of it.
  */
 export function mountCheck(logger: SafeLogger) {
-  const timers = new Set<ReturnType<typeof setTimeout>>();
-  let stopped = false;
-
+  const stopping = new AbortController();
   return {
-    /** Starts the looks at `url`'s webhook (timers that keep no process alive), the first after `afterMs`. */
+    /** Starts the looks at `url`'s webhook (waits that keep no process alive), the first after `afterMs`. */
     async start(client: unknown, url: string, afterMs: number): Promise<void> {
-      if (stopped) return;
+      if (stopping.signal.aborted) return;
       const baseline = (await webhookCounters(client, url))?.totalFailed ?? 0;
-      const look = (n: number) => {
-        if (stopped || n >= LOOKS) return;
-        const timer = setTimeout(
-          async () => {
-            timers.delete(timer);
-            const now = await webhookCounters(client, url);
-            const status = typeof now?.lastError === 'string' && /^HTTP (404|405)\b/.exec(now.lastError)?.[1];
-            if (stopped) return;
-            if (now && status && now.totalFailed > baseline) return logger.error(wrongPathLine(url, status));
-            look(n + 1);
-          },
-          afterMs * 2 ** n,
-        );
-        (timer as { unref?: () => void }).unref?.();
-        timers.add(timer);
-      };
-      look(0);
+      const backoff = { firstMs: afterMs, maxMs: Number.MAX_SAFE_INTEGER };
+      for (let look = 1; look <= LOOKS; look++) {
+        try {
+          await sleep(backoffDelay(backoff, look), stopping.signal, false);
+        } catch {
+          return; // stopped by close()
+        }
+        const now = await webhookCounters(client, url);
+        if (stopping.signal.aborted) return;
+        const status = typeof now?.lastError === 'string' && /^HTTP (404|405)\b/.exec(now.lastError)?.[1];
+        if (now && status && now.totalFailed > baseline) return logger.error(wrongPathLine(url, status));
+      }
     },
     stop(): void {
-      stopped = true;
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
+      stopping.abort();
     },
   };
 }
