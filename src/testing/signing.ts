@@ -202,11 +202,11 @@ function isVerifier(value: unknown): value is Verifier {
   return typeof scheme?.prepare === 'function' || typeof scheme?.sign === 'function';
 }
 
-/** Whether `secret` can sign in this scheme: in the `whsec-base64` form, `whsec_` must prefix base64. */
+/** Whether `secret` can sign in this scheme: base64 where its secret form asks for base64. */
 export function canSignWith(signing: DeliverySigning, secret: string): boolean {
-  if (signing.secretForm !== 'whsec-base64') return true;
+  if (signing.secretForm === undefined || signing.secretForm === 'utf8') return true;
   try {
-    secretBytes(secret, 'signDelivery', 'whsec-base64');
+    secretBytes(secret, 'signDelivery', signing.secretForm);
     return true;
   } catch {
     return false;

@@ -362,7 +362,9 @@ describe('retries', () => {
       sameBody: true,
       delivered: true,
     });
-    expect(gateway.deliveries.map((attempt) => attempt.status)).toEqual([500, 500, 200]);
+    // The first webhook is the probe's own; the second, with a plain secret, is answered 200.
+    const own = gateway.deliveries.filter((attempt) => attempt.webhookId === report.probe.webhookId);
+    expect(own.map((attempt) => attempt.status)).toEqual([500, 500, 200]);
   });
 
   it('another schedule, a fresh id on each attempt (in an id header of its own)', async () => {
@@ -442,4 +444,47 @@ it('the report and the contract carry no secret', async () => {
   expect(text).not.toContain(gateway.apiKey);
   const contract: ReceiverContract = report.contract!;
   expect(Object.keys(contract)).toEqual(['version', 'signature', 'payload']);
+});
+
+describe('a plain secret', () => {
+  /** A plain base64 secret (no `whsec_`), as a user may hold one. */
+  const PLAIN = Buffer.from('a-plain-secret-of-thirty-two-bytes').toString('base64');
+
+  /** A receiver given PLAIN and the report's contract, behind a webhook with PLAIN: what one genuine delivery did. */
+  async function adoptPlain(gateway: Gateway, client: GatewayClient, report: ProbeReport) {
+    const events: JobCompletedEvent[] = [];
+    const receiver = createReceiver({
+      secret: PLAIN,
+      contract: report as never,
+      logger: { error: () => undefined },
+    });
+    receiver.onJobCompleted((event) => void events.push(event));
+    const server = createServer(nodeHandler(receiver));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(resolve)));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const webhook = await client.webhooks.create({ url, events: ['job.completed'], secret_key: PLAIN });
+    const { task_id } = await client.images.generate({ model: 'm', prompt: 'a fox' });
+    await gateway.settled();
+    await client.webhooks.delete(webhook.id);
+    return events.map((event) => event.data.task_id === task_id);
+  }
+
+  it('a gateway that base64-decodes any secret: the contract says base64, and a plain secret verifies', async () => {
+    const { gateway, client, report } = await probe({
+      signing: { scheme: 'standard-webhooks', secretForm: 'base64' },
+    });
+    expect(report.signature.secretForm).toBe('base64');
+    expect(report.contract!.signature).toMatchObject({ secretForm: 'base64' });
+    expect(summaryLines(report).join('\n')).toContain('after whsec_ or without it (base64)');
+    await expectNoWebhooks(client);
+    expect(await adoptPlain(gateway, client, report)).toEqual([true]);
+  });
+
+  it('a gateway that reads a plain secret as text: the contract keeps whsec-base64, and a plain secret verifies', async () => {
+    const { gateway, client, report } = await probe({ signing: 'standard-webhooks' });
+    expect(report.signature.secretForm).toBe('whsec-base64');
+    await expectNoWebhooks(client);
+    expect(await adoptPlain(gateway, client, report)).toEqual([true]);
+  });
 });

@@ -166,7 +166,8 @@ describe('jobhook probe', () => {
         if (/^Submitted task_/m.test(stdout)) resolve();
       }),
     );
-    expect(await client.webhooks.list()).toHaveLength(1);
+    // The probe's webhook and its second one, with a plain secret.
+    expect(await client.webhooks.list()).toHaveLength(2);
     child.kill('SIGINT');
     const [code] = (await once(child, 'exit')) as [number | null];
     expect(code).toBe(1);

@@ -38,7 +38,7 @@ export interface SignatureFinding {
   encoding: 'hex' | 'base64' | null;
   /** What the header holds around the digest: `v1,` for Standard Webhooks, `sha256=`, `''`, or Stripe's `t=<unix>,v1=`. */
   prefix: string | null;
-  /** How the secret became the key: `whsec-base64` (base64 after `whsec_`) or `utf8` (its text). */
+  /** How the secret became the key: `whsec-base64` (base64 after `whsec_`, a plain one as text), `base64` (both decoded) or `utf8`. */
   secretForm: SecretForm | null;
   /** The signed timestamp minus the arrival time, in seconds (a sender's clock skew), when one is signed. */
   clockSkewSeconds: number | null;

@@ -15,6 +15,8 @@ export interface CapturedDelivery {
   at: number;
   /** When it arrived, on the monotonic clock (`performance.now()`): delays are measured on it. */
   monotonic: number;
+  /** The request's path and query, as sent: which of the probe's webhooks it came to. */
+  url: string;
   /** Header names in lower case; a repeated header's values joined with `, `. */
   headers: Record<string, string>;
   body: Uint8Array;
@@ -74,7 +76,7 @@ export async function startListener({
     }
     readRequestBody(req, limitsWithin(MAX_BODY_BYTES, BODY_TIMEOUT_MS)).then(
       (body) => {
-        const captured = { ...arrived, headers: headersOf(req), body };
+        const captured = { ...arrived, url: req.url ?? '/', headers: headersOf(req), body };
         const status = answer(captured);
         const room = deliveries.length < MAX_KEPT && keptBytes + body.byteLength <= MAX_KEPT_BYTES;
         if (room && keep(captured)) {

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { JobFailedError, WaitTimeoutError, type GatewayClient, type ImageTask } from 'jobhook/client';
 import { createReceiver, GATEWAY_EVENT_TYPES, type JobCompletedEvent, type JobFailedEvent } from 'jobhook';
 import { detectPayload, type PayloadFinding } from './detect-payload.js';
-import { detectSignature } from './detect-signature.js';
+import { detectSignature, type SignatureFinding } from './detect-signature.js';
 import { startListener, type CapturedDelivery, type ProbeListener } from './listener.js';
 import { contractOf, typescriptOf, type ContractCheck, type ProbeReport } from './report.js';
 import { retryFinding } from './listener.js';
@@ -53,6 +53,8 @@ export class ProbeError extends Error {
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
+// The plain webhook's delivery is sent beside the main one's: no need to wait long for it.
+const PLAIN_WAIT_MS = 30_000;
 const DEFAULT_PROMPT = 'a lighthouse on a cliff at dawn (jobhook probe)';
 
 export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
@@ -63,14 +65,16 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
   // The Standard Webhooks form: a `whsec_` secret tells the two secret forms apart (its text and
   // its base64 give different keys).
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  // A second webhook, with a plain base64 secret: whether the gateway decodes one without the prefix too.
+  const plainSecret = randomBytes(33).toString('base64');
   const tasks: ProbeTasks = { submitting: false, ids: [] };
   /** Retries are measured on the main task's deliveries: 500 within the window from its first attempt. */
   const answer = (delivery: Omit<CapturedDelivery, 'status'>): number => {
-    if (retriesForMs === 0) return 200;
+    if (retriesForMs === 0 || viaPlain(delivery)) return 200;
     // Before the task id is known, any delivery may be the job's: it is kept failing.
     if (tasks.main === undefined) return 500;
-    if (!carries(delivery, tasks.main)) return 200;
-    const first = listener.deliveries.find((seen) => carries(seen, tasks.main!)) ?? delivery;
+    if (!mainCarries(delivery, tasks.main)) return 200;
+    const first = listener.deliveries.find((seen) => mainCarries(seen, tasks.main!)) ?? delivery;
     return delivery.monotonic - first.monotonic < retriesForMs ? 500 : 200;
   };
   const listener: ProbeListener = await startListener({
@@ -81,6 +85,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
     keep: (delivery) => tasks.submitting || tasks.ids.some((id) => carries(delivery, id)),
   });
   const webhookUrl = options.publicUrl ?? listener.url;
+  const plainUrl = plainUrlOf(webhookUrl);
   try {
     say(`Listening at ${listener.url}; registering a webhook for ${webhookUrl}`);
     const webhook = await client.webhooks
@@ -97,10 +102,13 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
     const webhookId = webhook.id;
     let report: ProbeReport | undefined;
     let failure: unknown;
+    let plain: PlainWebhook | undefined;
     try {
+      plain = await registerPlain(client, plainUrl, plainSecret, signal);
       report = await probeWith({
         ...options,
         secret,
+        plain,
         timeoutMs,
         retriesForMs,
         listener,
@@ -111,7 +119,9 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
     } catch (error) {
       failure = error;
     }
-    const deleted = await deleteWebhook(client, webhookId);
+    const deleted =
+      (await deleteWebhook(client, webhookId)) &&
+      (plain?.id == null || (await deleteWebhook(client, plain.id)));
     if (failure !== undefined)
       throw new ProbeError(clauseOf(failure), webhookId, deleted, { cause: failure });
     report!.probe.webhookDeleted = deleted;
@@ -145,6 +155,75 @@ async function leftBehind(
   return new ProbeError(message, found[0]!, deleted, { cause });
 }
 
+/** The webhook with a plain secret: its id, or why there is none (the probe goes on without it). */
+interface PlainWebhook {
+  id: number | null;
+  secret: string;
+  note?: string;
+}
+
+async function registerPlain(
+  client: GatewayClient,
+  url: string,
+  secret: string,
+  signal: AbortSignal | undefined,
+): Promise<PlainWebhook> {
+  try {
+    const events = [...GATEWAY_EVENT_TYPES];
+    return { id: (await client.webhooks.create({ url, events, secret_key: secret }, { signal })).id, secret };
+  } catch (error) {
+    const left = await leftBehind(client, url, clauseOf(error), error);
+    if (signal?.aborted || left.webhookDeleted === false || left.message !== clauseOf(error)) throw left;
+    const note = `The gateway took no webhook with a plain secret (${left.message}): how it keys a secret without "whsec_" is not known.`;
+    return { id: null, secret, note };
+  }
+}
+
+/** The plain secret's webhook's URL: the probe's, told apart by a query parameter. */
+function plainUrlOf(webhookUrl: string): string {
+  const url = new URL(webhookUrl);
+  url.searchParams.set(PLAIN_PARAMETER, 'plain');
+  return url.href;
+}
+
+const PLAIN_PARAMETER = 'jobhook-secret';
+
+/** Whether a delivery came to the plain secret's webhook. */
+function viaPlain(delivery: Pick<CapturedDelivery, 'url'>): boolean {
+  return new URL(delivery.url, 'http://probe').searchParams.get(PLAIN_PARAMETER) === 'plain';
+}
+
+/** Whether a delivery came to the probe's main webhook and names the task. */
+function mainCarries(delivery: Pick<CapturedDelivery, 'body' | 'headers' | 'url'>, taskId: string): boolean {
+  return !viaPlain(delivery) && carries(delivery, taskId);
+}
+
+/**
+ * The signature found with the `whsec_` secret, its secret form settled by the plain secret's
+ * delivery: a gateway that decodes both is `base64`, one that reads the plain one as text keeps its form.
+ */
+function withPlainForm(
+  signature: SignatureFinding,
+  plain: SignatureFinding | undefined,
+  notes: string[],
+): SignatureFinding {
+  if (signature.secretForm === null) return signature;
+  const unknownNote = 'how the gateway keys a secret without "whsec_" is not known';
+  if (plain === undefined) return signature;
+  if (plain.scheme !== signature.scheme || plain.secretForm === null) {
+    notes.push(
+      `The delivery to the webhook with a plain secret did not verify as the other did: ${unknownNote}.`,
+    );
+    return signature;
+  }
+  if (plain.secretForm !== 'base64') return signature;
+  if (signature.secretForm === 'whsec-base64') return { ...signature, secretForm: 'base64' };
+  notes.push(
+    'The gateway reads a "whsec_" secret as text but base64-decodes a plain one: give the receiver a plain base64 secret with secretForm "base64", or a "whsec_" one as it is.',
+  );
+  return signature;
+}
+
 /** Deletes the probe's webhook, on its own time (the probe's signal may be aborted): whether it is gone. */
 async function deleteWebhook(client: GatewayClient, id: number): Promise<boolean> {
   try {
@@ -164,6 +243,7 @@ interface ProbeTasks {
 
 interface ProbeRun extends ProbeOptions {
   secret: string;
+  plain: PlainWebhook;
   timeoutMs: number;
   retriesForMs: number;
   listener: ProbeListener;
@@ -198,7 +278,8 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
   if (failedTaskId !== undefined) say(`Submitted ${failedTaskId}, meant to fail`);
 
   const notes: string[] = [];
-  const ofTask = (id: string) => (delivery: CapturedDelivery) => carries(delivery, id);
+  if (run.plain.note !== undefined) notes.push(run.plain.note);
+  const ofTask = (id: string) => (delivery: CapturedDelivery) => mainCarries(delivery, id);
   const [task, first] = await Promise.all([
     endOf(client, taskId, timeoutMs, signal),
     listener.next(ofTask(taskId), { timeoutMs, signal, what: `delivery for ${taskId}` }),
@@ -221,7 +302,7 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
   if (retriesForMs > 0) {
     say(`Answering ${taskId}'s deliveries 500 for ${retriesForMs / 1000} s, then 200`);
     await listener
-      .next((delivery) => carries(delivery, taskId) && delivery.status < 300, {
+      .next((delivery) => mainCarries(delivery, taskId) && delivery.status < 300, {
         timeoutMs: Math.max(0, first.monotonic + retriesForMs - performance.now()) + timeoutMs,
         signal,
         what: `attempt for ${taskId} after the window`,
@@ -235,7 +316,27 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
   }
 
   const attempts = listener.deliveries.filter(ofTask(taskId));
-  const signature = await detectSignature(first, run.secret);
+  const plainFirst =
+    run.plain.id === null
+      ? undefined
+      : await listener
+          .next((delivery) => viaPlain(delivery) && carries(delivery, taskId), {
+            timeoutMs: Math.min(timeoutMs, PLAIN_WAIT_MS),
+            signal,
+            what: `delivery for ${taskId} to the webhook with a plain secret`,
+          })
+          .catch((error: unknown) => {
+            if (signal?.aborted) throw error;
+            notes.push(
+              `No delivery came to the webhook with a plain secret (${clauseOf(error)}): how the gateway keys a secret without "whsec_" is not known.`,
+            );
+            return undefined;
+          });
+  const signature = withPlainForm(
+    await detectSignature(first, run.secret),
+    plainFirst && (await detectSignature(plainFirst, run.plain.secret)),
+    notes,
+  );
   const completedPayload = jsonOf(first);
   if (completedPayload === undefined) throw new Error(`the delivery for ${taskId} is not JSON`);
   if (Array.isArray(completedPayload)) {

@@ -173,7 +173,9 @@ function signatureLine(s: SignatureFinding): string {
   const form =
     s.secretForm === 'utf8'
       ? 'the secret as text (utf8)'
-      : 'the secret as base64 after whsec_ (whsec-base64)';
+      : s.secretForm === 'base64'
+        ? 'the secret as base64, after whsec_ or without it (base64)'
+        : 'the secret as base64 after whsec_, a plain one as text (whsec-base64)';
   switch (s.scheme) {
     case 'standard-webhooks':
       return (

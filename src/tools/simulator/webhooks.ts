@@ -20,7 +20,11 @@ function createWebhook({ state, account, key, body }: RouteContext, signing: Del
       throw invalid('secret_key must be a non-empty string.');
     // A secret the simulator could never sign with is refused now, not at each delivery.
     if (!canSignWith(signing, secret)) {
-      throw invalid('secret_key starts with "whsec_" but is not base64 after the prefix.');
+      const rule =
+        signing.secretForm === 'base64'
+          ? 'secret_key must be base64 (after "whsec_" when it starts with it).'
+          : 'secret_key starts with "whsec_" but is not base64 after the prefix.';
+      throw invalid(rule);
     }
   }
   const apiKeyId = body.api_key_id;
