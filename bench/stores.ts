@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { jobCompletedBody, standardHeaders, SECRET } from './fixtures.js';
+import { jobCompletedBody, standardHeaders, SECRET, withFreshEventId } from './fixtures.js';
 import { median } from './measure.js';
 import {
   createReceiver,
@@ -113,13 +113,10 @@ function makeReceiver(dedupe: DedupeStore) {
 }
 
 const body = jobCompletedBody(1024);
-/** Fresh ids each: the payload's own id is the dedupe key, so each body differs too. */
+/** Fresh event and task ids each: the payload's id is the dedupe key, and a task has one outcome. */
 function deliveries(n: number) {
   return Array.from({ length: n }, () => {
-    const text = body
-      .toString('utf8')
-      .replace('evt_01JBENCH0000000000000000', `evt_${randomBytes(11).toString('hex')}`);
-    const bytes = Buffer.from(text);
+    const bytes = withFreshEventId(body);
     return { headers: standardHeaders(bytes), body: bytes };
   });
 }

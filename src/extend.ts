@@ -93,7 +93,7 @@ export type { StandardSchemaV1 } from './events/schemas.js';
 export { readRequestBody, limitsWithin, readBodyCapped } from './wire/collect-stream.js';
 export { readHeaders } from './wire/headers.js';
 export { deadline } from './common/deadline.js';
-export { sleep } from './common/backoff.js';
+export { sleep, type Backoff } from './common/backoff.js';
 export { messageOf } from './common/logging.js';
 export { redactor } from './common/redaction.js';
 export { isRecord } from './common/values.js';

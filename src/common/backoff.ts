@@ -1,4 +1,4 @@
-/** How long to wait between tries: every retry loop of jobhook takes its delays from {@link backoffDelay}. */
+/** How long to wait between tries: every retry loop of jobhook takes its delays from this, through `backoffDelay`. */
 export interface Backoff {
   /** The wait before the first retry, in ms. */
   firstMs: number;

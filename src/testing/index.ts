@@ -6,4 +6,9 @@
  */
 export { signDelivery, type SignDeliveryOptions, type SignedTestDelivery } from './sign-delivery.js';
 export type { Signing } from './signing.js';
-export { startGateway, type Gateway, type GatewayOptions } from '../tools/simulator/index.js';
+export {
+  startGateway,
+  type ForeignScheme,
+  type Gateway,
+  type GatewayOptions,
+} from '../tools/simulator/index.js';

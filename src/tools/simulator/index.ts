@@ -197,3 +197,4 @@ export type { GatewayOptions, JobOutcome, JobRequest } from './config.js';
 export type { DeliveryAttempt, DroppedDelivery } from './deliveries.js';
 export type { RecordedRequest } from './server.js';
 export type { WebhookRecord } from './state.js';
+export type { ForeignScheme } from './foreign-signing.js';
