@@ -11,11 +11,14 @@ const LOOKS = 5;
  * means the gateway reaches the app but not the receiver, which would otherwise never hear of it.
  */
 export function mountCheck(logger: SafeLogger) {
-  const stopping = new AbortController();
+  // Made on the first look: a Worker's global scope (where a receiver is often made) allows no timers.
+  let stopping: AbortController | undefined;
+  let stopped = false;
   return {
     /** Starts the looks at `url`'s webhook (waits that keep no process alive), the first after `afterMs`. */
     async start(client: unknown, url: string, afterMs: number): Promise<void> {
-      if (stopping.signal.aborted) return;
+      if (stopped) return;
+      stopping ??= new AbortController();
       const baseline = (await webhookCounters(client, url))?.totalFailed ?? 0;
       const backoff = { firstMs: afterMs, maxMs: Number.MAX_SAFE_INTEGER };
       for (let look = 1; look <= LOOKS; look++) {
@@ -25,13 +28,14 @@ export function mountCheck(logger: SafeLogger) {
           return; // stopped by close()
         }
         const now = await webhookCounters(client, url);
-        if (stopping.signal.aborted) return;
+        if (stopped) return;
         const status = typeof now?.lastError === 'string' && /^HTTP (404|405)\b/.exec(now.lastError)?.[1];
         if (now && status && now.totalFailed > baseline) return logger.error(wrongPathLine(url, status));
       }
     },
     stop(): void {
-      stopping.abort();
+      stopped = true;
+      stopping?.abort();
     },
   };
 }
