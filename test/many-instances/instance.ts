@@ -28,7 +28,9 @@ async function wiring(): Promise<{ options: Omit<ReceiverOptions, 'secret'>; eff
       // A file per process, so that no two processes append to one file; the time orders the runs.
       const records = `${env('RECORDS')}/effects-${process.pid}.txt`;
       return {
-        options: { dedupe: sqliteDedupeStore({ path: env('DB_PATH'), leaseMs }) },
+        // A process waiting on another's write lock waits synchronously (up to the 5 s busy timeout),
+        // and its lease renewals with it: a lease shorter than that lapses under load (docs/sqlite.md).
+        options: { dedupe: sqliteDedupeStore({ path: env('DB_PATH'), leaseMs: Math.max(leaseMs, 6000) }) },
         effect: (eventId) => appendFile(records, `${eventId} ${process.pid} ${Date.now()}\n`),
       };
     }
