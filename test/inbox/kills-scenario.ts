@@ -34,7 +34,10 @@ export async function sigkillScenario(env: Record<string, string>, runsFile: str
   // Three distinct points among the deliveries, away from the ends so that each kill finds work.
   const killAt = new Set<number>();
   while (killAt.size < KILLS) killAt.add(100 + Math.floor(Math.random() * (DELIVERIES - 200)));
+  // Kills run one after another: two senders reaching kill points during one restart would
+  // otherwise both kill the same process and count one kill.
   let restarting: Promise<void> | undefined;
+  let lastRestart: Promise<void> = Promise.resolve();
 
   async function killAndRestart() {
     const victim = child;
@@ -65,9 +68,10 @@ export async function sigkillScenario(env: Record<string, string>, runsFile: str
     while (next < events.length) {
       const at = next++;
       if (killAt.has(at)) {
-        restarting = killAndRestart();
-        await restarting;
-        restarting = undefined;
+        const restart = lastRestart.then(killAndRestart);
+        lastRestart = restarting = restart;
+        await restart;
+        if (restarting === restart) restarting = undefined;
       }
       await deliver(events[at]!);
     }
