@@ -65,8 +65,7 @@ export async function startWorker(place: QueuePlace, settings: WorkerSettings): 
   const { Worker, UnrecoverableError } = await import('bullmq');
   const processJob = async (job: Job<HandoffJob>) => {
     try {
-      // attemptsMade survives job.retry(), so a failed event retried by hand counts on.
-      await receiver.handleQueued(job.data, { attempt: job.attemptsMade + 1 });
+      await receiver.handleQueued(job.data, { attempt: attemptOf(job) });
     } catch (error) {
       if (error instanceof JobhookError && error.code === 'invalid_job') {
         throw new UnrecoverableError(error.message);
@@ -85,4 +84,11 @@ export async function startWorker(place: QueuePlace, settings: WorkerSettings): 
   worker.on('error', onWorkerError);
   await worker.waitUntilReady();
   return { worker, close: () => worker.close() };
+}
+
+/** The attempt, from 1: `attemptsStarted` counts runs whose worker died too; `attemptsMade`, failures. */
+export function attemptOf(job: Pick<Job, 'attemptsMade'> & { attemptsStarted?: number }): number {
+  const failed = job.attemptsMade + 1;
+  const started = job.attemptsStarted;
+  return typeof started === 'number' && Number.isFinite(started) ? Math.max(started, failed) : failed;
 }
