@@ -1,6 +1,10 @@
-// A BullMQ job whose worker died: the run after the death is the job's next attempt
+// A BullMQ job whose worker died: BullMQ takes it up again once its lock has expired and its
+// stalled-job check has run, so receiver.work() runs that check every 5 s beside BullMQ's 30 s
+// locks, and docs/handoff.md states the bound that makes (lockDuration + 2 × stalledInterval,
+// 40 s); BullMQ's own 30 s check made it up to 90 s. The run after the death is the job's next attempt
 // (`context.attempt` from BullMQ's attemptsStarted, not attemptsMade, which counts failures only),
 // and a failed event's attempts count it, so a retry by hand still runs as the next attempt.
+import { readFile } from 'node:fs/promises';
 import { Queue, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver } from 'jobhook';
@@ -41,6 +45,32 @@ const running = async (worker: Promise<{ close(): Promise<void> }>) => {
 };
 
 describe.runIf(available)('a BullMQ job whose worker died', () => {
+  it('receiver.work() checks for stalled jobs every 5 s beside 30 s locks: the bound docs/handoff.md states', async () => {
+    const { handoff } = await testQueue();
+    const receiver = createReceiver({ secret: SECRET, handoff });
+    const { worker } = await running(receiver.work());
+    expect(worker.opts).toMatchObject({ lockDuration: 30_000, stalledInterval: 5_000, maxStalledCount: 1 });
+    // The lock is renewed every half of it while the process lives: a busy process keeps its jobs.
+    expect(worker.opts.lockRenewTime).toBe(15_000);
+
+    // A dead worker's lock lapses within lockDuration of its death; a check after that takes the
+    // job up, and two checks can be up to twice stalledInterval apart (one that comes a moment
+    // before the last one's marker expires does nothing): the bound the docs give, formula and
+    // figure.
+    const boundMs = worker.opts.lockDuration! + 2 * worker.opts.stalledInterval!;
+    const docs = await readFile(new URL('../../docs/handoff.md', import.meta.url), 'utf8');
+    expect(docs).toContain(`\`lockDuration + 2 × stalledInterval\` of the death`);
+    expect(docs).toContain(`30 s + 2 × 5 s = ${boundMs / 1000} s`);
+    expect(boundMs).toBe(40_000);
+  });
+
+  it('takes workerOptions over those defaults', async () => {
+    const { handoff } = await testQueue();
+    const receiver = createReceiver({ secret: SECRET, handoff });
+    const { worker } = await running(receiver.work({ workerOptions: { stalledInterval: 1000 } }));
+    expect(worker.opts).toMatchObject({ lockDuration: 30_000, stalledInterval: 1000 });
+  });
+
   it('runs it again as its next attempt; a failed event counts that run, and a retry by hand counts on', async () => {
     const { queue, prefix, handoff } = await testQueue(2);
     const { deliver } = recordingReceiver(handoff);
