@@ -3,6 +3,7 @@ import { decodeJson, isWellFormed, rawBytes, type BodyReader, type readBodyWithi
 import { utf8Bytes } from '../common/bytes.js';
 import { readHeaders, type HeaderReader, encodingRefusal } from '../wire/headers.js';
 import { messageOf } from '../common/logging.js';
+import { isRecord } from '../common/values.js';
 import type { EventOutcome } from '../events/event-types.js';
 import {
   refusalText,
@@ -392,7 +393,13 @@ function inboxDelivery(w: WebhookDelivery): InboxDelivery {
     url: w.input.url,
     receivedAt: w.receivedAt,
     tenant: w.tenant,
-    type: w.type === '' ? undefined : w.type,
+    // A payload refused by its schema was never identified: its type is still the payload's own.
+    type:
+      w.type !== ''
+        ? w.type
+        : isRecord(w.payload) && typeof w.payload.type === 'string'
+          ? w.payload.type
+          : undefined,
     deliveryId: w.deliveryId,
   };
 }
