@@ -5,10 +5,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createReceiver, memoryJobTracker, type JobhookError } from 'jobhook';
 import { createClient, type GatewayClient } from 'jobhook/client';
-import type { Verifier } from 'jobhook/extend';
+import type { JobTracker, Verifier } from 'jobhook/extend';
 import { nodeHandler } from 'jobhook/node';
-import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
+import { signDelivery, startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { deferred } from '../fixtures.js';
 import { SECRET } from '../support/deliveries.js';
 
 let gateway: Gateway;
@@ -208,6 +209,79 @@ describe('confirm mode', () => {
     expect(taskGets() - before).toBe(1);
   });
 
+  for (const first of ['hint', 'poll'] as const) {
+    it(`makes one GET between a hint and the reconciler's poll of one task in flight together (the ${first} first)`, async () => {
+      // The receiver's GETs of task records wait at a gate, so that both are in flight at once.
+      const gate = deferred();
+      const entered = deferred();
+      const claimed = deferred();
+      let gets = 0;
+      const gated: typeof fetch = async (input, init) => {
+        const path = new URL(input instanceof Request ? input.url : String(input)).pathname;
+        if (path.startsWith('/api/v1/images/')) {
+          gets++;
+          entered.resolve();
+          await gate.promise;
+        }
+        return fetch(input, init);
+      };
+      const { client, receiver, runs } = await setUp({
+        receiver: (_client, jobs) => {
+          const gatedClient = createClient({
+            baseUrl: gateway.baseUrl,
+            apiKey: gateway.apiKey,
+            retries: 0,
+            fetch: gated,
+          });
+          const reconcileJobs: JobTracker = {
+            ...jobs,
+            claimDue: (request) => {
+              const due = jobs.claimDue(request);
+              claimed.resolve();
+              return due;
+            },
+          };
+          return {
+            confirm: { client: gatedClient },
+            reconcile: { client: gatedClient, jobs: reconcileJobs, afterMs: 0, intervalMs: 0 },
+          };
+        },
+      });
+      const task = await finishedTask(client);
+      const before = taskGets();
+      const settled = new Set<string>();
+      let answering: Promise<{ status: number }> | undefined;
+      let reconciling: Promise<{ polled: number }> | undefined;
+      const startHint = () => {
+        answering = receiver.receive(hint(task.task_id)).finally(() => settled.add('hint'));
+      };
+      const startPoll = () => {
+        reconciling = receiver.reconcileOnce().finally(() => settled.add('poll'));
+      };
+      if (first === 'hint') {
+        startHint();
+        await entered.promise;
+        startPoll();
+        await claimed.promise;
+      } else {
+        startPoll();
+        await entered.promise;
+        startHint();
+      }
+      // From its claim (a poll) or its arrival (a hint) to the GET, nothing is awaited but promises.
+      await new Promise((resolve) => setImmediate(resolve));
+      // Both are waiting for the GET at the gate.
+      expect(settled).toEqual(new Set());
+      gate.resolve();
+      expect((await answering!).status).toBe(200);
+      // The poll was made (not skipped as handled), through the one GET.
+      expect((await reconciling!).polled).toBe(1);
+      expect(gets).toBe(1);
+      expect(taskGets() - before).toBe(1);
+      expect(runs).toHaveLength(1);
+    });
+  }
+
   for (const status of [429, 500]) {
     it(`answers 503 with Retry-After when the GET is answered ${status}, and handles the retry`, async () => {
       const { client, runs, url } = await setUp();
@@ -250,6 +324,34 @@ describe('confirm mode', () => {
     expect(taskGets()).toBe(before);
   });
 
+  it('tracks a running task for the reconciler when its hint comes, though nothing else tracked it', async () => {
+    const tracker = memoryJobTracker();
+    // A tracker of one's own without has(): confirm mode has no tracker to vouch for a hinted task
+    // (the GET is made within lookupsPerMinute), and the submitting client tracks nothing.
+    const reconcileJobs: JobTracker = { ...tracker };
+    delete reconcileJobs.has;
+    const { client, runs, url, receiver } = await setUp({
+      gateway: { jobs: { auto: false } },
+      tracked: false,
+      receiver: (client) => ({
+        confirm: { client },
+        reconcile: { client, jobs: reconcileJobs, afterMs: 0, intervalMs: 0 },
+      }),
+    });
+    const { task_id } = await client.images.generate({ model: 'm', prompt: 'a cat' });
+    expect(tracker.pending()).toEqual([]);
+    expect((await post(url, task_id)).status).toBe(200);
+    expect(tracker.pending().map((job) => job.taskId)).toEqual([task_id]);
+    expect(runs).toEqual([]);
+    gateway.advanceJob(task_id);
+    gateway.advanceJob(task_id);
+    await receiver.reconcileOnce();
+    expect(runs).toMatchObject([{ taskId: task_id, confirmed: true, source: 'poll' }]);
+    await receiver.reconcileOnce();
+    expect(runs).toHaveLength(1);
+    expect(tracker.pending()).toEqual([]);
+  });
+
   it('refuses a hint whose task the gateway does not know (404) as a wrong signature is', async () => {
     const { url, runs } = await setUp({ tracked: false, receiver: (client) => ({ confirm: { client } }) });
     const refused = await post(url, `task_${randomUUID()}`);
@@ -289,6 +391,36 @@ describe('confirm mode', () => {
     expect((await post(url, task.task_id)).status).toBe(401);
     expect(taskGets()).toBe(before);
     expect(runs).toEqual([]);
+  });
+
+  it("with a secret, a correctly signed delivery is still confirmed: one GET, and the handler gets the API's image_url", async () => {
+    const { client, runs, errors, url } = await setUp({
+      receiver: (client, jobs) => ({ secret: SECRET, confirm: { client, jobs } }),
+    });
+    const task = await finishedTask(client);
+    // Signed with the receiver's own secret: it verifies, but its image_url is made up.
+    const signed = signDelivery({
+      secret: SECRET,
+      payload: JSON.parse(hint(task.task_id, { image_url: 'https://evil.example/made-up.png' }).body),
+    });
+    const before = taskGets();
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: signed.headers,
+      body: signed.body as BodyInit,
+    });
+    expect(answer.status).toBe(200);
+    expect(taskGets() - before).toBe(1);
+    expect(runs).toEqual([
+      {
+        taskId: task.task_id,
+        type: 'job.completed',
+        imageUrl: task.image_url,
+        confirmed: true,
+        source: 'webhook',
+      },
+    ]);
+    expect(errors.map((error) => error.code)).toEqual(['confirm_mismatch']);
   });
 
   it("reads the task id through a contract's paths, with a scheme jobhook cannot check", async () => {
