@@ -9,7 +9,7 @@ export const REFUSAL_LINES_PER_MINUTE = 10;
 export const ALARM_AFTER_REFUSALS = 10;
 /** While refusals go on, the alarm is raised again at most this often. */
 export const ALARM_EVERY_MS = 5 * 60_000;
-/** Tenants whose runs of refusals are counted at once, at most: the oldest run is forgotten first. */
+/** Tenants whose runs of refusals are counted at once, at most: the run refused longest ago is forgotten first. */
 export const MAX_TENANT_RUNS = 1000;
 const MINUTE = 60_000;
 
@@ -113,11 +113,14 @@ export function refusalLog(
       const { tenant } = refusal;
       const key = tenant ?? '';
       let run = runs.get(key);
-      if (!run) {
+      // Kept in the order of their latest refusal: the run forgotten to make room is the one
+      // refused longest ago, never the run of a tenant still refused (a stale secret) however old.
+      if (run) runs.delete(key);
+      else {
         if (runs.size >= MAX_TENANT_RUNS) runs.delete(runs.keys().next().value!);
         run = { inARow: 0, since: at, alarmedAt: -Infinity, foreignHeader: undefined };
-        runs.set(key, run);
       }
+      runs.set(key, run);
       run.inARow++;
       run.foreignHeader = refusal.foreignHeader ?? run.foreignHeader;
       if (run.inARow < ALARM_AFTER_REFUSALS || at - run.alarmedAt < ALARM_EVERY_MS) return;
