@@ -133,6 +133,55 @@ describe('the alarm when no delivery verifies', () => {
     expect(alarmLines()[0]).toContain('for the tenant "a"');
   });
 
+  describe('with more tenants refusing than it counts at once (1,000, MAX_TENANT_RUNS)', () => {
+    const BOUND = 1000;
+    // Every tenant's secret is SECRET; each sender here signs with another one.
+    const tenantSecret: ReceiverOptions['secret'] = ({ headers }) => {
+      const tenant = headers.get('x-tenant');
+      return tenant === undefined ? undefined : { tenant, secret: SECRET };
+    };
+    let n = 0;
+    const refuse = async (receiver: ReturnType<typeof setUp>['receiver'], tenant: string) => {
+      const stale = delivery(OTHER_SECRET, n++);
+      const answer = await receiver.receive({ ...stale, headers: { ...stale.headers, 'x-tenant': tenant } });
+      expect(answer.status).toBe(401);
+    };
+
+    it('forgets the run refused longest ago to make room: its count starts again; a new run is counted', async () => {
+      const { receiver, alarms } = setUp(tenantSecret);
+      for (let i = 0; i < 9; i++) await refuse(receiver, 'oldest');
+      for (let t = 0; t < BOUND; t++) await refuse(receiver, `tenant-${t}`);
+      // Its 10th refusal in a row, but its run was forgotten to make room: no alarm yet.
+      await refuse(receiver, 'oldest');
+      expect(alarms).toEqual([]);
+      for (let i = 0; i < 8; i++) await refuse(receiver, 'oldest');
+      expect(alarms).toEqual([]);
+      await refuse(receiver, 'oldest');
+      expect(alarms).toEqual([expect.objectContaining({ refusedInARow: 10, tenant: 'oldest' })]);
+      // A tenant first refused now, with the runs at their bound, rings as any other.
+      for (let i = 0; i < 10; i++) await refuse(receiver, 'newcomer');
+      expect(alarms).toEqual([
+        expect.objectContaining({ tenant: 'oldest' }),
+        expect.objectContaining({ refusedInARow: 10, tenant: 'newcomer' }),
+      ]);
+    });
+
+    it('still rings for a tenant with a stale secret while more tenants than that refuse in between', async () => {
+      const { receiver, alarms, alarmLines } = setUp(tenantSecret);
+      let stranger = 0;
+      for (let i = 0; i < 10; i++) {
+        await refuse(receiver, 'stale');
+        // 150 tenants' refusals between two of its own: 1,500 in all, more than the bound.
+        for (let t = 0; t < 150; t++) await refuse(receiver, `stranger-${stranger++}`);
+      }
+      expect(alarms).toEqual([expect.objectContaining({ refusedInARow: 10, tenant: 'stale' })]);
+      expect(alarmLines()[0]).toContain('for the tenant "stale"');
+      // The first strangers' runs are gone (bounded): 9 more refusals of the first do not ring.
+      for (let i = 0; i < 9; i++) await refuse(receiver, 'stranger-0');
+      expect(alarms).toHaveLength(1);
+    });
+  });
+
   it('a delivery signed in another family counts, and its lines name the header seen and suggest jobhook probe', async () => {
     const { receiver, alarms, alarmLines } = setUp();
     for (let n = 0; n < 10; n++) {
