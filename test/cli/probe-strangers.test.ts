@@ -1,6 +1,8 @@
 // The probe's listener is reachable by anyone who finds its URL: what it keeps is bounded, and it
 // learns only from deliveries that carry the submitted task's id as an exact value, arriving after
-// the submission; an empty task id from the gateway is refused rather than matching everything.
+// the submission (a POST carrying the id before it is not taken); a task id from the gateway that
+// could not identify a delivery (empty, "null", under 4 or over 200 characters, with spaces or
+// control characters) is refused rather than matching everything. Its bounds: probe-bounds.test.ts.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, type GatewayClient } from 'jobhook/client';
@@ -86,6 +88,79 @@ describe('the probe learns only from its own task', () => {
       webhookDeleted: true,
     });
     expect(await client.webhooks.list()).toEqual([]);
+  });
+
+  for (const [what, taskId] of [
+    ['"null"', 'null'],
+    ['"1"', '1'],
+    ['201 characters long', `task_${'a'.repeat(196)}`],
+    ['with a space', 'task 123'],
+    ['with a control character', 'task_\u0007123'],
+    ['with a line break', 'task_123\n'],
+  ] as const) {
+    it(`a gateway that answers with a task id ${what}: refused, naming it, and the webhook deleted`, async () => {
+      const { gateway, client } = await simulator();
+      const probing = runProbe({
+        client: submittingThrough(
+          client,
+          () => '',
+          async () => taskId,
+        ),
+        baseUrl: gateway.baseUrl,
+        timeoutMs: 5000,
+      });
+      await expect(probing).rejects.toMatchObject({
+        name: 'ProbeError',
+        message: expect.stringContaining(
+          `task id ${JSON.stringify(taskId.slice(0, 40))}, which cannot identify a delivery (a printable id of 4 to 200 characters was expected)`,
+        ),
+        webhookDeleted: true,
+      });
+      expect(await client.webhooks.list()).toEqual([]);
+    });
+  }
+
+  it('a POST carrying the task id that came before the submission is not taken for the delivery', async () => {
+    const { gateway, client } = await simulator({ jobs: { auto: false } });
+    // The task the probe will be answered with exists already: a stranger could know its id.
+    const { task_id: taskId } = await client.images.generate({ model: 'm', prompt: 'a fox' });
+    let url = '';
+    const forged = JSON.stringify({
+      type: 'job.completed',
+      id: 'evt_forged',
+      created_at: new Date().toISOString(),
+      data: { task_id: taskId, status: 'completed', image_url: 'https://attacker.test/x.png' },
+    });
+    // Before the probe registers its second webhook, and so before it submits, the stranger posts.
+    const webhooks = Object.create(client.webhooks) as GatewayClient['webhooks'];
+    let created = 0;
+    webhooks.create = async (...args: Parameters<GatewayClient['webhooks']['create']>) => {
+      if (++created === 2) expect((await post(url, forged)).status).toBe(200);
+      return client.webhooks.create(...args);
+    };
+    const submitting = submittingThrough(
+      client,
+      () => url,
+      async () => {
+        gateway.advanceJob(taskId);
+        gateway.advanceJob(taskId);
+        return taskId;
+      },
+    );
+    const report = await runProbe({
+      client: Object.assign(submitting, { webhooks }),
+      baseUrl: gateway.baseUrl,
+      timeoutMs: 5000,
+      progress: (line) => (url = /^Listening at (\S+);/.exec(line)?.[1] ?? url),
+    });
+    expect(created).toBe(2);
+    expect(report.probe.taskId).toBe(taskId);
+    expect(report.signature.scheme).toBe('standard-webhooks');
+    expect(report.check).toMatchObject({ completed: 'handled', forgedRefused: true });
+    expect(report.payload.sample).toMatchObject({
+      data: { image_url: expect.not.stringContaining('attacker') },
+    });
+    expect(report.retries.attempts).toBe(1);
   });
 
   it("a stranger's POST that carries the task id inside a longer value is not taken for the delivery", async () => {
