@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { redactor } from 'jobhook/extend';
 import { ProbeError, runProbe } from '../probe/probe.js';
-import { summaryLines } from '../probe/report.js';
+import { summaryLines, webhooksLeftClause } from '../probe/report.js';
 import {
   CommandError,
   UsageError,
@@ -136,9 +136,12 @@ export async function probe(args: string[]): Promise<number> {
       if (values.out !== undefined) print(`\nThe report is in ${values.out}.`);
     }
     const refusal = nothingToAdopt(report);
-    if (refusal === undefined) return 0;
-    process.stderr.write(`${redact(`jobhook probe: nothing to adopt: ${refusal}`)}\n`);
-    return 1;
+    if (refusal !== undefined)
+      process.stderr.write(`${redact(`jobhook probe: nothing to adopt: ${refusal}`)}\n`);
+    // A webhook left behind keeps the gateway sending to a listener that is gone: not a success.
+    const left = report.probe.webhooksLeft;
+    if (left.length > 0) process.stderr.write(`jobhook probe: ${webhooksLeftClause(left)}\n`);
+    return refusal === undefined && left.length === 0 ? 0 : 1;
   } catch (error) {
     if (!(error instanceof ProbeError)) throw listenFailure(error, `${host}:${port}`);
     const cleanup =
@@ -146,7 +149,7 @@ export async function probe(args: string[]): Promise<number> {
         ? ''
         : error.webhookDeleted
           ? `; its webhook ${error.webhookId} was deleted`
-          : `; its webhook ${error.webhookId} could not be deleted: run \`jobhook webhooks delete ${error.webhookId}\``;
+          : `; ${webhooksLeftClause(error.webhooksLeft)}`;
     throw new CommandError(redact(`probe failed: ${error.message}${cleanup}`));
   } finally {
     for (const name of stopSignals) process.removeListener(name, interrupted);

@@ -39,7 +39,10 @@ export interface ProbeOptions {
   progress?: (line: string) => void;
 }
 
-/** The probe failed; `webhookDeleted` says whether its webhook is gone (`null`: none was made). */
+/**
+ * The probe failed; `webhookDeleted` says whether its webhooks are gone (`null`: none was made),
+ * and `webhooksLeft` which the gateway would not delete (its own, the one with a plain secret).
+ */
 export class ProbeError extends Error {
   override name = 'ProbeError';
   constructor(
@@ -47,6 +50,9 @@ export class ProbeError extends Error {
     readonly webhookId: number | null,
     readonly webhookDeleted: boolean | null,
     options?: { cause?: unknown },
+    readonly webhooksLeft: readonly number[] = webhookDeleted === false && webhookId !== null
+      ? [webhookId]
+      : [],
   ) {
     super(message, options);
   }
@@ -119,12 +125,12 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
     } catch (error) {
       failure = error;
     }
-    const deleted =
-      (await deleteWebhook(client, webhookId)) &&
-      (plain?.id == null || (await deleteWebhook(client, plain.id)));
+    // Each is deleted, whether or not the other could be: each one left is named.
+    const left = await deleteWebhooks(client, [webhookId, plain?.id]);
     if (failure !== undefined)
-      throw new ProbeError(clauseOf(failure), webhookId, deleted, { cause: failure });
-    report!.probe.webhookDeleted = deleted;
+      throw new ProbeError(clauseOf(failure), webhookId, left.length === 0, { cause: failure }, left);
+    report!.probe.webhookDeleted = left.length === 0;
+    report!.probe.webhooksLeft = left;
     return report!;
   } finally {
     await listener.close();
@@ -150,9 +156,8 @@ async function leftBehind(
     return new ProbeError(`${message}${hint}`, null, null, { cause });
   }
   if (found.length === 0) return new ProbeError(message, null, null, { cause });
-  let deleted = true;
-  for (const id of found) deleted = (await deleteWebhook(client, id)) && deleted;
-  return new ProbeError(message, found[0]!, deleted, { cause });
+  const left = await deleteWebhooks(client, found);
+  return new ProbeError(message, found[0]!, left.length === 0, { cause }, left);
 }
 
 /** The webhook with a plain secret: its id, or why there is none (the probe goes on without it). */
@@ -222,6 +227,16 @@ function withPlainForm(
     'The gateway reads a "whsec_" secret as text but base64-decodes a plain one: give the receiver a plain base64 secret with secretForm "base64", or a "whsec_" one as it is.',
   );
   return signature;
+}
+
+/** Deletes each of `ids` (those not `null`/`undefined`): the ones the gateway did not delete. */
+async function deleteWebhooks(
+  client: GatewayClient,
+  ids: readonly (number | null | undefined)[],
+): Promise<number[]> {
+  const left: number[] = [];
+  for (const id of ids) if (id != null && !(await deleteWebhook(client, id))) left.push(id);
+  return left;
 }
 
 /** Deletes the probe's webhook, on its own time (the probe's signal may be aborted): whether it is gone. */
@@ -386,6 +401,7 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
       webhookUrl: run.webhookUrl,
       webhookId: run.webhookId,
       webhookDeleted: false,
+      webhooksLeft: [],
       taskId,
       failedTaskId: failedTaskId ?? null,
     },

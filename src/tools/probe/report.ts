@@ -27,8 +27,10 @@ export interface ProbeReport {
     /** The URL it registered as the webhook (where the gateway delivered). */
     webhookUrl: string;
     webhookId: number;
-    /** Whether the webhook was deleted at the end. */
+    /** Whether the webhook was deleted at the end, and the one with a plain secret. */
     webhookDeleted: boolean;
+    /** The probe's webhooks the gateway did not delete: `jobhook webhooks delete <id>` each. */
+    webhooksLeft: number[];
     taskId: string;
     failedTaskId: string | null;
   };
@@ -160,11 +162,9 @@ export function summaryLines(report: ProbeReport): string[] {
             : ', a forged copy NOT refused'),
     );
   }
-  lines.push(
-    probe.webhookDeleted
-      ? `Webhook ${probe.webhookId} deleted.`
-      : `Webhook ${probe.webhookId} could not be deleted: run \`jobhook webhooks delete ${probe.webhookId}\`.`,
-  );
+  if (probe.webhookDeleted) lines.push(`Webhook ${probe.webhookId} deleted.`);
+  for (const id of probe.webhooksLeft)
+    lines.push(`Webhook ${id} could not be deleted: run \`${deleteCommand(id)}\`.`);
   for (const note of report.notes) lines.push(`Note: ${note}`);
   return lines;
 }
@@ -220,4 +220,15 @@ function retriesLine(r: RetryFinding): string {
     `${r.attempts} attempts; answered 500 for ${r.failedForMs / 1000} s, ${end}; delays ${r.delaysMs.join(', ') || 'none'} ms; ` +
     `${ids}${event}; last attempt ${r.lastAttemptAfterMs ?? 0} ms after the first`
   );
+}
+
+/** The command that deletes a webhook the probe left. */
+const deleteCommand = (id: number) => `jobhook webhooks delete ${id}`;
+
+/** Says which of the probe's webhooks were left, and the commands that delete them: a clause. */
+export function webhooksLeftClause(ids: readonly number[]): string {
+  const commands = ids.map((id) => `\`${deleteCommand(id)}\``).join(' and ');
+  return ids.length === 1
+    ? `its webhook ${ids[0]} could not be deleted: run ${commands}`
+    : `its webhooks ${ids.join(' and ')} could not be deleted: run ${commands}`;
 }
