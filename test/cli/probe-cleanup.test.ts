@@ -1,13 +1,15 @@
 // An interrupted probe leaves no webhook behind: interrupted while the gateway is slow to answer
 // the registration (the webhook made, its id never learned), it finds the webhook by its URL and
-// deletes it; a closed terminal (SIGHUP) ends it like Ctrl+C, with the webhook deleted.
+// deletes it; a closed terminal (SIGHUP) ends it like Ctrl+C, with the webhook deleted. A webhook
+// the gateway will not delete (500 to the DELETE and to the lookup by URL) is named with the
+// command that deletes it, after a report or a failure, and the probe exits 1.
 import { once } from 'node:events';
 import { createClient, type GatewayClient } from 'jobhook/client';
-import { startGateway, type GatewayOptions } from 'jobhook/testing';
+import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProbeError, runProbe } from '../../src/tools/probe/probe.js';
 import { ensureDist } from '../support/dist.js';
-import { start } from './run-cli.js';
+import { oneLineError, runCli, start } from './run-cli.js';
 
 beforeAll(ensureDist, 180_000);
 
@@ -70,5 +72,74 @@ describe('an interrupted probe deletes its webhook', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/^jobhook: probe failed: interrupted \(SIGHUP\); its webhook \d+ was deleted\n$/);
     expect(await client.webhooks.list()).toEqual([]);
+  });
+});
+
+describe('a webhook the gateway will not delete', () => {
+  /** The gateway answers 500 to every DELETE and to the list (the lookup by URL); `burn` ends that. */
+  async function refusingDeletes(options: GatewayOptions = {}) {
+    // No rate limit: spending the failures left takes a hundred requests.
+    const { gateway } = await simulator({ rateLimit: false, ...options });
+    for (const [method, path] of [
+      ['DELETE', undefined],
+      ['GET', '/api/v1/webhooks'],
+    ] as const) {
+      gateway.failNext({ status: 500, method, ...(path !== undefined && { path }), times: 100 });
+    }
+    const env = { GATEWAY_URL: gateway.baseUrl, GATEWAY_API_KEY: gateway.apiKey };
+    /** Spends the failures left: a DELETE of no webhook is answered 404 once they are. */
+    const burn = async () => {
+      const headers = { authorization: `Bearer ${gateway.apiKey}` };
+      while (
+        (await fetch(`${gateway.baseUrl}/api/v1/webhooks/999999`, { method: 'DELETE', headers })).status ===
+        500
+      );
+      while ((await fetch(`${gateway.baseUrl}/api/v1/webhooks`, { headers })).status === 500);
+    };
+    return { gateway, env, burn };
+  }
+
+  /** Webhooks the gateway made: the probe makes two, its own and one with a plain secret. */
+  const webhooksMade = (gateway: Gateway) =>
+    gateway.requests.filter((request) => request.method === 'POST' && request.path === '/api/v1/webhooks')
+      .length;
+
+  it('after a report: each webhook left is named with the command that deletes it, and it exits 1', async () => {
+    const { gateway, env, burn } = await refusingDeletes();
+    const result = await runCli(['probe', '--yes'], env);
+    expect(webhooksMade(gateway)).toBe(2);
+    const commands = [
+      ...result.stdout.matchAll(
+        /^Webhook (\d+) could not be deleted: run `(jobhook webhooks delete (\d+))`\.$/gm,
+      ),
+    ];
+    expect(commands).toHaveLength(2);
+    const ids = commands.map((command) => Number(command[1]));
+    for (const command of commands) expect(command[3]).toBe(command[1]);
+    for (const id of ids) expect(gateway.webhook(id)).toBeDefined();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `jobhook probe: its webhooks ${ids[0]} and ${ids[1]} could not be deleted: run \`jobhook webhooks delete ${ids[0]}\` and \`jobhook webhooks delete ${ids[1]}\`\n`,
+    );
+    // The commands do delete them, once the gateway does.
+    await burn();
+    for (const command of commands) {
+      expect(await runCli(command[2]!.split(' ').slice(1), env)).toMatchObject({ code: 0 });
+    }
+    for (const id of ids) expect(gateway.webhook(id)).toBeUndefined();
+  });
+
+  it('after a failure: the one error line names each webhook left and the command, exit 1', async () => {
+    const { gateway, env } = await refusingDeletes();
+    const result = await runCli(['probe', '--yes', '--prompt', 'please fail'], env);
+    expect(webhooksMade(gateway)).toBe(2);
+    expect(result.code).toBe(1);
+    const line = oneLineError(result);
+    const found =
+      /^jobhook: probe failed: the job task_\w+ ended failed: .*; its webhooks (\d+) and (\d+) could not be deleted: run `jobhook webhooks delete \1` and `jobhook webhooks delete \2`$/.exec(
+        line,
+      );
+    expect(found, line).not.toBeNull();
+    for (const id of found!.slice(1)) expect(gateway.webhook(Number(id))).toBeDefined();
   });
 });
