@@ -4,7 +4,8 @@
 // side effect is one record per handled outcome (task id, this pid, the source) in the shared
 // service (on SQLite, a file per process beside the database), and each status poll it makes is
 // recorded with its start and end, so the test can tell that no task was polled by two instances
-// at once.
+// at once. `POST /submit` submits a job as the app would, through a client of its own that tracks
+// the task in the shared tracker, and answers its task id.
 import { once } from 'node:events';
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -88,7 +89,17 @@ const handle = async (event: { data: { task_id: string } }, context: { source: s
   await record('effects', [event.data.task_id, pid, context.source]);
 };
 receiver.onJobCompleted(handle).onJobFailed(handle);
-const server = createServer(nodeHandler(receiver, { path: '/webhooks' }));
+// The app's own submissions: tracked, as createClient({ jobs }) tracks them, in the reconciler's tracker.
+const submitter = createClient({ baseUrl: env('BASE_URL'), apiKey: env('API_KEY'), jobs });
+const webhooks = nodeHandler(receiver, { path: '/webhooks' });
+const server = createServer((request, response) => {
+  if (request.method !== 'POST' || request.url !== '/submit') return void webhooks(request, response);
+  submitter.images.generate({ model: 'm', prompt: `job of ${pid}` }).then(
+    ({ task_id }) =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ task_id })),
+    (error: unknown) => response.writeHead(502).end(String(error)),
+  );
+});
 server.listen(Number(env('PORT')), '127.0.0.1');
 await once(server, 'listening');
 console.log('listening');

@@ -1,7 +1,8 @@
-// Reconciliation across a SIGKILL on the SQLite tracker: tasks are submitted through the
-// simulator and tracked in the file, the receiver is killed, the tasks end while it is down and
-// their webhooks fail (nothing listens; the gateway retries none); the receiver started again on
-// the file finds them by poll and handles each once.
+// Reconciliation across a SIGKILL on the SQLite tracker: the receiver process submits the tasks
+// through its own client (createClient({ jobs: sqliteJobTracker(...) })), which tracks them in the
+// file, and is killed; the tasks end while it is down and their webhooks fail (nothing listens;
+// the gateway retries none); the receiver started again on the file finds them by poll and
+// handles each once. The test's own client tracks nothing: the file holds what the killed process wrote.
 import { createClient } from 'jobhook/client';
 import { sqliteJobTracker } from 'jobhook/sqlite';
 import { startGateway } from 'jobhook/testing';
@@ -18,16 +19,20 @@ it('handles, after the restart, the outcomes whose webhooks were lost while the 
   const before = await instances.start(port);
   let after: Awaited<ReturnType<typeof instances.start>> | undefined;
   try {
-    const jobs = sqliteJobTracker({ path: instances.path });
-    const client = createClient({ baseUrl: gateway.baseUrl, apiKey: gateway.apiKey, jobs });
+    const client = createClient({ baseUrl: gateway.baseUrl, apiKey: gateway.apiKey });
     await client.webhooks.create({
       url: `http://127.0.0.1:${port}/webhooks`,
       events: ['job.completed', 'job.failed'],
       secret_key: SQLITE_SECRET,
     });
     const tasks: string[] = [];
-    for (let i = 0; i < 5; i++)
-      tasks.push((await client.images.generate({ model: 'm', prompt: `job ${i}` })).task_id);
+    for (let i = 0; i < 5; i++) {
+      const submitted = await fetch(`http://127.0.0.1:${port}/submit`, { method: 'POST' });
+      expect(submitted.status).toBe(200);
+      tasks.push(((await submitted.json()) as { task_id: string }).task_id);
+    }
+    // Read from the file: what the process about to be killed tracked there.
+    const jobs = sqliteJobTracker({ path: instances.path });
     expect(
       jobs
         .pending()
