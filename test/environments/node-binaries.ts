@@ -1,5 +1,6 @@
 // Node binaries of other lines, for the tests that run the built package on them: the
-// `node-<os>-<cpu>` package of the npm registry, unpacked once into node_modules/.cache and kept.
+// `node-<os>-<cpu>` package of the npm registry, unpacked once into node_modules/.cache and kept;
+// its headers (include/node, 67 MB), which a native addon is built against, when one is.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
@@ -21,32 +22,62 @@ const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/
  */
 export async function findNode(major: number): Promise<string | undefined> {
   if (Number(process.versions.node.split('.')[0]) === major) return process.execPath;
-  const name = `node-${process.platform}-${process.arch}@${major}`;
-  const folder = join(cache, `${process.platform}-${process.arch}-${major}`);
+  const folder = nodeFolder(major);
   const binary = join(folder, 'bin', 'node');
+  if (!existsSync(binary)) await unpack(packageOf(major), folder, ['package/bin/node']);
   if (existsSync(binary)) return binary;
+  process.stderr.write(
+    `skipping the Node ${major} tests: ${packageOf(major)} could not be fetched from the npm registry\n`,
+  );
+  return undefined;
+}
+
+/**
+ * The folder of another line's package, with `bin/node` and the headers (`include/node`, unpacked
+ * beside the binary on first use): what `npm_config_nodedir` names to build an addon for that
+ * line. `undefined`, as for {@link findNode}, without one.
+ */
+export async function nodeHome(major: number): Promise<string | undefined> {
+  const binary = await findNode(major);
+  if (binary === undefined) return undefined;
+  const folder = nodeFolder(major);
+  if (!existsSync(join(folder, 'include', 'node', 'node_version.h'))) {
+    // The headers of the very version unpacked, not of a later one published since.
+    const version = (await run(binary, ['--version'])).stdout.trim().replace(/^v/, '');
+    await unpack(`${packageName}@${version}`, folder, ['package/include']);
+  }
+  return existsSync(join(folder, 'include', 'node', 'node_version.h')) ? folder : undefined;
+}
+
+const packageName = `node-${process.platform}-${process.arch}`;
+const packageOf = (major: number) => `${packageName}@${major}`;
+const nodeFolder = (major: number) => join(cache, `${process.platform}-${process.arch}-${major}`);
+
+/** Unpacks `entries` of the package `spec` into `folder`, each moved into place whole: a concurrent run sees all of it or none. */
+async function unpack(spec: string, folder: string, entries: string[]): Promise<void> {
   try {
     await mkdir(cache, { recursive: true });
     const scratch = await mkdtemp(join(cache, 'download-'));
     try {
-      const { stdout } = await run('npm', ['pack', name, '--json', '--pack-destination', scratch], {
+      const { stdout } = await run('npm', ['pack', spec, '--json', '--pack-destination', scratch], {
         cwd: scratch,
         env,
         timeout: 300_000,
       });
       const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
-      await run('tar', ['-xzf', join(scratch, filename), '-C', scratch, 'package/bin/node']);
-      // Renamed into place whole: a concurrent run sees either no binary or a complete one.
-      await rename(join(scratch, 'package'), folder).catch(() => undefined);
+      await run('tar', ['-xzf', join(scratch, filename), '-C', scratch, ...entries]);
+      if (!existsSync(folder)) await rename(join(scratch, 'package'), folder).catch(() => undefined);
+      else {
+        for (const entry of entries) {
+          const name = entry.slice('package/'.length);
+          if (!existsSync(join(folder, name)))
+            await rename(join(scratch, entry), join(folder, name)).catch(() => undefined);
+        }
+      }
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }
   } catch (error) {
     if (process.env.CI === 'true') throw error;
   }
-  if (existsSync(binary)) return binary;
-  process.stderr.write(
-    `skipping the Node ${major} tests: ${name} could not be fetched from the npm registry\n`,
-  );
-  return undefined;
 }
