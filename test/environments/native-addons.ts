@@ -45,20 +45,20 @@ export async function betterSqlite3For(node: string, major: number): Promise<str
     try {
       const copy = join(scratch, 'better-sqlite3');
       const built = join(ciCache, `better-sqlite3@${version}`, `abi-${abi}`, 'node_modules+better-sqlite3');
-      if (existsSync(join(built, 'better_sqlite3.node'))) {
-        await cp(installed, copy, {
+      /** The installed package without `parts` (its build is for this process's Node). */
+      const copyWithout = (parts: string[]) =>
+        cp(installed, copy, {
           recursive: true,
-          filter: (path) => !path.startsWith(join(installed, 'build')),
+          filter: (path) => !parts.some((part) => path.startsWith(join(installed, part))),
         });
+      if (existsSync(join(built, 'better_sqlite3.node'))) {
+        await copyWithout(['build', 'deps', 'src']);
         await mkdir(join(copy, 'build', 'Release'), { recursive: true });
         await copyFile(join(built, 'better_sqlite3.node'), join(copy, addon));
       } else {
         const home = await nodeHome(major);
         if (home === undefined) throw new Error(`no headers of Node ${major}`);
-        await cp(installed, copy, {
-          recursive: true,
-          filter: (path) => !path.startsWith(join(installed, 'build')),
-        });
+        await copyWithout(['build']);
         // The package's own build script (node-gyp, which npm provides), against that line's headers.
         await run('npm', ['run', 'build-release'], {
           cwd: copy,
