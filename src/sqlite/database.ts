@@ -1,3 +1,4 @@
+import { closeSync, fdatasync, fstatSync, openSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { JobhookError, type JobhookErrorCode } from '../common/errors.js';
@@ -55,7 +56,9 @@ const open = new Map<string, SqliteDatabase>();
 /**
  * The connection to the file at `path` (created if absent), one per file in this process, shared by
  * its stores, tracker and inbox: WAL (readers never wait for the writer), a busy timeout, and
- * `synchronous=FULL` (a commit that returned survives a power cut: a 2xx only for what is on disk).
+ * `synchronous=NORMAL`: a commit survives the process's death at once (its frames are in the OS's
+ * page cache) and a power cut once the `-wal` file is flushed, which the inbox does before its 2xx
+ * ({@link flushCommits}) and SQLite does before each checkpoint; nothing else waits for the disk.
  */
 export function openDatabase(path: string | undefined, where = 'jobhook/sqlite'): SqliteDatabase {
   const file = typeof path === 'string' && path !== '' && path !== ':memory:';
@@ -69,7 +72,7 @@ export function openDatabase(path: string | undefined, where = 'jobhook/sqlite')
     db = new Database(absolute, { timeout: BUSY_TIMEOUT_MS });
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.exec('PRAGMA journal_mode = WAL');
-    db.exec('PRAGMA synchronous = FULL');
+    db.exec('PRAGMA synchronous = NORMAL');
   } catch (error) {
     throw new JobhookError('invalid_options', `${where}: ${cannotOpen(absolute, error)}`, { cause: error });
   }
@@ -107,6 +110,20 @@ export function immediate<T>(db: SqliteDatabase, work: () => T): T {
   }
 }
 
+/**
+ * Runs `work` (synchronous) with `synchronous=FULL`, so that its commit is on disk when it returns,
+ * for the rare write that must survive a power cut and has no promise to wait on; the event loop
+ * waits for the disk meanwhile.
+ */
+export function fullySynced<T>(db: SqliteDatabase, work: () => T): T {
+  db.exec('PRAGMA synchronous = FULL');
+  try {
+    return work();
+  } finally {
+    db.exec('PRAGMA synchronous = NORMAL');
+  }
+}
+
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** `table` (or `fallback`), checked to be a plain identifier since it is written into SQL text. */
@@ -123,5 +140,77 @@ export function storeStep<T>(code: JobhookErrorCode, what: string, step: () => T
     return step();
   } catch (error) {
     throw new JobhookError(code, `${what}: ${String(error)}`, { cause: error });
+  }
+}
+
+/** The `-wal` file of one connection, open for flushing; `unsure` after a flush failed. */
+interface Journal {
+  fd: number | undefined;
+  unsure: boolean;
+}
+
+const journals = new WeakMap<SqliteDatabase, Journal>();
+
+/**
+ * Makes every commit made so far on `db` durable, without blocking the event loop: an fdatasync of
+ * its `-wal` file on the libuv thread pool. An fsync flushes the file, whichever descriptor names
+ * it, and a checkpoint that ran since the commit (and so a WAL restarted over its frames) flushed
+ * the WAL before copying it and the database file after (SQLite's wal.c, walCheckpoint), so the
+ * commit is on disk either way. The WAL is deleted only by the file's last connection to close,
+ * never while `db` is open; the descriptor is opened again if the path names another file all the
+ * same. After a failed flush, later ones are not trusted (the kernel may have dropped pages that
+ * failed to write, leaving a hole before later frames) until a checkpoint has copied the whole WAL
+ * into the database file, flushed it, and emptied the WAL.
+ */
+export async function flushCommits(db: SqliteDatabase): Promise<void> {
+  const journal = journalOf(db);
+  const unsure = journal.unsure;
+  if (unsure) {
+    const result = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy: number } | undefined;
+    if (result?.busy !== 0) throw new Error('after a failed flush, the WAL could not be checkpointed (busy)');
+  }
+  const fd = journalFd(db, journal);
+  try {
+    await new Promise<void>((done, fail) => fdatasync(fd, (error) => (error ? fail(error) : done())));
+  } catch (error) {
+    journal.unsure = true;
+    throw error;
+  }
+  if (unsure) journal.unsure = false;
+}
+
+function journalOf(db: SqliteDatabase): Journal {
+  let journal = journals.get(db);
+  if (!journal) journals.set(db, (journal = { fd: undefined, unsure: false }));
+  return journal;
+}
+
+/**
+ * Opens `db`'s `-wal` file for {@link flushCommits} ahead of the first flush, so that a failed
+ * write-back from then on is reported to it (Linux reports one to each descriptor open at the time).
+ */
+export function openJournal(db: SqliteDatabase): void {
+  journalFd(db, journalOf(db));
+}
+
+/** The descriptor of `db`'s `-wal` file, opened once, and again if the path names another file. */
+function journalFd(db: SqliteDatabase, journal: Journal): number {
+  const path = `${db.name}-wal`;
+  const now = statSync(path);
+  if (journal.fd !== undefined) {
+    const held = fstatSync(journal.fd);
+    if (held.ino === now.ino && held.dev === now.dev) return journal.fd;
+    closeQuietly(journal.fd);
+    journal.fd = undefined;
+  }
+  journal.fd = openSync(path, 'r+');
+  return journal.fd;
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed, or its file gone: nothing was written through it.
   }
 }

@@ -7,7 +7,7 @@ import {
   type TrackedJob,
   type TrackerTimes,
 } from '../tracker/job-tracker.js';
-import { openDatabase, sqliteTable, storeStep, type SqliteDatabase } from './database.js';
+import { fullySynced, openDatabase, sqliteTable, storeStep, type SqliteDatabase } from './database.js';
 
 const WHERE = 'sqliteJobTracker';
 
@@ -70,7 +70,11 @@ export function sqliteJobTracker(options: SqliteJobTrackerOptions): SqliteJobTra
     track(taskId, submittedAt = now(), tenant) {
       checkTaskId(taskId);
       checkTenant(tenant);
-      step('track', () => sql.track.run(taskId, Math.round(submittedAt), tenant ?? null));
+      // On disk before it returns, as every write was before NORMAL: lost in a power cut, a
+      // task whose webhook never comes would never be polled. Its other writes lose at worst a poll.
+      step('track', () =>
+        fullySynced(db, () => sql.track.run(taskId, Math.round(submittedAt), tenant ?? null)),
+      );
     },
     settle(taskId, tenant) {
       checkTenant(tenant);
