@@ -143,10 +143,15 @@ export function storeStep<T>(code: JobhookErrorCode, what: string, step: () => T
   }
 }
 
-/** The `-wal` file of one connection, open for flushing; `unsure` after a flush failed. */
+/**
+ * The `-wal` file of one connection, open for flushing; `unsure` after a flush failed; `last`, the
+ * flush under way: one runs at a time, since a failed write-back is reported to one fsync of a
+ * descriptor only, and one running beside it would return success.
+ */
 interface Journal {
   fd: number | undefined;
   unsure: boolean;
+  last: Promise<void>;
 }
 
 const journals = new WeakMap<SqliteDatabase, Journal>();
@@ -158,12 +163,18 @@ const journals = new WeakMap<SqliteDatabase, Journal>();
  * the WAL before copying it and the database file after (SQLite's wal.c, walCheckpoint), so the
  * commit is on disk either way. The WAL is deleted only by the file's last connection to close,
  * never while `db` is open; the descriptor is opened again if the path names another file all the
- * same. After a failed flush, later ones are not trusted (the kernel may have dropped pages that
- * failed to write, leaving a hole before later frames) until a checkpoint has copied the whole WAL
- * into the database file, flushed it, and emptied the WAL.
+ * same. After a failed flush, later ones are not trusted (the blocks of a failed write may stay
+ * unreadable on disk, a hole before later frames, where recovery would stop) until a checkpoint has
+ * copied the whole WAL into the database file, flushed it, and emptied the WAL.
  */
-export async function flushCommits(db: SqliteDatabase): Promise<void> {
+export function flushCommits(db: SqliteDatabase): Promise<void> {
   const journal = journalOf(db);
+  const flush = journal.last.then(() => flushNow(db, journal));
+  journal.last = flush.catch(() => undefined);
+  return flush;
+}
+
+async function flushNow(db: SqliteDatabase, journal: Journal): Promise<void> {
   const unsure = journal.unsure;
   if (unsure) {
     const result = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy: number } | undefined;
@@ -181,7 +192,7 @@ export async function flushCommits(db: SqliteDatabase): Promise<void> {
 
 function journalOf(db: SqliteDatabase): Journal {
   let journal = journals.get(db);
-  if (!journal) journals.set(db, (journal = { fd: undefined, unsure: false }));
+  if (!journal) journals.set(db, (journal = { fd: undefined, unsure: false, last: Promise.resolve() }));
   return journal;
 }
 

@@ -9,7 +9,6 @@ import {
   openDatabase,
   openJournal,
   sqliteTable,
-  storeStep,
   type SqliteDatabase,
 } from './database.js';
 
@@ -61,7 +60,12 @@ export function sqliteInbox(options: SqliteInboxOptions): SqliteInbox {
   const limits = inboxLimits(WHERE, options);
   const db = openDatabase(options.path, WHERE);
   const sql = statements(db, table);
-  storeStep('invalid_options', `${WHERE}: cannot open the database's -wal file`, () => openJournal(db));
+  try {
+    openJournal(db);
+  } catch {
+    // A file this process may only read (`jobhook inbox list` on a copy): opened by the first flush,
+    // whose failure is the delivery's 503.
+  }
 
   let writes: Write[] = [];
   let writing = false;
