@@ -156,7 +156,8 @@ function failedEventOf(job: Job<HandoffJob>): FailedEvent {
     deliveryId: data.deliveryId ?? undefined,
     payload: data.payload,
     error: job.failedReason ?? '',
-    attempts: job.attemptsMade,
+    // The runs started, one whose worker died included: a retry by hand runs as the next.
+    attempts: Math.max(job.attemptsMade, job.attemptsStarted ?? 0),
     failedAt: job.finishedOn,
   };
 }

@@ -13,7 +13,7 @@ import type {
 export interface WorkOptions extends AnyWorkOptions {
   /** Jobs this worker runs at once. Default 8. */
   concurrency?: number;
-  /** More BullMQ worker options (`lockDuration`, `limiter`, ...); the queue is the hand-off's. */
+  /** BullMQ's worker options (`limiter`, ...) over ours: `lockDuration` 30 s, `stalledInterval` 5 s. */
   workerOptions?: Omit<WorkerOptions, 'connection' | 'concurrency' | 'autorun' | 'prefix'>;
   /** The worker's own errors (a lost connection, a lock not renewed). Default: `console.error`. */
   onWorkerError?: (error: Error) => void;
@@ -33,6 +33,15 @@ export interface QueuePlace {
   prefix: string;
   connection: ConnectionOptions;
 }
+
+/**
+ * A dead worker's job runs again within `lockDuration + 2 × stalledInterval` of the death (40 s;
+ * BullMQ's own 30 s check made it 90 s): docs/handoff.md, "A worker that died".
+ */
+export const DEFAULT_WORKER_OPTIONS = {
+  lockDuration: 30_000,
+  stalledInterval: 5_000,
+} as const satisfies Partial<WorkerOptions>;
 
 const WORK_OPTIONS = optionNames<WorkOptions>()(['concurrency', 'workerOptions', 'onWorkerError']);
 
@@ -65,8 +74,7 @@ export async function startWorker(place: QueuePlace, settings: WorkerSettings): 
   const { Worker, UnrecoverableError } = await import('bullmq');
   const processJob = async (job: Job<HandoffJob>) => {
     try {
-      // attemptsMade survives job.retry(), so a failed event retried by hand counts on.
-      await receiver.handleQueued(job.data, { attempt: job.attemptsMade + 1 });
+      await receiver.handleQueued(job.data, { attempt: attemptOf(job) });
     } catch (error) {
       if (error instanceof JobhookError && error.code === 'invalid_job') {
         throw new UnrecoverableError(error.message);
@@ -75,6 +83,7 @@ export async function startWorker(place: QueuePlace, settings: WorkerSettings): 
     }
   };
   const worker = new Worker<HandoffJob>(place.name, processJob, {
+    ...DEFAULT_WORKER_OPTIONS,
     ...settings.workerOptions,
     connection: place.connection,
     prefix: place.prefix,
@@ -85,4 +94,11 @@ export async function startWorker(place: QueuePlace, settings: WorkerSettings): 
   worker.on('error', onWorkerError);
   await worker.waitUntilReady();
   return { worker, close: () => worker.close() };
+}
+
+/** The attempt, from 1: `attemptsStarted` counts runs whose worker died too; `attemptsMade`, failures. */
+export function attemptOf(job: Pick<Job, 'attemptsMade'> & { attemptsStarted?: number }): number {
+  const failed = job.attemptsMade + 1;
+  const started = job.attemptsStarted;
+  return typeof started === 'number' && Number.isFinite(started) ? Math.max(started, failed) : failed;
 }

@@ -58,7 +58,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       logger: config.logger,
       report,
       lifecycle,
-      runStored: (input, run) => pipeline.runStored(input, run),
+      handleStored: (input, run) => pipeline.handleStored(input, run),
       hasHandlers: () => handlersByType.size > 0 || anyHandlers.length > 0,
     });
   const confirmer =
@@ -96,7 +96,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
       observer: config.observer,
       now: config.now,
       dispatch: async (polled) => {
-        const outcome = await pipeline.runPolled(polled);
+        const outcome = await pipeline.handlePolled(polled);
         if (outcome === 'handled' || outcome === 'duplicate')
           confirmer?.handled(polled.taskId, polled.tenant);
         return outcome;
@@ -152,7 +152,7 @@ export function createReceiver<const S extends EventSchemas = Record<never, neve
     },
     receive: pipeline.receive,
     fetch: createFetchHandler(pipeline.receive),
-    handleQueued: pipeline.runQueued,
+    handleQueued: pipeline.handleQueued,
     work(workOptions) {
       const { handoff } = config;
       if (typeof handoff?.work !== 'function') {

@@ -47,7 +47,7 @@ interface InboxDoorDeps {
   report: ReportFailures;
   lifecycle: InFlight;
   /** The pipeline's stored door (made after this door: the pipeline takes the door). */
-  runStored(input: DeliveryInput, run: StoredRun): Promise<StoredRunResult>;
+  handleStored(input: DeliveryInput, run: StoredRun): Promise<StoredRunResult>;
   /** Whether the receiver has any handler yet: nothing runs from the inbox before one is added. */
   hasHandlers(): boolean;
 }
@@ -172,7 +172,7 @@ export function inboxDoor(deps: InboxDoorDeps) {
     const attempt = row.attempts + 1;
     // Marked for replay from outside the app (`jobhook inbox replay`): run as receiver.replay() would.
     const source = row.replay ? 'replay' : 'webhook';
-    const result = await deps.runStored(inputOf(row), { source, attempt, force: row.replay === 'force' });
+    const result = await deps.handleStored(inputOf(row), { source, attempt, force: row.replay === 'force' });
     const settlement = settlementOf(result, row, attempt);
     try {
       await inbox.settle(row.id, settlement, owner);
@@ -240,7 +240,7 @@ export function inboxDoor(deps: InboxDoorDeps) {
     const rows = (await inbox.list(filter as InboxFilter)).filter((row) => row.status !== 'pending');
     const report: ReplayReport = { deliveries: [], handled: 0, duplicate: 0, refused: 0, failed: 0, busy: 0 };
     for (const row of rows) {
-      const result = await deps.runStored(inputOf(row), {
+      const result = await deps.handleStored(inputOf(row), {
         source: 'replay',
         attempt: 1,
         force: force === true,

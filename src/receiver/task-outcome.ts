@@ -13,7 +13,8 @@ const OUTCOMES = ['job.completed', 'job.failed'] as const;
 /** What the gate found: run (holding the marks it claimed), a conflict, or wait. */
 export type OutcomeGate =
   | { run: true; marks: Claim[] }
-  | { run: false; answer: 'conflict' | 'busy' | typeof STORE_FAILED; winner?: string };
+  | { run: false; answer: 'conflict'; winner: string }
+  | { run: false; answer: 'busy' | typeof STORE_FAILED };
 
 /** The task's marks for one job outcome event of `type` (`undefined`: not a job outcome, nothing to gate). */
 export async function gateOutcome(

@@ -1,7 +1,7 @@
 // `jobhook inbox list | show | replay --db <path>` through the built binary, on a SQLite inbox that
 // a receiver with a wrong secret filled with refused deliveries: listed with their reason, shown
 // as received, then marked for replay and run by the fixed receiver on the same file, once each,
-// with context.source 'replay'. (The PostgreSQL inbox answers the same calls: test/inbox/.)
+// with context.source 'replay'. The same through --database-url: inbox-postgres.test.ts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -129,7 +129,7 @@ export function handoffContract(engine: EngineUnderTest, available: boolean): vo
       expect(runs).toBe(1);
     });
 
-    it('runs a job again when its worker is SIGKILLed mid-job; its handlers complete once', async () => {
+    it('runs a job again when its worker is SIGKILLed mid-job, as its next attempt; its handlers complete once', async () => {
       const opened = await open();
       const receiver = createReceiver({ secret: SECRET, handoff: opened.handoff });
       const payload = completed();
@@ -151,18 +151,25 @@ export function handoffContract(engine: EngineUnderTest, available: boolean): vo
         }
       })();
       expect((await deliver(receiver, payload)).status).toBe(200);
-      expect(await killed).toBe(payload.id);
+      expect(await killed).toBe(`${payload.id} attempt 1`);
 
       const completions: string[] = [];
+      const attempts: (number | undefined)[] = [];
       await worker(
         opened,
-        createReceiver({ secret: SECRET }).onJobCompleted((event) => void completions.push(event.id)),
+        createReceiver({ secret: SECRET }).onJobCompleted((event, context) => {
+          completions.push(event.id);
+          attempts.push(context.attempt);
+        }),
       );
       await until(
         async () => completions.length === 1 && (await opened.pending()) === 0,
         'the job to run again',
       );
       expect(completions).toEqual([payload.id]);
+      // The killed run was an attempt: the run after it is the second (or later, had a busy
+      // machine let this worker's lock lapse too), not a first one again.
+      expect(attempts[0]).toBeGreaterThanOrEqual(2);
       expect(await opened.handoff.listFailed()).toEqual([]);
     });
 

@@ -1,48 +1,32 @@
 // A full disk under sqliteInbox is answered 503 `inbox_failed` with Retry-After, never a 2xx for a
 // delivery that was not stored, never a crash; once space is free again, deliveries are stored.
 // The disk is a 2 MiB tmpfs of the test's own (mounted as root; skipped, saying so, where the test
-// may not mount): a real ENOSPC from the file system, which SQLite reports as SQLITE_FULL. SQLite's
-// max_page_count would only simulate it, and only on a connection of the test's own.
-import { execFileSync } from 'node:child_process';
+// may not mount, and failed with CI=true): a real ENOSPC from the file system, which SQLite reports
+// as SQLITE_FULL. SQLite's max_page_count would only simulate it, and only on a connection of the
+// test's own.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createReceiver } from 'jobhook';
 import { sqliteDedupeStore, sqliteInbox } from 'jobhook/sqlite';
 import { signDelivery } from 'jobhook/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { completedPayload, SECRET } from '../fixtures.js';
+import { tmpfsScratch } from '../support/mounts.js';
 
-const scratch = mkdtempSync(join(tmpdir(), 'jobhook-full-disk-'));
-const disk = join(scratch, 'disk');
+const scratch = tmpfsScratch('jobhook-full-disk-', '2m', 'the full-disk test');
+const disk = scratch?.disk ?? '';
+// Unmounted lazily: the receiver's connection to the file is still open.
+afterAll(() => scratch?.remove());
 
-function mountTinyDisk(): boolean {
-  try {
-    execFileSync('mkdir', ['-p', disk]);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', disk], { stdio: 'ignore' });
-    return true;
-  } catch {
-    console.warn('Skipping the full-disk test: it mounts a 2 MiB tmpfs, which needs root (mount -t tmpfs).');
-    return false;
-  }
-}
-
-const mounted = mountTinyDisk();
-afterAll(() => {
-  // Lazily: the receiver's connection to the file is still open.
-  if (mounted) execFileSync('umount', ['-l', disk]);
-  rmSync(scratch, { recursive: true, force: true });
-});
-
-describe.runIf(mounted)('a full disk under the inbox', () => {
+describe.runIf(scratch !== undefined)('a full disk under the inbox', () => {
   it('is answered 503 with Retry-After, never 2xx, and stores again once there is room', async () => {
     const inbox = sqliteInbox({ path: join(disk, 'jobhook.db') });
     const receiver = createReceiver({
       secret: SECRET,
       inbox,
       // The dedupe store on another disk: only the inbox's writes meet the full one.
-      dedupe: sqliteDedupeStore({ path: join(scratch, 'dedupe.db') }),
+      dedupe: sqliteDedupeStore({ path: join(scratch!.dir, 'dedupe.db') }),
       logger: { warn: () => undefined, error: () => undefined },
     });
     receiver.onJobCompleted(() => undefined);

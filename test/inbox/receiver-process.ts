@@ -1,7 +1,9 @@
-// One receiver process of the SIGKILL test: `node --import tsx receiver-process.ts`, with an inbox
-// and a durable dedupe store on ENGINE (`postgres`: DATABASE_URL and SCHEMA; `sqlite`: DB_PATH).
-// Its handler's side effect is a line "<event id> <pid>" appended to RUNS_FILE, written to disk
-// before the handler returns; it prints "listening <port>" once it serves on 127.0.0.1.
+// One receiver process of the inbox's process tests (the SIGKILLs, a write that fails, two processes
+// on one file): `node --import tsx receiver-process.ts`, with an inbox and a durable dedupe store on
+// ENGINE (`postgres`: DATABASE_URL and SCHEMA; `sqlite`: DB_PATH). Its handler's side effect is a
+// line "<event id> <pid>" appended to RUNS_FILE, written to disk before the handler returns; it
+// prints "listening <port>" once it serves on 127.0.0.1. Optional: LEASE_MS (default 1000, for the
+// inbox and the dedupe store), TIMEOUT_MS (postgresInbox's `timeoutMs`, default its own).
 import { appendFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
@@ -15,7 +17,7 @@ const env = (name: string) => {
 };
 
 // Short leases and retries: a delivery whose process was killed runs again within a second or two.
-const LEASE_MS = 1000;
+const LEASE_MS = Number(process.env.LEASE_MS ?? 1000);
 const retry = { attempts: 100, firstMs: 100, maxMs: 500 };
 
 async function stores(): Promise<Pick<ReceiverOptions, 'inbox' | 'dedupe'>> {
@@ -26,7 +28,13 @@ async function stores(): Promise<Pick<ReceiverOptions, 'inbox' | 'dedupe'>> {
     pool.on('error', () => undefined);
     const schema = env('SCHEMA');
     return {
-      inbox: postgresInbox({ pool, table: `${schema}.inbox`, leaseMs: LEASE_MS, retry }),
+      inbox: postgresInbox({
+        pool,
+        table: `${schema}.inbox`,
+        leaseMs: LEASE_MS,
+        retry,
+        ...(process.env.TIMEOUT_MS !== undefined && { timeoutMs: Number(process.env.TIMEOUT_MS) }),
+      }),
       dedupe: postgresDedupeStore({ pool, table: `${schema}.deliveries`, leaseMs: LEASE_MS }),
     };
   }

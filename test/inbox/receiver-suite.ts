@@ -5,6 +5,7 @@ import { createReceiver, type DeliveryContext, type ReceiverOptions } from 'jobh
 import type { DedupeStore, Inbox, InboxOptions } from 'jobhook/extend';
 import { signDelivery } from 'jobhook/testing';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { completedPayload, deferred, SECRET } from '../fixtures.js';
 
 export interface InboxReceiverTarget {
@@ -153,6 +154,151 @@ export function receiverWithInbox(target: InboxReceiverTarget): void {
       expect(again).toMatchObject({ handled: 0, refused: 10 });
       expect(ran).toHaveLength(30);
       await fixed.close();
+    });
+
+    it('replays hours later what a wrong secret refused, outside the timestamp window, once each', async () => {
+      const { inbox, dedupe } = await target.make();
+      const since = Date.now();
+      const misconfigured = createReceiver({ secret: WRONG_SECRET, inbox, dedupe, logger: quiet });
+      misconfigured.onJobCompleted(() => {
+        throw new Error('never runs: nothing verifies');
+      });
+      const payloads = Array.from({ length: 5 }, () => completedPayload({ id: `evt_${randomUUID()}` }));
+      // Signed now, with the timestamp the 5-minute window is checked against.
+      const deliveries = payloads.map((payload) => signed(payload));
+      for (const delivery of deliveries) expect((await misconfigured.receive(delivery)).status).toBe(401);
+      await misconfigured.close();
+      await eventually(async () => (await inbox.list({ status: 'refused' })).length === 5);
+
+      // Fixed three hours later: every stored timestamp is far outside the window.
+      const later = () => Date.now() + 3 * 60 * 60 * 1000;
+      const fixed = createReceiver({ secret: SECRET, inbox, dedupe, logger: quiet, now: later });
+      const ran: string[] = [];
+      fixed.onJobCompleted((event, context) => void ran.push(`${event.id} ${context.source}`));
+      const report = await fixed.replay({ status: 'refused', since });
+      expect(report.deliveries.filter((d) => d.outcome !== 'handled')).toEqual([]);
+      expect(report).toMatchObject({ handled: 5, refused: 0, duplicate: 0, failed: 0 });
+      expect(ran.sort()).toEqual(payloads.map((payload) => `${payload.id} replay`).sort());
+      // Once each: replayed again, every one is a duplicate of its first run.
+      const ids = report.deliveries.map((d) => d.id);
+      expect(await fixed.replay({ ids })).toMatchObject({ duplicate: 5, handled: 0 });
+      expect(ran).toHaveLength(5);
+
+      // The live door still holds the window: the same deliveries sent again now are stale.
+      for (const delivery of deliveries) {
+        const answer = await fixed.receive(delivery);
+        expect(answer.status).toBe(401);
+        expect(JSON.parse(answer.body).error.message).toMatch(/timestamp is outside the allowed tolerance/);
+      }
+      expect(ran).toHaveLength(5);
+      await fixed.close();
+    });
+
+    it('replays after a contract change: the delivery refused 400 for its shape runs once', async () => {
+      const { inbox, dedupe } = await target.make();
+      // The gateway moved the image URL; jobhook's default schema refuses the payload.
+      const moved = {
+        id: `evt_${randomUUID()}`,
+        type: 'job.completed',
+        created_at: '2026-11-21T10:00:00Z',
+        data: {
+          task_id: `task_${randomUUID()}`,
+          status: 'completed',
+          output: { url: 'https://img.example/2.png' },
+        },
+      };
+      const before = createReceiver({ secret: SECRET, inbox, dedupe, logger: quiet });
+      before.onJobCompleted(() => {
+        throw new Error('never runs: the payload does not pass');
+      });
+      const answer = await before.receive(signed(moved));
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body).error.code).toBe('invalid_payload');
+      // A forged delivery beside it, refused for its signature: it has no type, and stays refused.
+      expect((await before.receive(signed(completedPayload(), WRONG_SECRET))).status).toBe(401);
+      await before.close();
+      await eventually(async () => (await inbox.list({ status: 'refused' })).length === 2);
+
+      // The contract that reads the new shape, deployed; then the refused job.completed deliveries replayed.
+      const after = createReceiver({
+        secret: SECRET,
+        inbox,
+        dedupe,
+        logger: quiet,
+        contract: {
+          signature: { scheme: 'standard-webhooks' },
+          payload: {
+            typePath: 'type',
+            taskIdPath: 'data.task_id',
+            imageUrlPath: 'data.output.url',
+            eventIdPath: 'id',
+            createdAtPath: 'created_at',
+          },
+        },
+      });
+      const ran: { id: string; image: string; source: string }[] = [];
+      after.onJobCompleted((event, context) => {
+        ran.push({ id: event.id, image: event.data.image_url, source: context.source });
+      });
+      const report = await after.replay({ status: 'refused', type: 'job.completed' });
+      expect(report).toMatchObject({ handled: 1, refused: 0, duplicate: 0, failed: 0 });
+      expect(ran).toEqual([{ id: moved.id, image: 'https://img.example/2.png', source: 'replay' }]);
+      // Handled now: a second replay of what is refused runs nothing; the forged one is refused again.
+      const again = await after.replay({ status: 'refused' });
+      expect(again).toMatchObject({ handled: 0, duplicate: 0, refused: 1 });
+      expect(ran).toHaveLength(1);
+      await after.close();
+    });
+
+    it('replays after a schema change: the delivery the old schema refused runs once with the new one', async () => {
+      const { inbox, dedupe } = await target.make();
+      // A schema that wanted a field the gateway does not send.
+      const strict = z.looseObject({
+        id: z.string(),
+        type: z.literal('job.completed'),
+        data: z.looseObject({ task_id: z.string(), image_url: z.string(), seed: z.number() }),
+      });
+      const before = createReceiver({
+        secret: SECRET,
+        inbox,
+        dedupe,
+        logger: quiet,
+        schemas: { 'job.completed': strict },
+      });
+      before.onJobCompleted(() => {
+        throw new Error('never runs: the payload does not pass');
+      });
+      const payload = completedPayload({ id: `evt_${randomUUID()}` });
+      const answer = await before.receive(signed(payload));
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body).error.message).toMatch(/data\.seed/);
+      await before.close();
+      await eventually(async () => (await inbox.list({ status: 'refused' })).length === 1);
+      const [row] = await inbox.list({ status: 'refused' });
+      expect(row).toMatchObject({
+        type: 'job.completed',
+        reason: expect.stringMatching(/^400 .*invalid_payload/),
+      });
+
+      const corrected = strict.extend({
+        data: z.looseObject({ task_id: z.string(), image_url: z.string(), seed: z.number().optional() }),
+      });
+      const after = createReceiver({
+        secret: SECRET,
+        inbox,
+        dedupe,
+        logger: quiet,
+        schemas: { 'job.completed': corrected },
+      });
+      const ran: string[] = [];
+      after.onJobCompleted((event, context) => void ran.push(`${event.id} ${context.source}`));
+      expect(await after.replay({ status: 'refused' })).toMatchObject({ handled: 1, refused: 0 });
+      expect(ran).toEqual([`${payload.id} replay`]);
+      expect((await inbox.list({ ids: [row!.id] }))[0]!.status).toBe('handled');
+      expect(await after.replay({ status: 'refused' })).toMatchObject({ handled: 0, refused: 0 });
+      expect(await after.replay({ ids: [row!.id] })).toMatchObject({ duplicate: 1, handled: 0 });
+      expect(ran).toHaveLength(1);
+      await after.close();
     });
 
     it('replays a handled event as a duplicate, and runs it again with force', async () => {

@@ -31,12 +31,12 @@ function pipelineWith(handler: EventHandler<unknown>, options: Partial<ReceiverO
 
 const polled = (id: string): PolledOutcome => ({ payload: completedPayload({ id }) });
 
-describe('runPolled', () => {
+describe('handlePolled', () => {
   it('runs the handlers with source "poll", once per key: handled, then duplicate', async () => {
     const seen: DeliveryContext[] = [];
     const { pipeline } = pipelineWith((_event, context) => void seen.push(context));
-    expect(await pipeline.runPolled(polled('evt_poll_1'))).toBe('handled');
-    expect(await pipeline.runPolled(polled('evt_poll_1'))).toBe('duplicate');
+    expect(await pipeline.handlePolled(polled('evt_poll_1'))).toBe('handled');
+    expect(await pipeline.handlePolled(polled('evt_poll_1'))).toBe('duplicate');
     expect(seen.map((context) => [context.source, context.type])).toEqual([['poll', 'job.completed']]);
   });
 
@@ -44,12 +44,12 @@ describe('runPolled', () => {
     const sources: string[] = [];
     const { pipeline } = pipelineWith((_event, context) => void sources.push(context.source));
     const first = signDelivery({ secret: SECRET, payload: completedPayload({ id: 'evt_a' }) });
-    expect(await pipeline.runPolled(polled('evt_a'))).toBe('handled');
+    expect(await pipeline.handlePolled(polled('evt_a'))).toBe('handled');
     expect((await pipeline.receive(first)).body).toBe('{"ok":true,"duplicate":true}');
 
     const second = signDelivery({ secret: SECRET, payload: completedPayload({ id: 'evt_b' }) });
     expect((await pipeline.receive(second)).status).toBe(200);
-    expect(await pipeline.runPolled(polled('evt_b'))).toBe('duplicate');
+    expect(await pipeline.handlePolled(polled('evt_b'))).toBe('duplicate');
     expect(sources).toEqual(['poll', 'webhook']);
   });
 
@@ -67,13 +67,13 @@ describe('runPolled', () => {
       signDelivery({ secret: SECRET, payload: completedPayload({ id: 'evt_c' }) }),
     );
     await started.promise;
-    expect(await pipeline.runPolled(polled('evt_c'))).toBe('busy');
+    expect(await pipeline.handlePolled(polled('evt_c'))).toBe('busy');
     release.resolve();
     expect((await webhook).status).toBe(200);
-    expect(await pipeline.runPolled(polled('evt_fail'))).toBe('failed');
+    expect(await pipeline.handlePolled(polled('evt_fail'))).toBe('failed');
     expect(failures.map((failure) => failure.code)).toEqual(['handler_failed']);
     // Released on failure: a later attempt runs again.
-    expect(await pipeline.runPolled(polled('evt_fail'))).toBe('failed');
+    expect(await pipeline.handlePolled(polled('evt_fail'))).toBe('failed');
     expect(calls).toBe(3);
   });
 
@@ -87,14 +87,14 @@ describe('runPolled', () => {
         },
       },
     });
-    expect(await pipeline.runPolled(polled('evt_h'))).toBe('handled');
+    expect(await pipeline.handlePolled(polled('evt_h'))).toBe('handled');
     expect(jobs).toEqual([expect.objectContaining({ key: 'evt_h', type: 'job.completed', source: 'poll' })]);
   });
 
   it('refuses, for good, an outcome its schema refuses', async () => {
     let calls = 0;
     const { pipeline } = pipelineWith(() => void calls++);
-    expect(await pipeline.runPolled({ payload: { type: 'job.completed', id: 'evt_bad', data: {} } })).toBe(
+    expect(await pipeline.handlePolled({ payload: { type: 'job.completed', id: 'evt_bad', data: {} } })).toBe(
       'invalid',
     );
     expect(calls).toBe(0);
@@ -103,10 +103,10 @@ describe('runPolled', () => {
   it('is counted as in flight (close() waits for it) and refused once closing', async () => {
     const release = deferred();
     const { pipeline, lifecycle } = pipelineWith(() => release.promise);
-    const running = pipeline.runPolled(polled('evt_d'));
+    const running = pipeline.handlePolled(polled('evt_d'));
     expect(lifecycle.pending).toBe(1);
     const closed = lifecycle.close(0);
-    expect(await pipeline.runPolled(polled('evt_e'))).toBe('failed');
+    expect(await pipeline.handlePolled(polled('evt_e'))).toBe('failed');
     release.resolve();
     expect(await running).toBe('handled');
     expect(await closed).toBe(true);
