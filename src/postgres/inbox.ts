@@ -168,11 +168,7 @@ export function postgresInbox(options: PostgresInboxOptions): PostgresInbox {
   let waiting: Store[] = [];
   let storing = 0;
 
-  /**
-   * Stores the deliveries that arrive together with one statement, one commit: while others are
-   * being stored, those of one turn of the event loop; otherwise at once, so that a delivery alone
-   * waits for no turn (a turn is about a millisecond while the inbox's runs are under way).
-   */
+  /** One statement for the deliveries of one turn while others are stored; at once otherwise (no turn's wait). */
   function store(delivery: InboxDelivery): Promise<string> {
     const values = insertValues(delivery, 'pending', null);
     return new Promise((resolve, reject) => {

@@ -55,10 +55,8 @@ const open = new Map<string, SqliteDatabase>();
 
 /**
  * The connection to the file at `path` (created if absent), one per file in this process, shared by
- * its stores, tracker and inbox: WAL (readers never wait for the writer), a busy timeout, and
- * `synchronous=NORMAL`: a commit survives the process's death at once (its frames are in the OS's
- * page cache) and a power cut once the `-wal` file is flushed, which the inbox does before its 2xx
- * ({@link flushCommits}) and SQLite does before each checkpoint; nothing else waits for the disk.
+ * its stores, tracker and inbox: WAL, a busy timeout, and `synchronous=NORMAL` (a commit survives a
+ * crash at once, a power cut once flushed: the inbox's {@link flushCommits}, or a checkpoint).
  */
 export function openDatabase(path: string | undefined, where = 'jobhook/sqlite'): SqliteDatabase {
   const file = typeof path === 'string' && path !== '' && path !== ':memory:';
@@ -110,11 +108,7 @@ export function immediate<T>(db: SqliteDatabase, work: () => T): T {
   }
 }
 
-/**
- * Runs `work` (synchronous) with `synchronous=FULL`, so that its commit is on disk when it returns,
- * for the rare write that must survive a power cut and has no promise to wait on; the event loop
- * waits for the disk meanwhile.
- */
+/** Runs `work` with `synchronous=FULL`: its commit is on disk when it returns (the event loop waits). */
 export function fullySynced<T>(db: SqliteDatabase, work: () => T): T {
   db.exec('PRAGMA synchronous = FULL');
   try {
@@ -143,11 +137,7 @@ export function storeStep<T>(code: JobhookErrorCode, what: string, step: () => T
   }
 }
 
-/**
- * The `-wal` file of one connection, open for flushing; `unsure` after a flush failed; `last`, the
- * flush under way: one runs at a time, since a failed write-back is reported to one fsync of a
- * descriptor only, and one running beside it would return success.
- */
+/** A connection's `-wal` file; one flush at a time (a failed write-back is reported to one fsync only). */
 interface Journal {
   fd: number | undefined;
   unsure: boolean;
@@ -157,15 +147,11 @@ interface Journal {
 const journals = new WeakMap<SqliteDatabase, Journal>();
 
 /**
- * Makes every commit made so far on `db` durable, without blocking the event loop: an fdatasync of
- * its `-wal` file on the libuv thread pool. An fsync flushes the file, whichever descriptor names
- * it, and a checkpoint that ran since the commit (and so a WAL restarted over its frames) flushed
- * the WAL before copying it and the database file after (SQLite's wal.c, walCheckpoint), so the
- * commit is on disk either way. The WAL is deleted only by the file's last connection to close,
- * never while `db` is open; the descriptor is opened again if the path names another file all the
- * same. After a failed flush, later ones are not trusted (the blocks of a failed write may stay
- * unreadable on disk, a hole before later frames, where recovery would stop) until a checkpoint has
- * copied the whole WAL into the database file, flushed it, and emptied the WAL.
+ * Makes every commit so far on `db` durable off the event loop: an fdatasync of its `-wal` file (an
+ * fsync flushes the file, whichever descriptor), and a checkpoint since the commit flushed the WAL
+ * before copying it and the database after (wal.c), so the commit is on disk either way. After a
+ * failed flush, later ones are not trusted (a failed write's blocks may stay unreadable, where
+ * recovery stops) until the whole WAL is checkpointed into the flushed database file.
  */
 export function flushCommits(db: SqliteDatabase): Promise<void> {
   const journal = journalOf(db);
@@ -196,15 +182,12 @@ function journalOf(db: SqliteDatabase): Journal {
   return journal;
 }
 
-/**
- * Opens `db`'s `-wal` file for {@link flushCommits} ahead of the first flush, so that a failed
- * write-back from then on is reported to it (Linux reports one to each descriptor open at the time).
- */
+/** Opens `db`'s `-wal` file before the first flush: a failed write-back is reported to descriptors open then. */
 export function openJournal(db: SqliteDatabase): void {
   journalFd(db, journalOf(db));
 }
 
-/** The descriptor of `db`'s `-wal` file, opened once, and again if the path names another file. */
+/** The `-wal` file's descriptor, opened again if the path names another file (it is not deleted while `db` is open). */
 function journalFd(db: SqliteDatabase, journal: Journal): number {
   const path = `${db.name}-wal`;
   const now = statSync(path);
@@ -222,6 +205,6 @@ function closeQuietly(fd: number): void {
   try {
     closeSync(fd);
   } catch {
-    // Already closed, or its file gone: nothing was written through it.
+    /* nothing was written through it */
   }
 }

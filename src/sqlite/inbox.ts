@@ -50,9 +50,8 @@ interface Write {
 
 /**
  * An {@link Inbox} in a SQLite file, shared by the processes of one machine. The deliveries that
- * arrive together are written in one transaction, then the `-wal` file is flushed (fdatasync, off
- * the event loop) before any of them is answered: one flush per batch, and those that arrive while
- * it runs wait for the next, together.
+ * arrive together are written in one transaction and flushed once, off the event loop, before any
+ * is answered; those that arrive during a flush wait for the next, together.
  */
 export function sqliteInbox(options: SqliteInboxOptions): SqliteInbox {
   refuseUnknownOptions(options, OPTIONS, WHERE);
@@ -63,8 +62,7 @@ export function sqliteInbox(options: SqliteInboxOptions): SqliteInbox {
   try {
     openJournal(db);
   } catch {
-    // A file this process may only read (`jobhook inbox list` on a copy): opened by the first flush,
-    // whose failure is the delivery's 503.
+    // A file this process may only read (`jobhook inbox list`): a failed flush is then a 503.
   }
 
   let writes: Write[] = [];
@@ -107,12 +105,10 @@ export function sqliteInbox(options: SqliteInboxOptions): SqliteInbox {
       for (const each of batch) each.reject(failure);
       return;
     }
-    // Refused deliveries are answered without waiting for them: only a stored one waits for the disk.
     const stored = ids.filter((_, at) => batch[at]!.reason === null);
     if (stored.length > 0) {
       try {
-        // The commit above is in the OS's page cache (synchronous=NORMAL): flushing the -wal file
-        // after it puts the batch on disk, so no delivery is answered 2xx before it survives a power cut.
+        // The commit is in the page cache (synchronous=NORMAL): no 2xx before this puts it on disk.
         await flushCommits(db);
       } catch (error) {
         forget(stored);

@@ -70,8 +70,7 @@ export function sqliteJobTracker(options: SqliteJobTrackerOptions): SqliteJobTra
     track(taskId, submittedAt = now(), tenant) {
       checkTaskId(taskId);
       checkTenant(tenant);
-      // On disk before it returns, as every write was before NORMAL: lost in a power cut, a
-      // task whose webhook never comes would never be polled. Its other writes lose at worst a poll.
+      // Flushed: lost in a power cut, a task whose webhook never comes would never be polled.
       step('track', () =>
         fullySynced(db, () => sql.track.run(taskId, Math.round(submittedAt), tenant ?? null)),
       );
