@@ -33,6 +33,18 @@ const DEFAULT_TABLE = 'jobhook_inbox';
 /** Refused deliveries stored between two trims of the quarantine: its bounds are kept within this many. */
 const TRIM_EVERY = 64;
 
+/** Deliveries stored by one statement at most, and their bodies' bytes (one alone may pass it). */
+const BATCH_ROWS = 200;
+const BATCH_BYTES = 8 * 1024 * 1024;
+const COLUMN_COUNT = Array.from({ length: 12 }, (_, at) => at + 1);
+
+interface Store {
+  values: unknown[];
+  size: number;
+  resolve: (id: string) => void;
+  reject: (error: Error) => void;
+}
+
 const OPTIONS = optionNames<PostgresInboxOptions>()([
   'pool',
   'table',
@@ -89,9 +101,9 @@ export function postgresInbox(options: PostgresInboxOptions): PostgresInbox {
   const limits = inboxLimits(WHERE, options);
   const timeoutMs = wholeNumber(WHERE, 'timeoutMs', options.timeoutMs, 5000, { min: 0, unit: MS_OR_NONE });
 
-  const insert = `INSERT INTO ${name}
-      (status, body, size, headers, url, tenant, type, delivery_id, received_at, reason, due_at, settled_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`;
+  const columns = `INSERT INTO ${name}
+      (status, body, size, headers, url, tenant, type, delivery_id, received_at, reason, due_at, settled_at)`;
+  const insert = `${columns} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`;
   const sql = {
     lease: `UPDATE ${name} SET lease_owner = $1, lease_until = $2 WHERE id IN (
         SELECT id FROM ${name} WHERE status = 'pending' AND due_at <= $3
@@ -153,17 +165,61 @@ export function postgresInbox(options: PostgresInboxOptions): PostgresInbox {
     ];
   }
 
+  let waiting: Store[] = [];
+  let storing = 0;
+
+  /** One statement for the deliveries of one turn while others are stored; at once otherwise (no turn's wait). */
+  function store(delivery: InboxDelivery): Promise<string> {
+    const values = insertValues(delivery, 'pending', null);
+    return new Promise((resolve, reject) => {
+      if (waiting.length === 0) {
+        if (storing === 0) queueMicrotask(storeWaiting);
+        else setImmediate(storeWaiting);
+      }
+      waiting.push({ values, size: delivery.body.byteLength, resolve, reject });
+    });
+  }
+
+  function storeWaiting() {
+    const all = waiting;
+    waiting = [];
+    let from = 0;
+    let bytes = 0;
+    all.forEach((each, at) => {
+      if (at > from && (at - from >= BATCH_ROWS || bytes + each.size > BATCH_BYTES)) {
+        void storeBatch(all.slice(from, at));
+        from = at;
+        bytes = 0;
+      }
+      bytes += each.size;
+    });
+    void storeBatch(all.slice(from));
+  }
+
+  async function storeBatch(batch: Store[]) {
+    storing++;
+    const rows = batch.map((_, at) => `(${COLUMN_COUNT.map((n) => `$${at * 12 + n}`).join(', ')})`);
+    try {
+      const made = (await query(
+        'store deliveries',
+        `${columns} VALUES ${rows.join(', ')} RETURNING id`,
+        batch.flatMap((each) => each.values),
+      )) as { id: string }[];
+      // RETURNING gives the rows in the order of VALUES (what ORMs' bulk inserts rely on too).
+      batch.forEach((each, at) => each.resolve(String(made[at]!.id)));
+    } catch (error) {
+      for (const each of batch) each.reject(error as Error);
+    } finally {
+      storing--;
+    }
+  }
+
   let refusedSinceTrim = TRIM_EVERY;
   return {
     table,
     leaseMs: limits.leaseMs,
     retry: limits.retry,
-    async store(delivery) {
-      const [row] = (await query('store a delivery', insert, insertValues(delivery, 'pending', null))) as {
-        id: string;
-      }[];
-      return String(row!.id);
-    },
+    store: async (delivery) => store(delivery),
     async quarantine(delivery, reason) {
       await query('keep a refused delivery', insert, insertValues(delivery, 'refused', reason));
       if (++refusedSinceTrim < TRIM_EVERY) return;

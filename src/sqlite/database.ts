@@ -1,3 +1,4 @@
+import { closeSync, fdatasync, fstatSync, openSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { JobhookError, type JobhookErrorCode } from '../common/errors.js';
@@ -54,8 +55,8 @@ const open = new Map<string, SqliteDatabase>();
 
 /**
  * The connection to the file at `path` (created if absent), one per file in this process, shared by
- * its stores, tracker and inbox: WAL (readers never wait for the writer), a busy timeout, and
- * `synchronous=FULL` (a commit that returned survives a power cut: a 2xx only for what is on disk).
+ * its stores, tracker and inbox: WAL, a busy timeout, and `synchronous=NORMAL` (a commit survives a
+ * crash at once, a power cut once flushed: the inbox's {@link flushCommits}, or a checkpoint).
  */
 export function openDatabase(path: string | undefined, where = 'jobhook/sqlite'): SqliteDatabase {
   const file = typeof path === 'string' && path !== '' && path !== ':memory:';
@@ -69,7 +70,7 @@ export function openDatabase(path: string | undefined, where = 'jobhook/sqlite')
     db = new Database(absolute, { timeout: BUSY_TIMEOUT_MS });
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.exec('PRAGMA journal_mode = WAL');
-    db.exec('PRAGMA synchronous = FULL');
+    db.exec('PRAGMA synchronous = NORMAL');
   } catch (error) {
     throw new JobhookError('invalid_options', `${where}: ${cannotOpen(absolute, error)}`, { cause: error });
   }
@@ -107,6 +108,16 @@ export function immediate<T>(db: SqliteDatabase, work: () => T): T {
   }
 }
 
+/** Runs `work` with `synchronous=FULL`: its commit is on disk when it returns (the event loop waits). */
+export function fullySynced<T>(db: SqliteDatabase, work: () => T): T {
+  db.exec('PRAGMA synchronous = FULL');
+  try {
+    return work();
+  } finally {
+    db.exec('PRAGMA synchronous = NORMAL');
+  }
+}
+
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** `table` (or `fallback`), checked to be a plain identifier since it is written into SQL text. */
@@ -123,5 +134,77 @@ export function storeStep<T>(code: JobhookErrorCode, what: string, step: () => T
     return step();
   } catch (error) {
     throw new JobhookError(code, `${what}: ${String(error)}`, { cause: error });
+  }
+}
+
+/** A connection's `-wal` file; one flush at a time (a failed write-back is reported to one fsync only). */
+interface Journal {
+  fd: number | undefined;
+  unsure: boolean;
+  last: Promise<void>;
+}
+
+const journals = new WeakMap<SqliteDatabase, Journal>();
+
+/**
+ * Makes every commit so far on `db` durable off the event loop: an fdatasync of its `-wal` file (an
+ * fsync flushes the file, whichever descriptor), and a checkpoint since the commit flushed the WAL
+ * before copying it and the database after (wal.c), so the commit is on disk either way. After a
+ * failed flush, later ones are not trusted (a failed write's blocks may stay unreadable, where
+ * recovery stops) until the whole WAL is checkpointed into the flushed database file.
+ */
+export function flushCommits(db: SqliteDatabase): Promise<void> {
+  const journal = journalOf(db);
+  const flush = journal.last.then(() => flushNow(db, journal));
+  journal.last = flush.catch(() => undefined);
+  return flush;
+}
+
+async function flushNow(db: SqliteDatabase, journal: Journal): Promise<void> {
+  const unsure = journal.unsure;
+  if (unsure) {
+    const result = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy: number } | undefined;
+    if (result?.busy !== 0) throw new Error('after a failed flush, the WAL could not be checkpointed (busy)');
+  }
+  const fd = journalFd(db, journal);
+  try {
+    await new Promise<void>((done, fail) => fdatasync(fd, (error) => (error ? fail(error) : done())));
+  } catch (error) {
+    journal.unsure = true;
+    throw error;
+  }
+  if (unsure) journal.unsure = false;
+}
+
+function journalOf(db: SqliteDatabase): Journal {
+  let journal = journals.get(db);
+  if (!journal) journals.set(db, (journal = { fd: undefined, unsure: false, last: Promise.resolve() }));
+  return journal;
+}
+
+/** Opens `db`'s `-wal` file before the first flush: a failed write-back is reported to descriptors open then. */
+export function openJournal(db: SqliteDatabase): void {
+  journalFd(db, journalOf(db));
+}
+
+/** The `-wal` file's descriptor, opened again if the path names another file (it is not deleted while `db` is open). */
+function journalFd(db: SqliteDatabase, journal: Journal): number {
+  const path = `${db.name}-wal`;
+  const now = statSync(path);
+  if (journal.fd !== undefined) {
+    const held = fstatSync(journal.fd);
+    if (held.ino === now.ino && held.dev === now.dev) return journal.fd;
+    closeQuietly(journal.fd);
+    journal.fd = undefined;
+  }
+  journal.fd = openSync(path, 'r+');
+  return journal.fd;
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    /* nothing was written through it */
   }
 }

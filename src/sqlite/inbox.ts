@@ -3,7 +3,14 @@ import { optionNames, refuseUnknownOptions } from '../common/option-checks.js';
 import { inboxRow, type Inbox, type InboxDelivery, type InboxSettlement } from '../inbox/inbox.js';
 import { inboxLimits, type InboxLimits, type InboxOptions } from '../inbox/options.js';
 import { checkIds, filterClause, INBOX_COLUMNS, storedDelivery, type InboxRow } from '../inbox/rows.js';
-import { immediate, openDatabase, sqliteTable, type SqliteDatabase } from './database.js';
+import {
+  flushCommits,
+  immediate,
+  openDatabase,
+  openJournal,
+  sqliteTable,
+  type SqliteDatabase,
+} from './database.js';
 
 const WHERE = 'sqliteInbox';
 
@@ -43,8 +50,8 @@ interface Write {
 
 /**
  * An {@link Inbox} in a SQLite file, shared by the processes of one machine. The deliveries that
- * arrive together are written in one transaction, one commit (`synchronous=FULL`: on disk when it
- * returns) for all of them, so that a disk's flush time is paid once per batch, not per delivery.
+ * arrive together are written in one transaction and flushed once, off the event loop, before any
+ * is answered; those that arrive during a flush wait for the next, together.
  */
 export function sqliteInbox(options: SqliteInboxOptions): SqliteInbox {
   refuseUnknownOptions(options, OPTIONS, WHERE);
@@ -52,20 +59,36 @@ export function sqliteInbox(options: SqliteInboxOptions): SqliteInbox {
   const limits = inboxLimits(WHERE, options);
   const db = openDatabase(options.path, WHERE);
   const sql = statements(db, table);
+  try {
+    openJournal(db);
+  } catch {
+    // A file this process may only read (`jobhook inbox list`): a failed flush is then a 503.
+  }
 
   let writes: Write[] = [];
+  let writing = false;
   let refusedSinceTrim = TRIM_EVERY;
 
   function write(delivery: InboxDelivery, reason: string | null): Promise<string> {
     return new Promise((resolve, reject) => {
-      if (writes.length === 0) setImmediate(flush);
       writes.push({ delivery, reason, resolve, reject });
+      if (writing) return;
+      writing = true;
+      setImmediate(() => void writeAll());
     });
   }
 
-  function flush() {
-    const batch = writes;
-    writes = [];
+  /** Writes what waits, batch after batch, until nothing does. */
+  async function writeAll() {
+    while (writes.length > 0) {
+      const batch = writes;
+      writes = [];
+      await writeBatch(batch);
+    }
+    writing = false;
+  }
+
+  async function writeBatch(batch: Write[]) {
     let ids: string[];
     try {
       ids = immediate(db, () => {
@@ -82,7 +105,30 @@ export function sqliteInbox(options: SqliteInboxOptions): SqliteInbox {
       for (const each of batch) each.reject(failure);
       return;
     }
+    const stored = ids.filter((_, at) => batch[at]!.reason === null);
+    if (stored.length > 0) {
+      try {
+        // The commit is in the page cache (synchronous=NORMAL): no 2xx before this puts it on disk.
+        await flushCommits(db);
+      } catch (error) {
+        forget(stored);
+        const failure = failed('flush deliveries to disk', error);
+        batch.forEach((each, at) => (each.reason === null ? each.reject(failure) : each.resolve(ids[at]!)));
+        return;
+      }
+    }
     batch.forEach((each, at) => each.resolve(ids[at]!));
+  }
+
+  /** Deletes stored deliveries whose flush failed (answered 503, so sent again), unless one runs already. */
+  function forget(ids: readonly string[]) {
+    try {
+      immediate(db, () => {
+        for (const id of ids) sql.forget.run(Number(id));
+      });
+    } catch {
+      // Left pending: it runs, and the sender's retry of it is a duplicate to the dedupe store.
+    }
   }
 
   function insert(delivery: InboxDelivery, reason: string | null, now: number): string {
@@ -214,6 +260,7 @@ function statements(db: SqliteDatabase, table: string) {
     settle: db.prepare(`UPDATE ${name} SET status = @status, attempts = @attempts, reason = @reason,
         due_at = @dueAt, settled_at = @settledAt, lease_owner = NULL, lease_until = NULL, replay = NULL
       WHERE id = @id AND (@owner IS NULL OR (lease_owner = @owner AND status = 'pending'))`),
+    forget: db.prepare(`DELETE FROM ${name} WHERE id = ? AND status = 'pending' AND lease_owner IS NULL`),
     requeue: db.prepare(`UPDATE ${name} SET status = 'pending', replay = @mark, due_at = @now,
         lease_owner = NULL, lease_until = NULL WHERE id = @id AND status <> 'pending'`),
     trim: db.prepare(`DELETE FROM ${name} WHERE id IN (

@@ -7,7 +7,7 @@ import {
   type TrackedJob,
   type TrackerTimes,
 } from '../tracker/job-tracker.js';
-import { openDatabase, sqliteTable, storeStep, type SqliteDatabase } from './database.js';
+import { fullySynced, openDatabase, sqliteTable, storeStep, type SqliteDatabase } from './database.js';
 
 const WHERE = 'sqliteJobTracker';
 
@@ -70,7 +70,10 @@ export function sqliteJobTracker(options: SqliteJobTrackerOptions): SqliteJobTra
     track(taskId, submittedAt = now(), tenant) {
       checkTaskId(taskId);
       checkTenant(tenant);
-      step('track', () => sql.track.run(taskId, Math.round(submittedAt), tenant ?? null));
+      // Flushed: lost in a power cut, a task whose webhook never comes would never be polled.
+      step('track', () =>
+        fullySynced(db, () => sql.track.run(taskId, Math.round(submittedAt), tenant ?? null)),
+      );
     },
     settle(taskId, tenant) {
       checkTenant(tenant);

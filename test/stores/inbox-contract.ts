@@ -63,6 +63,23 @@ export function inboxContract(target: InboxTarget): void {
       expect(Buffer.from(stored!.body).equals(Buffer.from(body))).toBe(true);
     });
 
+    it('gives each of 300 deliveries stored at once its own id, under which its own bytes are kept', async () => {
+      // Stored together, they are written together (one statement or transaction per batch): each
+      // id must still be the one of its own delivery's row.
+      const inbox = await long();
+      const given = Array.from({ length: 300 }, (_, at) =>
+        delivery({ body: randomBytes(64 + at), deliveryId: `msg_${at}` }),
+      );
+      const ids = await Promise.all(given.map((each) => inbox.store(each)));
+      expect(new Set(ids).size).toBe(300);
+      const stored = new Map((await inbox.list({ limit: 1000 })).map((row) => [row.id, row]));
+      given.forEach((each, at) => {
+        const row = stored.get(ids[at]!);
+        expect(row?.deliveryId).toBe(`msg_${at}`);
+        expect(Buffer.from(row!.body).equals(Buffer.from(each.body))).toBe(true);
+      });
+    });
+
     it('leases each pending delivery to one of 10 concurrent owners, oldest first', async () => {
       const inbox = await long();
       const ids: string[] = [];
