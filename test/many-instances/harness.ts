@@ -21,9 +21,13 @@ const secret = (name: string) =>
   `whsec_${Buffer.from(`many-instances-${name}-secret-32b`).toString('base64')}`;
 const SECRETS = [secret('first'), secret('second')];
 
-/** Claims of a killed process block their events this long; the retries below outlast it. */
-const LEASE_MS = 1000;
-const RETRY_DELAYS_MS = [100, 200, 400, 800, 1000, 1500, 2000, 2000];
+/**
+ * Claims of a killed process block their events this long; the retries below outlast it. A live
+ * process renews its claims every quarter of it, so it must outlast a process starved of the CPU
+ * on a busy machine: at 1 s, a live claim lapsed under load and another process ran the event.
+ */
+const LEASE_MS = 5000;
+const RETRY_DELAYS_MS = [100, 200, 400, 800, 1000, 1500, 2000, 2000, 3000, 5000, 5000];
 /**
  * One attempt's time-out. The gateway's default 5 s measures this machine's load more than the
  * receivers: a receiver answers in milliseconds, but on a shared 2-core machine running eight

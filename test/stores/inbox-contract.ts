@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Inbox, InboxDelivery, InboxOptions } from 'jobhook/extend';
 import { describe, expect, it } from 'vitest';
+import { rounds, sinceNow } from '../support/stalls.js';
 
 export interface InboxTarget {
   /** An empty inbox with these options. */
@@ -95,18 +96,25 @@ export function inboxContract(target: InboxTarget): void {
       }
     });
 
-    it('gives a leased delivery to no one else until its lease lapses', async () => {
-      const inbox = await target.make({ leaseMs: SHORT });
-      const id = await inbox.store(delivery());
-      expect((await inbox.lease('a', 10)).map((row) => row.id)).toEqual([id]);
-      expect(await inbox.lease('b', 10)).toEqual([]);
-      await sleep(PAST);
-      expect((await inbox.lease('b', 10)).map((row) => row.id)).toEqual([id]);
-      // The first owner lost it: its settlement is refused, the new owner's is taken.
-      expect(await inbox.settle(id, { status: 'handled', attempts: 1 }, 'a')).toBe(false);
-      expect(await inbox.settle(id, { status: 'handled', attempts: 1 }, 'b')).toBe(true);
-      expect((await inbox.list({ ids: [id] }))[0]).toMatchObject({ status: 'handled', attempts: 1 });
-    });
+    it('gives a leased delivery to no one else until its lease lapses', () =>
+      rounds(async () => {
+        const inbox = await target.make({ leaseMs: SHORT });
+        const id = await inbox.store(delivery());
+        const leased = sinceNow(SHORT);
+        expect((await inbox.lease('a', 10)).map((row) => row.id)).toEqual([id]);
+        const other = await inbox.lease('b', 10);
+        leased.within();
+        expect(other).toEqual([]);
+        await sleep(PAST);
+        const taken = sinceNow(SHORT);
+        expect((await inbox.lease('b', 10)).map((row) => row.id)).toEqual([id]);
+        // The first owner lost it: its settlement is refused, the new owner's is taken.
+        expect(await inbox.settle(id, { status: 'handled', attempts: 1 }, 'a')).toBe(false);
+        const settled = await inbox.settle(id, { status: 'handled', attempts: 1 }, 'b');
+        taken.within();
+        expect(settled).toBe(true);
+        expect((await inbox.list({ ids: [id] }))[0]).toMatchObject({ status: 'handled', attempts: 1 });
+      }));
 
     it('settles once: a handled delivery is not leased again, and its owner cannot settle it twice', async () => {
       const inbox = await long();
@@ -117,17 +125,21 @@ export function inboxContract(target: InboxTarget): void {
       expect(await inbox.lease('b', 10)).toEqual([]);
     });
 
-    it('holds a retry back until it is due, with its attempts and reason', async () => {
-      const inbox = await long();
-      const id = await inbox.store(delivery());
-      await inbox.lease('a', 1);
-      const dueAt = Date.now() + SHORT;
-      await inbox.settle(id, { status: 'pending', attempts: 1, dueAt, reason: '500 handler_failed' }, 'a');
-      expect(await inbox.lease('b', 10)).toEqual([]);
-      await sleep(PAST);
-      const [again] = await inbox.lease('b', 10);
-      expect(again).toMatchObject({ id, attempts: 1, reason: '500 handler_failed', dueAt });
-    });
+    it('holds a retry back until it is due, with its attempts and reason', () =>
+      rounds(async () => {
+        const inbox = await long();
+        const id = await inbox.store(delivery());
+        await inbox.lease('a', 1);
+        const held = sinceNow(SHORT);
+        const dueAt = Date.now() + SHORT;
+        await inbox.settle(id, { status: 'pending', attempts: 1, dueAt, reason: '500 handler_failed' }, 'a');
+        const early = await inbox.lease('b', 10);
+        held.within();
+        expect(early).toEqual([]);
+        await sleep(PAST);
+        const [again] = await inbox.lease('b', 10);
+        expect(again).toMatchObject({ id, attempts: 1, reason: '500 handler_failed', dueAt });
+      }));
 
     it('settles without an owner (a replay), whatever the status', async () => {
       const inbox = await long();
@@ -191,19 +203,23 @@ export function inboxContract(target: InboxTarget): void {
       expect(kept.at(-1)!.deliveryId).toBe('d99');
     });
 
-    it('forgets settled deliveries past retainMs, never a pending one', async () => {
-      const inbox = await target.make({ retainMs: SHORT, leaseMs: 60_000 });
-      const pending = await inbox.store(delivery());
-      const handled = await inbox.store(delivery());
-      await inbox.lease('a', 10);
-      await inbox.settle(handled, { status: 'handled', attempts: 1 }, 'a');
-      await inbox.quarantine(delivery(), 'forged');
-      await inbox.prune();
-      expect(await inbox.list()).toHaveLength(3);
-      await sleep(PAST);
-      await inbox.prune();
-      expect((await inbox.list()).map((row) => row.id)).toEqual([pending]);
-    });
+    it('forgets settled deliveries past retainMs, never a pending one', () =>
+      rounds(async () => {
+        const inbox = await target.make({ retainMs: SHORT, leaseMs: 60_000 });
+        const kept = sinceNow(SHORT);
+        const pending = await inbox.store(delivery());
+        const handled = await inbox.store(delivery());
+        await inbox.lease('a', 10);
+        await inbox.settle(handled, { status: 'handled', attempts: 1 }, 'a');
+        await inbox.quarantine(delivery(), 'forged');
+        await inbox.prune();
+        const all = await inbox.list();
+        kept.within();
+        expect(all).toHaveLength(3);
+        await sleep(PAST);
+        await inbox.prune();
+        expect((await inbox.list()).map((row) => row.id)).toEqual([pending]);
+      }));
 
     it('caps the bytes of settled deliveries, the oldest out first', async () => {
       const inbox = await target.make({ maxBytes: 40 * 1024, leaseMs: 60_000 });
