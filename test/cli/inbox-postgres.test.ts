@@ -9,7 +9,7 @@ import { postgresDedupeStore, postgresInbox } from 'jobhook/postgres';
 import { signDelivery } from 'jobhook/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completedPayload, SECRET } from '../fixtures.js';
-import { ensureDist } from '../support/dist.js';
+import { BUILD_TIMEOUT_MS, ensureDist } from '../support/dist.js';
 import { DATABASE_URL, postgresAvailable, postgresForTest } from '../support/services.js';
 import { oneLineError, runCli } from './run-cli.js';
 
@@ -44,7 +44,7 @@ describe.runIf(available)('jobhook inbox --database-url', () => {
     }
     await misconfigured.close();
     while ((await inbox.list({ status: 'refused' })).length < 2) await new Promise((r) => setTimeout(r, 10));
-  }, 180_000);
+  }, BUILD_TIMEOUT_MS);
   afterAll(() => service?.cleanup());
 
   it('lists the refused deliveries with their reason', async () => {

@@ -11,7 +11,7 @@ import { sqliteDedupeStore, sqliteInbox } from 'jobhook/sqlite';
 import { signDelivery } from 'jobhook/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completedPayload, SECRET } from '../fixtures.js';
-import { ensureDist } from '../support/dist.js';
+import { BUILD_TIMEOUT_MS, ensureDist } from '../support/dist.js';
 import { oneLineError, runCli } from './run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jobhook-cli-inbox-'));
@@ -36,7 +36,7 @@ beforeAll(async () => {
   }
   await misconfigured.close();
   while ((await inbox.list({ status: 'refused' })).length < 2) await new Promise((r) => setTimeout(r, 10));
-}, 180_000);
+}, BUILD_TIMEOUT_MS);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('jobhook inbox', () => {

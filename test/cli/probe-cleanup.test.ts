@@ -8,10 +8,10 @@ import { createClient, type GatewayClient } from 'jobhook/client';
 import { startGateway, type Gateway, type GatewayOptions } from 'jobhook/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProbeError, runProbe } from '../../src/tools/probe/probe.js';
-import { ensureDist } from '../support/dist.js';
+import { BUILD_TIMEOUT_MS, ensureDist } from '../support/dist.js';
 import { oneLineError, runCli, start } from './run-cli.js';
 
-beforeAll(ensureDist, 180_000);
+beforeAll(ensureDist, BUILD_TIMEOUT_MS);
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

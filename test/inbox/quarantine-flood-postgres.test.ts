@@ -21,7 +21,14 @@ describe.runIf(available)('the PostgreSQL quarantine under a flood', () => {
   quarantineFlood({
     async make(options) {
       const n = ++made;
-      const inbox = postgresInbox({ pool: service.pool, table: `${service.schema}.flood${n}`, ...options });
+      // Reading back megabytes of forged bodies can take seconds on a busy machine: the default
+      // 5 s bound on each query is not what is tested here.
+      const inbox = postgresInbox({
+        pool: service.pool,
+        table: `${service.schema}.flood${n}`,
+        timeoutMs: 60_000,
+        ...options,
+      });
       return {
         inbox,
         dedupe: postgresDedupeStore({ pool: service.pool, table: `${service.schema}.deliveries${n}` }),

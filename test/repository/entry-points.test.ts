@@ -3,6 +3,7 @@
 // cannot ship without the two lists that tell users it exists.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { entryNames as builtEntries } from '../support/dist.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
@@ -41,6 +42,11 @@ describe('the lists of entry points', () => {
     const table = section(read('docs/api-overview.md'), 'The entry points');
     const rows = [...table.matchAll(/^\| `(jobhook(?:\/[\w-]+)?)` +\|/gm)].map(([, name]) => name!);
     expect(rows.sort()).toEqual(exported);
+  });
+
+  it('the built entries the tests check (test/support/dist.ts) are every entry point, and no other', () => {
+    const names = builtEntries.map((name) => (name === 'index' ? 'jobhook' : `jobhook/${name}`));
+    expect(names.sort()).toEqual(exported);
   });
 
   it('reads entry points the way the lists write them', () => {

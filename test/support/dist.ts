@@ -28,6 +28,7 @@ export const entryNames = [
   'testing',
   'redis',
   'postgres',
+  'sqlite',
   'bullmq',
   'pg-boss',
   'nats',
