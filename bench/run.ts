@@ -85,7 +85,9 @@ if (before) {
 }
 step('core, instructions per delivery (valgrind)');
 const instructions = await runInstructions(
-  quick ? { warmup: 0, deliveries: 100 } : { warmup: 0, deliveries: 300 },
+  quick
+    ? { warmup: 1000, deliveries: 500, before: Boolean(before) }
+    : { warmup: 12_000, deliveries: 4000, before: Boolean(before) },
 );
 console.error(`bench: ${instructions.skipped ?? `instructions counted with: ${instructions.command}`}`);
 step('core, where the time goes');
