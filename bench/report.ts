@@ -428,6 +428,8 @@ const INSTRUCTION_ROWS: [string, InstructionCase, InstructionCase | undefined][]
   ['hand-written floor, string body', 'floorString', undefined],
   ['jobhook `receive()`, string body', 'jobhookString', 'floorString'],
   ['`standardwebhooks` verify, string body', 'standardwebhooksString', 'floorString'],
+  ["the build before's `receive()` (BENCH_BASELINE)", 'jobhookBefore', 'floor'],
+  ["the build before's `receive()`, string body", 'jobhookStringBefore', 'floorString'],
 ];
 
 /** Instructions per delivery (bench/instructions.ts), or the line saying why they were not counted. */
@@ -437,7 +439,7 @@ function instructionsSection(counted: InstructionResults | undefined): string[] 
   if (counted.skipped) return [...out, `Not counted: ${counted.skipped}.`, ''];
   const { warmup, deliveries } = counted.options;
   out.push(
-    `Counted by valgrind's callgrind, which the machine's load moves far less than it moves timings. Each case runs in two processes, with ${warmup + deliveries} and ${warmup + 2 * deliveries} fresh deliveries (all ${warmup + 2 * deliveries} made in both); the difference over ${deliveries} is one delivery's instructions, start-up and set-up left out. Each process: \`${counted.command}\`. bench/NOTES.md ("Instructions per delivery") says what these windows include.`,
+    `Counted by valgrind's callgrind, which the machine's load moves far less than it moves timings. Each case runs in two processes, both warmed up by ${warmup} fresh deliveries with callgrind's instrumentation off and then counting ${deliveries} and ${2 * deliveries} more (all ${2 * deliveries} made in both); the difference over ${deliveries} is one delivery's instructions in the steady state. Each process: \`${counted.command}\`. bench/NOTES.md ("Instructions per delivery") says what these windows include.`,
     '',
   );
   const per = counted.perDelivery;
@@ -445,7 +447,7 @@ function instructionsSection(counted: InstructionResults | undefined): string[] 
   out.push(
     table(
       ['', 'instructions per delivery', 'vs the floor on the same body form'],
-      INSTRUCTION_ROWS.map(([label, name, floor]) => [
+      INSTRUCTION_ROWS.filter(([, name]) => per[name] !== undefined).map(([label, name, floor]) => [
         label,
         thousands(per[name]),
         floor && per[name] && per[floor] ? x(per[name] / per[floor]) : '',
