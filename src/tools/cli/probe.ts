@@ -1,8 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { redactor } from 'jobhook/extend';
-import { ProbeError, runProbe } from '../probe/probe.js';
-import { summaryLines, webhooksLeftClause } from '../probe/report.js';
+import type { GatewayClient } from 'jobhook/client';
+import { ProbeError, runProbe, type ProbeOptions } from '../probe/probe.js';
+import { summaryLines, webhooksLeftClause, type ProbeReport } from '../probe/report.js';
 import {
   CommandError,
   UsageError,
@@ -26,7 +27,31 @@ import { clientFrom, connection } from './webhooks.js';
  * Ctrl+C and when the terminal closes.
  */
 export async function probe(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, {
+  const { values, positionals } = parseProbeArgs(args);
+  if (values.help) {
+    process.stdout.write(probeHelp);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  // Checked in this order (the first bad option is the one named), all before anything is spent.
+  const listen = listenSettingsOf(values);
+  const job = jobSettingsOf(values);
+  const gateway = gatewayOf(values);
+  await askBeforeSpending(values, gateway.baseUrl);
+  return await untilStopped(async (signal) => {
+    try {
+      const report = await runProbe(probeOptionsOf(values, listen, job, gateway, signal));
+      await showReport(report, values, gateway);
+      return exitCodeOf(report, gateway.redact);
+    } catch (error) {
+      throw probeFailure(error, listen, gateway.redact);
+    }
+  });
+}
+
+/** The options `jobhook probe` takes. */
+function parseProbeArgs(args: string[]) {
+  return parse(args, {
     ...connection,
     'public-url': { type: 'string' },
     host: { type: 'string' },
@@ -40,11 +65,19 @@ export async function probe(args: string[]): Promise<number> {
     yes: { type: 'boolean', short: 'y' },
     out: { type: 'string' },
   });
-  if (values.help) {
-    process.stdout.write(probeHelp);
-    return 0;
-  }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+}
+
+type ProbeValues = ReturnType<typeof parseProbeArgs>['values'];
+type Redact = (text: string) => string;
+
+interface ListenSettings {
+  host: string;
+  port: number;
+  publicUrl: string | undefined;
+}
+
+/** Where the probe listens, and the URL the gateway reaches it at. */
+function listenSettingsOf(values: ProbeValues): ListenSettings {
   const host = values.host ?? '127.0.0.1';
   if (host === '') throw new UsageError('--host needs an address');
   const port = integer(values.port, '--port') ?? 0;
@@ -56,6 +89,17 @@ export async function probe(args: string[]): Promise<number> {
       `--public-url is needed when listening on ${host}: the URL the gateway reaches this machine at`,
     );
   }
+  return { host, port, publicUrl };
+}
+
+interface JobSettings {
+  aspectRatio: string;
+  retriesForMs: number;
+  timeoutMs: number | undefined;
+}
+
+/** The job to submit and how long to watch its deliveries, checked before anything is spent. */
+function jobSettingsOf(values: ProbeValues): JobSettings {
   const aspectRatio = values['aspect-ratio'] ?? '1:1';
   if (!/^[1-9]\d*:[1-9]\d*$/.test(aspectRatio)) {
     throw new UsageError(
@@ -67,6 +111,20 @@ export async function probe(args: string[]): Promise<number> {
   const retriesForMs = seconds(values['retries-for'], '--retries-for') ?? 0;
   const timeoutMs = seconds(values.timeout, '--timeout');
   if (timeoutMs === 0) throw new UsageError('--timeout must be above 0');
+  return { aspectRatio, retriesForMs, timeoutMs };
+}
+
+interface Gateway {
+  client: GatewayClient;
+  baseUrl: string;
+  /** Hides the API key in what is written. */
+  redact: Redact;
+  /** Writes a line to standard output, redacted. */
+  print: (line: string) => void;
+}
+
+/** The gateway to probe, and how to write what it echoes without showing the API key. */
+function gatewayOf(values: ProbeValues): Gateway {
   const client = clientFrom(values);
   const apiKey = values['api-key'] ?? setting('apiKey');
   const baseUrl = httpUrl((values['base-url'] ?? setting('baseUrl'))!, 'the base URL').href.replace(
@@ -76,7 +134,11 @@ export async function probe(args: string[]): Promise<number> {
   // Nothing the gateway echoes may show the key, wherever it ends up.
   const redact = redactor(apiKey === undefined ? [] : [apiKey]);
   const print = (line: string) => out(redact(printable(line)));
+  return { client, baseUrl, redact, print };
+}
 
+/** Submitting spends credits: without `--yes`, nothing is submitted unless the terminal says yes. */
+async function askBeforeSpending(values: ProbeValues, baseUrl: string): Promise<void> {
   const jobs = values['fail-prompt'] === undefined ? 'one image job' : 'two image jobs (one meant to fail)';
   if (
     !values.yes &&
@@ -84,7 +146,13 @@ export async function probe(args: string[]): Promise<number> {
   ) {
     throw new CommandError('nothing submitted');
   }
+}
 
+/**
+ * Runs `run` with a signal that Ctrl+C, SIGTERM and a closed terminal abort, so that the probe
+ * deletes its webhook however it is stopped; the handlers are removed when `run` settles.
+ */
+async function untilStopped<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const stop = new AbortController();
   const interrupted = (signal: NodeJS.Signals) => stop.abort(new Error(`interrupted (${signal})`));
   // Every way a run is stopped ends with the webhook deleted: a closed terminal (SIGHUP) too, and
@@ -94,67 +162,99 @@ export async function probe(args: string[]): Promise<number> {
   const goneTerminal = () => undefined;
   process.stdout.on('error', goneTerminal);
   try {
-    const report = await runProbe({
-      client,
-      baseUrl,
-      host,
-      port,
-      ...(publicUrl !== undefined && { publicUrl }),
-      job: {
-        model: values.model ?? env('JOBHOOK_MODEL') ?? 'default',
-        ...(values.prompt !== undefined && { prompt: values.prompt }),
-        aspectRatio,
-      },
-      ...(values['fail-prompt'] !== undefined && { failPrompt: values['fail-prompt'] }),
-      retriesForMs,
-      ...(timeoutMs !== undefined && { timeoutMs }),
-      signal: stop.signal,
-      ...(!values.json && { progress: print }),
-    });
-    const text = redact(jsonText(report));
-    if (values.out !== undefined) {
-      await writeFile(values.out, `${text}\n`).catch((error: NodeJS.ErrnoException) => {
-        throw new CommandError(
-          `cannot write ${JSON.stringify(values.out)}${error.code ? ` (${error.code})` : ''}`,
-        );
-      });
-    }
-    if (values.json) {
-      out(text);
-    } else {
-      print('');
-      for (const line of summaryLines(report)) print(line);
-      if (report.typescript !== null) {
-        print('');
-        print('Receiver configuration (TypeScript):');
-        print('');
-        for (const line of report.typescript.trimEnd().split('\n')) print(line && `  ${line}`);
-        print('');
-        print('The contract as JSON (createReceiver({ secret, contract }) takes it, or the whole report):');
-        for (const line of jsonText(report.contract).split('\n')) print(`  ${line}`);
-      }
-      if (values.out !== undefined) print(`\nThe report is in ${values.out}.`);
-    }
-    const refusal = nothingToAdopt(report);
-    if (refusal !== undefined)
-      process.stderr.write(`${redact(`jobhook probe: nothing to adopt: ${refusal}`)}\n`);
-    // A webhook left behind keeps the gateway sending to a listener that is gone: not a success.
-    const left = report.probe.webhooksLeft;
-    if (left.length > 0) process.stderr.write(`jobhook probe: ${webhooksLeftClause(left)}\n`);
-    return refusal === undefined && left.length === 0 ? 0 : 1;
-  } catch (error) {
-    if (!(error instanceof ProbeError)) throw listenFailure(error, `${host}:${port}`);
-    const cleanup =
-      error.webhookId === null
-        ? ''
-        : error.webhookDeleted
-          ? `; its webhook ${error.webhookId} was deleted`
-          : `; ${webhooksLeftClause(error.webhooksLeft)}`;
-    throw new CommandError(redact(`probe failed: ${error.message}${cleanup}`));
+    return await run(stop.signal);
   } finally {
     for (const name of stopSignals) process.removeListener(name, interrupted);
     process.stdout.removeListener('error', goneTerminal);
   }
+}
+
+/** The options for {@link runProbe}, from the command line's. */
+function probeOptionsOf(
+  values: ProbeValues,
+  listen: ListenSettings,
+  job: JobSettings,
+  gateway: Gateway,
+  signal: AbortSignal,
+): ProbeOptions {
+  const { publicUrl } = listen;
+  const { timeoutMs } = job;
+  return {
+    client: gateway.client,
+    baseUrl: gateway.baseUrl,
+    host: listen.host,
+    port: listen.port,
+    ...(publicUrl !== undefined && { publicUrl }),
+    job: {
+      model: values.model ?? env('JOBHOOK_MODEL') ?? 'default',
+      ...(values.prompt !== undefined && { prompt: values.prompt }),
+      aspectRatio: job.aspectRatio,
+    },
+    ...(values['fail-prompt'] !== undefined && { failPrompt: values['fail-prompt'] }),
+    retriesForMs: job.retriesForMs,
+    ...(timeoutMs !== undefined && { timeoutMs }),
+    signal,
+    ...(!values.json && { progress: gateway.print }),
+  };
+}
+
+/** Writes the report to `--out`, when given, and shows it: as JSON with `--json`, else in words. */
+async function showReport(report: ProbeReport, values: ProbeValues, gateway: Gateway): Promise<void> {
+  const { redact, print } = gateway;
+  const text = redact(jsonText(report));
+  if (values.out !== undefined) {
+    await writeFile(values.out, `${text}\n`).catch((error: NodeJS.ErrnoException) => {
+      throw new CommandError(
+        `cannot write ${JSON.stringify(values.out)}${error.code ? ` (${error.code})` : ''}`,
+      );
+    });
+  }
+  if (values.json) {
+    out(text);
+  } else {
+    print('');
+    for (const line of summaryLines(report)) print(line);
+    if (report.typescript !== null) printReceiverConfiguration(report.typescript, report.contract, print);
+    if (values.out !== undefined) print(`\nThe report is in ${values.out}.`);
+  }
+}
+
+/** The receiver configuration the probe found, as TypeScript and as the contract's JSON. */
+function printReceiverConfiguration(
+  typescript: string,
+  contract: ProbeReport['contract'],
+  print: (line: string) => void,
+): void {
+  print('');
+  print('Receiver configuration (TypeScript):');
+  print('');
+  for (const line of typescript.trimEnd().split('\n')) print(line && `  ${line}`);
+  print('');
+  print('The contract as JSON (createReceiver({ secret, contract }) takes it, or the whole report):');
+  for (const line of jsonText(contract).split('\n')) print(`  ${line}`);
+}
+
+/** 0 when a receiver can adopt the report and no webhook is left; else 1, with the reasons on stderr. */
+function exitCodeOf(report: ProbeReport, redact: Redact): number {
+  const refusal = nothingToAdopt(report);
+  if (refusal !== undefined)
+    process.stderr.write(`${redact(`jobhook probe: nothing to adopt: ${refusal}`)}\n`);
+  // A webhook left behind keeps the gateway sending to a listener that is gone: not a success.
+  const left = report.probe.webhooksLeft;
+  if (left.length > 0) process.stderr.write(`jobhook probe: ${webhooksLeftClause(left)}\n`);
+  return refusal === undefined && left.length === 0 ? 0 : 1;
+}
+
+/** The error to end with: a probe's failure says what became of its webhooks. */
+function probeFailure(error: unknown, { host, port }: ListenSettings, redact: Redact): unknown {
+  if (!(error instanceof ProbeError)) return listenFailure(error, `${host}:${port}`);
+  const cleanup =
+    error.webhookId === null
+      ? ''
+      : error.webhookDeleted
+        ? `; its webhook ${error.webhookId} was deleted`
+        : `; ${webhooksLeftClause(error.webhooksLeft)}`;
+  return new CommandError(redact(`probe failed: ${error.message}${cleanup}`));
 }
 
 /** Seconds as given (`1`, `0.5`), in ms; undefined when absent. */

@@ -12,7 +12,7 @@ import { detectPayload, type PayloadFinding } from './detect-payload.js';
 import { detectSignature, type SignatureFinding } from './detect-signature.js';
 import { startListener, type CapturedDelivery, type ProbeListener } from './listener.js';
 import { contractOf, typescriptOf, type ContractCheck, type ProbeReport } from './report.js';
-import { retryFinding } from './listener.js';
+import { retryFinding, type RetryFinding } from './listener.js';
 import { isRecord, pathReader, readHeaders, messageOf } from 'jobhook/extend';
 
 export interface ProbeOptions {
@@ -267,124 +267,29 @@ interface ProbeRun extends ProbeOptions {
   webhookId: number;
 }
 
+/**
+ * One probe, once its webhooks are registered: submits the jobs, waits for what the gateway does
+ * with them, finds the signature, payload and retries, and checks the contract they make.
+ */
 async function probeWith(run: ProbeRun): Promise<ProbeReport> {
-  const { client, signal, listener, timeoutMs, retriesForMs } = run;
   const say = run.progress ?? (() => undefined);
   const at = new Date().toISOString();
-  const job = {
-    model: run.job?.model ?? 'default',
-    aspect_ratio: run.job?.aspectRatio ?? '1:1',
-  };
-  const submit = async (prompt: string): Promise<string> => {
-    run.tasks.submitting = true;
-    try {
-      const taskId = plausibleTaskId((await client.images.generate({ ...job, prompt }, { signal })).task_id);
-      run.tasks.ids.push(taskId);
-      return taskId;
-    } finally {
-      run.tasks.submitting = false;
-      listener.prune((delivery) => run.tasks.ids.some((id) => carries(delivery, id)));
-    }
-  };
-  const taskId = await submit(run.job?.prompt ?? DEFAULT_PROMPT);
-  run.tasks.main = taskId;
-  say(`Submitted ${taskId}; waiting for it to end and for its delivery`);
-  const failedTaskId = run.failPrompt === undefined ? undefined : await submit(run.failPrompt);
-  if (failedTaskId !== undefined) say(`Submitted ${failedTaskId}, meant to fail`);
-
+  const jobs = await submitJobs(run, say);
+  const { taskId, failedTaskId } = jobs;
+  // Notes are kept in the order the probe learns them: the report lists them so.
   const notes: string[] = [];
   if (run.plain.note !== undefined) notes.push(run.plain.note);
-  const ofTask = (id: string) => (delivery: CapturedDelivery) => mainCarries(delivery, id);
-  const [task, first] = await Promise.all([
-    endOf(client, taskId, timeoutMs, signal),
-    listener.next(ofTask(taskId), { timeoutMs, signal, what: `delivery for ${taskId}` }),
-  ]);
-  if (task.status !== 'completed') {
-    throw new Error(
-      `the job ${taskId} ended ${String(task.status)}: the probe needs a completed job (to find the image URL); try another --prompt or --model`,
-    );
-  }
-  const failedDelivery =
-    failedTaskId === undefined
-      ? undefined
-      : await listener
-          .next(ofTask(failedTaskId), { timeoutMs, signal, what: `delivery for ${failedTaskId}` })
-          .catch((error: unknown) => {
-            if (signal?.aborted) throw error;
-            notes.push(`No delivery came for ${failedTaskId} (the job meant to fail): ${clauseOf(error)}.`);
-            return undefined;
-          });
-  if (retriesForMs > 0) {
-    say(`Answering ${taskId}'s deliveries 500 for ${retriesForMs / 1000} s, then 200`);
-    await listener
-      .next((delivery) => mainCarries(delivery, taskId) && delivery.status < 300, {
-        timeoutMs: Math.max(0, first.monotonic + retriesForMs - performance.now()) + timeoutMs,
-        signal,
-        what: `attempt for ${taskId} after the window`,
-      })
-      .catch((error: unknown) => {
-        if (signal?.aborted) throw error;
-        notes.push(
-          `No attempt came after the ${retriesForMs / 1000} s window: ${clauseOf(error)}; the sender may have given up.`,
-        );
-      });
-  }
-
-  const attempts = listener.deliveries.filter(ofTask(taskId));
-  const plainFirst =
-    run.plain.id === null
-      ? undefined
-      : await listener
-          .next((delivery) => viaPlain(delivery) && carries(delivery, taskId), {
-            timeoutMs: Math.min(timeoutMs, PLAIN_WAIT_MS),
-            signal,
-            what: `delivery for ${taskId} to the webhook with a plain secret`,
-          })
-          .catch((error: unknown) => {
-            if (signal?.aborted) throw error;
-            notes.push(
-              `No delivery came to the webhook with a plain secret (${clauseOf(error)}): how the gateway keys a secret without "whsec_" is not known.`,
-            );
-            return undefined;
-          });
+  const { task, first, failedDelivery, attempts, plainFirst } = await watchDeliveries(run, jobs, notes, say);
   const signature = withPlainForm(
     await detectSignature(first, run.secret),
     plainFirst && (await detectSignature(plainFirst, run.plain.secret)),
     notes,
   );
-  const completedPayload = jsonOf(first);
-  if (completedPayload === undefined) throw new Error(`the delivery for ${taskId} is not JSON`);
-  if (Array.isArray(completedPayload)) {
-    throw new Error(
-      `the gateway batches its deliveries (a JSON array of ${completedPayload.length} in one POST), and a receiver takes one event per delivery: no contract can be adopted; ask the gateway for one event per delivery`,
-    );
-  }
-  const failedPayload = failedDelivery && jsonOf(failedDelivery);
-  const payload = detectPayload({
-    completed: { payload: completedPayload, headers: first.headers },
-    failed:
-      failedDelivery && failedPayload !== undefined
-        ? { payload: failedPayload, headers: failedDelivery.headers, taskId: failedTaskId! }
-        : undefined,
-    taskId,
-    imageUrl: typeof task.image_url === 'string' ? task.image_url : undefined,
-  });
-  const readEventId = payload.eventIdPath === null ? undefined : pathReader(payload.eventIdPath);
-  const retries = retryFinding(attempts, {
-    measured: retriesForMs > 0,
-    failedForMs: retriesForMs,
-    idHeader: signature.headers?.id ?? null,
-    eventIdOf: (delivery) => {
-      const decoded = jsonOf(delivery);
-      return readEventId && isRecord(decoded)
-        ? readEventId(decoded, readHeaders(delivery.headers))
-        : undefined;
-    },
-  });
-  if (retries.sameEventId === false) {
-    notes.push(`The payload's "${payload.eventIdPath}" changed between attempts: not used as the event id.`);
-    payload.eventIdPath = null;
-  }
+  const payload = payloadOf(
+    { delivery: first, taskId, task },
+    failedDelivery && { delivery: failedDelivery, taskId: failedTaskId! },
+  );
+  const retries = retriesOf(attempts, run.retriesForMs, signature, payload, notes);
   notesOf(signature.scheme, payload, notes, signature.headers?.id ?? undefined);
   const contract = contractOf(signature, payload, notes) ?? null;
   const last = attempts[attempts.length - 1]!;
@@ -413,6 +318,221 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
     typescript: contract && typescriptOf(contract, run.baseUrl ?? null, at),
     notes,
   };
+}
+
+interface SubmittedJobs {
+  taskId: string;
+  /** The task of the job meant to fail, when one was asked for. */
+  failedTaskId: string | undefined;
+}
+
+/** Submits the job, and the one meant to fail when asked: their task ids. */
+async function submitJobs(run: ProbeRun, say: (line: string) => void): Promise<SubmittedJobs> {
+  const { client, signal, listener } = run;
+  const job = {
+    model: run.job?.model ?? 'default',
+    aspect_ratio: run.job?.aspectRatio ?? '1:1',
+  };
+  // While a submission is under way, any delivery may be its task's; once its id is known, the
+  // listener keeps only those that name one of the probe's tasks.
+  const submit = async (prompt: string): Promise<string> => {
+    run.tasks.submitting = true;
+    try {
+      const taskId = plausibleTaskId((await client.images.generate({ ...job, prompt }, { signal })).task_id);
+      run.tasks.ids.push(taskId);
+      return taskId;
+    } finally {
+      run.tasks.submitting = false;
+      listener.prune((delivery) => run.tasks.ids.some((id) => carries(delivery, id)));
+    }
+  };
+  const taskId = await submit(run.job?.prompt ?? DEFAULT_PROMPT);
+  run.tasks.main = taskId;
+  say(`Submitted ${taskId}; waiting for it to end and for its delivery`);
+  const failedTaskId = run.failPrompt === undefined ? undefined : await submit(run.failPrompt);
+  if (failedTaskId !== undefined) say(`Submitted ${failedTaskId}, meant to fail`);
+  return { taskId, failedTaskId };
+}
+
+/** What the gateway did with the jobs: the task as it ended, and the deliveries the probe reads. */
+interface WatchedDeliveries {
+  task: ImageTask;
+  /** The task's first delivery to the main webhook. */
+  first: CapturedDelivery;
+  failedDelivery: CapturedDelivery | undefined;
+  /** The task's deliveries to the main webhook, the first and its retries. */
+  attempts: CapturedDelivery[];
+  /** The task's first delivery to the webhook with a plain secret. */
+  plainFirst: CapturedDelivery | undefined;
+}
+
+/**
+ * Waits for the jobs to end and for their deliveries (and the retries, when measured); a delivery
+ * that does not come is noted and the probe goes on, but for the completed job's first.
+ */
+async function watchDeliveries(
+  run: ProbeRun,
+  { taskId, failedTaskId }: SubmittedJobs,
+  notes: string[],
+  say: (line: string) => void,
+): Promise<WatchedDeliveries> {
+  const { task, first } = await completionOf(run, taskId);
+  const failedDelivery =
+    failedTaskId === undefined ? undefined : await failedDeliveryOf(run, failedTaskId, notes);
+  if (run.retriesForMs > 0) await retriesAfterWindow(run, taskId, first, notes, say);
+  // The attempts counted are those in by now, before the wait for the plain webhook's delivery.
+  const attempts = run.listener.deliveries.filter(toMainWebhookFor(taskId));
+  const plainFirst = run.plain.id === null ? undefined : await plainDeliveryOf(run, taskId, notes);
+  return { task, first, failedDelivery, attempts, plainFirst };
+}
+
+/** Matches the deliveries to the probe's main webhook that name the task. */
+function toMainWebhookFor(taskId: string): (delivery: CapturedDelivery) => boolean {
+  return (delivery) => mainCarries(delivery, taskId);
+}
+
+/** The task once it has completed, and its first delivery; a job that did not complete ends the probe. */
+async function completionOf(
+  run: ProbeRun,
+  taskId: string,
+): Promise<{ task: ImageTask; first: CapturedDelivery }> {
+  const { client, signal, listener, timeoutMs } = run;
+  const [task, first] = await Promise.all([
+    endOf(client, taskId, timeoutMs, signal),
+    listener.next(toMainWebhookFor(taskId), { timeoutMs, signal, what: `delivery for ${taskId}` }),
+  ]);
+  if (task.status !== 'completed') {
+    throw new Error(
+      `the job ${taskId} ended ${String(task.status)}: the probe needs a completed job (to find the image URL); try another --prompt or --model`,
+    );
+  }
+  return { task, first };
+}
+
+/** The delivery of the job meant to fail; without one (but not when stopped) the probe goes on, noted. */
+async function failedDeliveryOf(
+  run: ProbeRun,
+  failedTaskId: string,
+  notes: string[],
+): Promise<CapturedDelivery | undefined> {
+  const { signal, listener, timeoutMs } = run;
+  return await listener
+    .next(toMainWebhookFor(failedTaskId), { timeoutMs, signal, what: `delivery for ${failedTaskId}` })
+    .catch((error: unknown) => {
+      if (signal?.aborted) throw error;
+      notes.push(`No delivery came for ${failedTaskId} (the job meant to fail): ${clauseOf(error)}.`);
+      return undefined;
+    });
+}
+
+/**
+ * Waits for the task's first attempt answered 200, after the window of 500s from its first
+ * delivery: the retries in between are what is measured. Without one the probe goes on, noted.
+ */
+async function retriesAfterWindow(
+  run: ProbeRun,
+  taskId: string,
+  first: CapturedDelivery,
+  notes: string[],
+  say: (line: string) => void,
+): Promise<void> {
+  const { signal, listener, timeoutMs, retriesForMs } = run;
+  say(`Answering ${taskId}'s deliveries 500 for ${retriesForMs / 1000} s, then 200`);
+  await listener
+    .next((delivery) => mainCarries(delivery, taskId) && delivery.status < 300, {
+      timeoutMs: Math.max(0, first.monotonic + retriesForMs - performance.now()) + timeoutMs,
+      signal,
+      what: `attempt for ${taskId} after the window`,
+    })
+    .catch((error: unknown) => {
+      if (signal?.aborted) throw error;
+      notes.push(
+        `No attempt came after the ${retriesForMs / 1000} s window: ${clauseOf(error)}; the sender may have given up.`,
+      );
+    });
+}
+
+/**
+ * The task's delivery to the webhook with a plain secret; without one (but not when stopped) the
+ * probe goes on, noted: how the gateway keys a plain secret stays unknown.
+ */
+async function plainDeliveryOf(
+  run: ProbeRun,
+  taskId: string,
+  notes: string[],
+): Promise<CapturedDelivery | undefined> {
+  const { signal, listener, timeoutMs } = run;
+  return await listener
+    .next((delivery) => viaPlain(delivery) && carries(delivery, taskId), {
+      timeoutMs: Math.min(timeoutMs, PLAIN_WAIT_MS),
+      signal,
+      what: `delivery for ${taskId} to the webhook with a plain secret`,
+    })
+    .catch((error: unknown) => {
+      if (signal?.aborted) throw error;
+      notes.push(
+        `No delivery came to the webhook with a plain secret (${clauseOf(error)}): how the gateway keys a secret without "whsec_" is not known.`,
+      );
+      return undefined;
+    });
+}
+
+/**
+ * The payload's paths, found in the completed delivery (and the failed one's, when it is JSON);
+ * a completed delivery that is not one JSON event ends the probe, since no contract can read it.
+ */
+function payloadOf(
+  completed: { delivery: CapturedDelivery; taskId: string; task: ImageTask },
+  failed: { delivery: CapturedDelivery; taskId: string } | undefined,
+): PayloadFinding {
+  const { delivery: first, taskId, task } = completed;
+  const completedPayload = jsonOf(first);
+  if (completedPayload === undefined) throw new Error(`the delivery for ${taskId} is not JSON`);
+  if (Array.isArray(completedPayload)) {
+    throw new Error(
+      `the gateway batches its deliveries (a JSON array of ${completedPayload.length} in one POST), and a receiver takes one event per delivery: no contract can be adopted; ask the gateway for one event per delivery`,
+    );
+  }
+  const failedPayload = failed && jsonOf(failed.delivery);
+  return detectPayload({
+    completed: { payload: completedPayload, headers: first.headers },
+    failed:
+      failed && failedPayload !== undefined
+        ? { payload: failedPayload, headers: failed.delivery.headers, taskId: failed.taskId }
+        : undefined,
+    taskId,
+    imageUrl: typeof task.image_url === 'string' ? task.image_url : undefined,
+  });
+}
+
+/**
+ * How the gateway retried the task's attempts; a payload event id that changed between them is
+ * dropped from `payload` (it would not deduplicate), noted.
+ */
+function retriesOf(
+  attempts: readonly CapturedDelivery[],
+  retriesForMs: number,
+  signature: SignatureFinding,
+  payload: PayloadFinding,
+  notes: string[],
+): RetryFinding {
+  const readEventId = payload.eventIdPath === null ? undefined : pathReader(payload.eventIdPath);
+  const retries = retryFinding(attempts, {
+    measured: retriesForMs > 0,
+    failedForMs: retriesForMs,
+    idHeader: signature.headers?.id ?? null,
+    eventIdOf: (delivery) => {
+      const decoded = jsonOf(delivery);
+      return readEventId && isRecord(decoded)
+        ? readEventId(decoded, readHeaders(delivery.headers))
+        : undefined;
+    },
+  });
+  if (retries.sameEventId === false) {
+    notes.push(`The payload's "${payload.eventIdPath}" changed between attempts: not used as the event id.`);
+    payload.eventIdPath = null;
+  }
+  return retries;
 }
 
 function notesOf(scheme: string, payload: PayloadFinding, notes: string[], signedId?: string): void {
