@@ -49,7 +49,6 @@ export async function probe(args: string[]): Promise<number> {
   });
 }
 
-/** The options `jobhook probe` takes. */
 function parseProbeArgs(args: string[]) {
   return parse(args, {
     ...connection,
@@ -76,7 +75,6 @@ interface ListenSettings {
   publicUrl: string | undefined;
 }
 
-/** Where the probe listens, and the URL the gateway reaches it at. */
 function listenSettingsOf(values: ProbeValues): ListenSettings {
   const host = values.host ?? '127.0.0.1';
   if (host === '') throw new UsageError('--host needs an address');
@@ -117,9 +115,7 @@ function jobSettingsOf(values: ProbeValues): JobSettings {
 interface Gateway {
   client: GatewayClient;
   baseUrl: string;
-  /** Hides the API key in what is written. */
   redact: Redact;
-  /** Writes a line to standard output, redacted. */
   print: (line: string) => void;
 }
 
@@ -148,10 +144,7 @@ async function askBeforeSpending(values: ProbeValues, baseUrl: string): Promise<
   }
 }
 
-/**
- * Runs `run` with a signal that Ctrl+C, SIGTERM and a closed terminal abort, so that the probe
- * deletes its webhook however it is stopped; the handlers are removed when `run` settles.
- */
+/** Ctrl+C, SIGTERM and a closed terminal abort `run`'s signal: its webhook is deleted however stopped. */
 async function untilStopped<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const stop = new AbortController();
   const interrupted = (signal: NodeJS.Signals) => stop.abort(new Error(`interrupted (${signal})`));
@@ -169,7 +162,6 @@ async function untilStopped<T>(run: (signal: AbortSignal) => Promise<T>): Promis
   }
 }
 
-/** The options for {@link runProbe}, from the command line's. */
 function probeOptionsOf(
   values: ProbeValues,
   listen: ListenSettings,

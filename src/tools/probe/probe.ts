@@ -137,10 +137,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
   }
 }
 
-/**
- * The failure of a registration, once any webhook the gateway made for `url` is deleted: the
- * error names the one it found, or says how to find it when the gateway could not be asked.
- */
+/** A registration's failure, any webhook made for `url` deleted: names the one found, or how to find it. */
 async function leftBehind(
   client: GatewayClient,
   url: string,
@@ -203,10 +200,7 @@ function mainCarries(delivery: Pick<CapturedDelivery, 'body' | 'headers' | 'url'
   return !viaPlain(delivery) && carries(delivery, taskId);
 }
 
-/**
- * The signature found with the `whsec_` secret, its secret form settled by the plain secret's
- * delivery: a gateway that decodes both is `base64`, one that reads the plain one as text keeps its form.
- */
+/** The `whsec_` signature, its secret form settled by the plain secret's delivery (both decoded: base64). */
 function withPlainForm(
   signature: SignatureFinding,
   plain: SignatureFinding | undefined,
@@ -267,10 +261,7 @@ interface ProbeRun extends ProbeOptions {
   webhookId: number;
 }
 
-/**
- * One probe, once its webhooks are registered: submits the jobs, waits for what the gateway does
- * with them, finds the signature, payload and retries, and checks the contract they make.
- */
+/** One probe, webhooks registered: the jobs, their deliveries, what they show, the contract checked. */
 async function probeWith(run: ProbeRun): Promise<ProbeReport> {
   const say = run.progress ?? (() => undefined);
   const at = new Date().toISOString();
@@ -322,7 +313,6 @@ async function probeWith(run: ProbeRun): Promise<ProbeReport> {
 
 interface SubmittedJobs {
   taskId: string;
-  /** The task of the job meant to fail, when one was asked for. */
   failedTaskId: string | undefined;
 }
 
@@ -333,8 +323,7 @@ async function submitJobs(run: ProbeRun, say: (line: string) => void): Promise<S
     model: run.job?.model ?? 'default',
     aspect_ratio: run.job?.aspectRatio ?? '1:1',
   };
-  // While a submission is under way, any delivery may be its task's; once its id is known, the
-  // listener keeps only those that name one of the probe's tasks.
+  // During a submission any delivery may be its task's; then only those naming a probe's task are kept.
   const submit = async (prompt: string): Promise<string> => {
     run.tasks.submitting = true;
     try {
@@ -357,19 +346,13 @@ async function submitJobs(run: ProbeRun, say: (line: string) => void): Promise<S
 /** What the gateway did with the jobs: the task as it ended, and the deliveries the probe reads. */
 interface WatchedDeliveries {
   task: ImageTask;
-  /** The task's first delivery to the main webhook. */
   first: CapturedDelivery;
   failedDelivery: CapturedDelivery | undefined;
-  /** The task's deliveries to the main webhook, the first and its retries. */
   attempts: CapturedDelivery[];
-  /** The task's first delivery to the webhook with a plain secret. */
   plainFirst: CapturedDelivery | undefined;
 }
 
-/**
- * Waits for the jobs to end and for their deliveries (and the retries, when measured); a delivery
- * that does not come is noted and the probe goes on, but for the completed job's first.
- */
+/** Waits for the jobs and deliveries; one that never comes is noted, but the completed job's first. */
 async function watchDeliveries(
   run: ProbeRun,
   { taskId, failedTaskId }: SubmittedJobs,
@@ -425,10 +408,7 @@ async function failedDeliveryOf(
     });
 }
 
-/**
- * Waits for the task's first attempt answered 200, after the window of 500s from its first
- * delivery: the retries in between are what is measured. Without one the probe goes on, noted.
- */
+/** The task's first attempt answered 200 after the window of 500s: the retries between are measured. */
 async function retriesAfterWindow(
   run: ProbeRun,
   taskId: string,
@@ -452,10 +432,7 @@ async function retriesAfterWindow(
     });
 }
 
-/**
- * The task's delivery to the webhook with a plain secret; without one (but not when stopped) the
- * probe goes on, noted: how the gateway keys a plain secret stays unknown.
- */
+/** The delivery to the webhook with a plain secret; without one, how it keys such secrets is unknown. */
 async function plainDeliveryOf(
   run: ProbeRun,
   taskId: string,
@@ -477,10 +454,7 @@ async function plainDeliveryOf(
     });
 }
 
-/**
- * The payload's paths, found in the completed delivery (and the failed one's, when it is JSON);
- * a completed delivery that is not one JSON event ends the probe, since no contract can read it.
- */
+/** The payload's paths, from the completed (and failed) delivery; one that is not one JSON event ends it. */
 function payloadOf(
   completed: { delivery: CapturedDelivery; taskId: string; task: ImageTask },
   failed: { delivery: CapturedDelivery; taskId: string } | undefined,
@@ -505,10 +479,7 @@ function payloadOf(
   });
 }
 
-/**
- * How the gateway retried the task's attempts; a payload event id that changed between them is
- * dropped from `payload` (it would not deduplicate), noted.
- */
+/** How the gateway retried; an event id that changed between attempts is dropped from `payload`, noted. */
 function retriesOf(
   attempts: readonly CapturedDelivery[],
   retriesForMs: number,
