@@ -107,3 +107,14 @@ export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T
     typeof (value as { then?: unknown }).then === 'function'
   );
 }
+
+/**
+ * `next` of a value at once, or of a promise once it settles: a step that waits only when something
+ * does. The pipeline's promise is always a native one (its own steps and `Promise.resolve`d calls).
+ */
+export function whenSettled<T, R>(
+  value: T | Promise<T>,
+  next: (settled: T) => R | Promise<R>,
+): R | Promise<R> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}

@@ -1,4 +1,5 @@
 import { JobhookError } from '../common/errors.js';
+import { whenSettled } from '../common/deadline.js';
 import { messageOf } from '../common/logging.js';
 import type { EventOutcome } from '../events/event-types.js';
 import type { EventSchemas } from '../events/schemas.js';
@@ -19,7 +20,7 @@ import {
   type EventHandler,
   type HandlerRun,
 } from './run-handlers.js';
-import { gateOutcome, outcomeConflict, settleMarks } from './task-outcome.js';
+import { gateOutcome, outcomeConflict, settleMarks, type OutcomeGate } from './task-outcome.js';
 
 /**
  * How the shared steps end an event. The poll and queued doors read it as an {@link EventOutcome};
@@ -114,9 +115,10 @@ export class EventRecord implements DeliveryInfo {
  * answered with a promise (an async schema, a shared store, a handler).
  */
 export function handle(p: HandleDeps, d: EventRecord): Step {
-  const checked = checkPayload(d.payload, p.schemas);
-  if (checked instanceof Promise) return checked.then((settled) => validated(d, settled) ?? dispatch(p, d));
-  return validated(d, checked) ?? dispatch(p, d);
+  return whenSettled(
+    checkPayload(d.payload, p.schemas),
+    (checked) => validated(d, checked) ?? dispatch(p, d),
+  );
 }
 
 /** The payload against its type's schema: `invalid`, or `undefined` with the event identified. */
@@ -167,9 +169,7 @@ function runOnce(p: HandleDeps, d: EventRecord, store: ResolvedOptions['dedupe']
   const key = store && keyOf(p, d);
   if (!store || key === undefined) return run(p, d, handlers);
   // A store that answers at once (the in-memory one) is not awaited: no turn of the microtask queue.
-  const taken = p.claims.take(store, key, d);
-  if (taken instanceof Promise) return taken.then((settled) => claimed(p, d, handlers, settled));
-  return claimed(p, d, handlers, taken);
+  return whenSettled(p.claims.take(store, key, d), (taken) => claimed(p, d, handlers, taken));
 }
 
 function claimed(p: HandleDeps, d: EventRecord, handlers: Handlers, taken: ClaimTaken): Step {
@@ -187,33 +187,33 @@ function notClaimed(taken: Exclude<ClaimTaken, Claim>): Ending {
 }
 
 /** One job, one outcome (task-outcome.ts): another outcome handled first for the task is a conflict. */
-async function oneOutcome(
+function oneOutcome(p: HandleDeps, d: EventRecord, handlers: Handlers, claim: Claim, taskId: string): Step {
+  const gate = gateOutcome(p.claims, claim.store, { type: d.type, taskId, tenant: d.tenant, delivery: d });
+  return whenSettled(gate, (settled) => gated(p, d, handlers, claim, taskId, settled));
+}
+
+function gated(
   p: HandleDeps,
   d: EventRecord,
   handlers: Handlers,
   claim: Claim,
   taskId: string,
-): Promise<Ending> {
-  const gate = await gateOutcome(p.claims, claim.store, {
-    type: d.type,
-    taskId,
-    tenant: d.tenant,
-    delivery: d,
-  });
-  if (!gate || gate.run) {
-    const ending = await run(p, d, handlers);
-    if (gate) await settleMarks(p.claims, gate.marks, d.type, ending === 'handled', d);
-    return ending;
+  gate: OutcomeGate | undefined,
+): Step {
+  if (!gate) return run(p, d, handlers);
+  if (gate.run) {
+    return whenSettled(run(p, d, handlers), (ending) =>
+      whenSettled(settleMarks(p.claims, gate.marks, d.type, ending === 'handled', d), () => ending),
+    );
   }
   d.claim = undefined;
   if (gate.answer !== 'conflict') {
-    await p.claims.completeOrRelease(claim, false, d);
-    return gate.answer === 'busy' ? 'busy' : 'store_failed';
+    const ending: Ending = gate.answer === 'busy' ? 'busy' : 'store_failed';
+    return whenSettled(p.claims.completeOrRelease(claim, false, d), () => ending);
   }
   if (d.trace) d.trace.conflict = true;
   p.report([outcomeConflict(taskId, d.type, gate.winner, d.deliveryId)], d.info());
-  await p.claims.completeOrRelease(claim, true, d);
-  return 'conflict';
+  return whenSettled(p.claims.completeOrRelease(claim, true, d), (): Ending => 'conflict');
 }
 
 /** Runs the handlers within their time-out, reports their failures, then settles the claim. */

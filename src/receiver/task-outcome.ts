@@ -1,7 +1,8 @@
 import { JobhookError } from '../common/errors.js';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import { scopedKey } from '../results/job-result.js';
-import { STORE_FAILED, type Claim, type ClaimFor, type DeliveryClaims } from './claims.js';
+import { whenSettled } from '../common/deadline.js';
+import { STORE_FAILED, type Claim, type ClaimFor, type ClaimTaken, type DeliveryClaims } from './claims.js';
 
 /**
  * One job, one outcome: the first outcome handled for a task wins, marked in the dedupe store (so
@@ -16,45 +17,62 @@ export type OutcomeGate =
   | { run: false; answer: 'conflict'; winner: string }
   | { run: false; answer: 'busy' | typeof STORE_FAILED };
 
-/** The task's marks for one job outcome event of `type` (`undefined`: not a job outcome, nothing to gate). */
-export async function gateOutcome(
+/**
+ * The task's marks for one job outcome event of `type` (`undefined`: not a job outcome, nothing to
+ * gate); at once from a store that answers at once.
+ */
+export function gateOutcome(
   claims: DeliveryClaims,
   store: DedupeStore,
   event: { type: string; taskId: string | undefined; tenant: string | undefined; delivery: ClaimFor },
-): Promise<OutcomeGate | undefined> {
+): OutcomeGate | Promise<OutcomeGate> | undefined {
   const { type, taskId, tenant, delivery } = event;
   if (taskId === undefined || !(OUTCOMES as readonly string[]).includes(type)) return undefined;
-  const held: Claim[] = [];
-  const found: Record<string, unknown> = {};
-  for (const outcome of OUTCOMES) {
-    const taken = await claims.take(store, scopedKey(tenant, `outcome:${taskId}:${outcome}`), delivery);
-    if (typeof taken === 'object') held.push(taken);
-    found[outcome] = taken;
-  }
-  const other = OUTCOMES.find((outcome) => outcome !== type)!;
-  const verdict: OutcomeGate =
-    found[other] === 'done'
-      ? { run: false, answer: 'conflict', winner: other }
-      : found[type] === STORE_FAILED || found[other] === STORE_FAILED
-        ? { run: false, answer: STORE_FAILED }
-        : found[type] === 'busy' || found[other] === 'busy'
-          ? { run: false, answer: 'busy' }
-          : { run: true, marks: held };
-  if (!verdict.run) await settleMarks(claims, held, type, false, delivery);
-  return verdict;
+  const mark = (outcome: string) =>
+    claims.take(store, scopedKey(tenant, `outcome:${taskId}:${outcome}`), delivery);
+  return whenSettled(mark(COMPLETED), (completed) =>
+    whenSettled(mark(FAILED), (failed) => verdictOf(claims, type, completed, failed, delivery)),
+  );
 }
 
-/** Settles the marks: with `ok`, the event's own outcome is marked handled; the other is freed. */
-export async function settleMarks(
+const [COMPLETED, FAILED] = OUTCOMES;
+
+function verdictOf(
+  claims: DeliveryClaims,
+  type: string,
+  completed: ClaimTaken,
+  failed: ClaimTaken,
+  delivery: ClaimFor,
+): OutcomeGate | Promise<OutcomeGate> {
+  const [own, other] = type === COMPLETED ? [completed, failed] : [failed, completed];
+  const held = [completed, failed].filter((taken): taken is Claim => typeof taken === 'object');
+  const verdict: OutcomeGate =
+    other === 'done'
+      ? { run: false, answer: 'conflict', winner: type === COMPLETED ? FAILED : COMPLETED }
+      : own === STORE_FAILED || other === STORE_FAILED
+        ? { run: false, answer: STORE_FAILED }
+        : own === 'busy' || other === 'busy'
+          ? { run: false, answer: 'busy' }
+          : { run: true, marks: held };
+  if (verdict.run) return verdict;
+  return whenSettled(settleMarks(claims, held, type, false, delivery), () => verdict);
+}
+
+/** Settles the marks in turn: with `ok`, the event's own outcome is marked handled; the other is freed. */
+export function settleMarks(
   claims: DeliveryClaims,
   marks: readonly Claim[],
   type: string,
   ok: boolean,
   delivery: ClaimFor,
-): Promise<void> {
+): void | Promise<void> {
+  let settling: void | Promise<void> = undefined;
   for (const mark of marks) {
-    await claims.completeOrRelease(mark, ok && mark.key.endsWith(`:${type}`), delivery);
+    settling = whenSettled(settling, () =>
+      claims.completeOrRelease(mark, ok && mark.key.endsWith(`:${type}`), delivery),
+    );
   }
+  return settling;
 }
 
 export function outcomeConflict(
