@@ -110,9 +110,15 @@ describe('what an observer is told', () => {
   it('a delivery in progress elsewhere (409), and handlers timed until they settle', async () => {
     const { seen, observer } = recorder();
     const gate = deferred();
-    const receiver = createReceiver({ secret: SECRET, observer }).onJobCompleted(() => gate.promise);
+    const started = deferred();
+    const receiver = createReceiver({ secret: SECRET, observer }).onJobCompleted(() => {
+      started.resolve();
+      return gate.promise;
+    });
     const payload = completedPayload({ id: 'evt_obs_busy' });
     const first = receiver.receive(signed(payload));
+    // From the handler's start: the delivery's first steps (a first call compiles) are not timed here.
+    await started.promise;
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect((await receiver.receive(signed(payload))).status).toBe(409);
     gate.resolve();
