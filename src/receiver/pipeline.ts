@@ -2,22 +2,25 @@ import { answers, type ReceiverResponse } from '../wire/answers.js';
 import { readBodyWithin } from '../wire/body.js';
 import { JobhookError } from '../common/errors.js';
 import { messageOf, quote } from '../common/logging.js';
-import type { EventSchemas } from '../events/schemas.js';
 import type { EventOutcome } from '../events/event-types.js';
-import type { JobResultsFeed } from '../results/job-results.js';
 import type { HandoffJob, QueuedAttempt } from '../handoff/handoff.js';
 import { deliveryClaims } from './claims.js';
-import type { ReportFailures } from './failures.js';
-import type { InFlight } from './in-flight.js';
 import { handoffObserver, observeDelivery, onceLogger } from './observe.js';
 import type { ResolvedOptions } from './options.js';
-import type { EventHandler } from './run-handlers.js';
 import type { DeliveryInput } from './types.js';
 import { refusalLog, type SignatureAlarm } from './refusal-log.js';
 import type { InboxDoor, StoredRun, StoredRunResult } from './inbox-door.js';
 import type { Confirmer } from './confirm.js';
 import type { AlarmWitness } from './alarm-witness.js';
-import { dispatchQueued, EventRecord, handle, outcomeOf, validate, type Ending } from './handle-event.js';
+import {
+  dispatchQueued,
+  EventRecord,
+  handle,
+  outcomeOf,
+  validate,
+  type Ending,
+  type HandleDeps,
+} from './handle-event.js';
 import { receiveDelivery, WebhookDelivery, type WebhookDoorDeps } from './webhook-door.js';
 
 /**
@@ -54,14 +57,7 @@ export interface PolledOutcome {
 }
 
 /** What the pipeline needs of its receiver (createReceiver keeps the registry and the options). */
-export interface PipelineDeps {
-  config: ResolvedOptions;
-  schemas: EventSchemas;
-  /** The handlers of a type: its own (for a type with a schema), then the `onAny` ones. */
-  handlersFor(this: void, type: string, known: boolean): readonly EventHandler<unknown>[];
-  results: JobResultsFeed;
-  report: ReportFailures;
-  lifecycle: InFlight;
+export interface PipelineDeps extends Omit<HandleDeps, 'claims' | 'confirming'> {
   /** The gateway's counters of the receiver's webhook, which confirm or not a signature alarm. */
   witness?: AlarmWitness | undefined;
   /** A webhook's job outcome was handled (or handed off, or had been handled): its task needs no poll. */
